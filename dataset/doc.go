@@ -1,0 +1,4 @@
+// Package dataset loads and prepares data for the detectors.
+//
+// (Seam file: the dataset package is being filled in.)
+package dataset

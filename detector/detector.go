@@ -1,0 +1,221 @@
+package detector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Detector learns what normal data looks like and scores new rows.
+//
+// Fit trains on the rows of X (n samples × d features) and sets the
+// threshold from the training scores. Score writes one score per row of X
+// into dst, reusing it when its capacity is at least the number of rows, and
+// returns the slice written; higher means more anomalous. Threshold returns
+// the decision threshold set by Fit. A fitted detector is safe for concurrent
+// Score calls.
+type Detector interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+	Score(dst []float64, X mat.Matrix) ([]float64, error)
+	Threshold() float64
+}
+
+// PartialFitter is implemented by detectors that can update a fitted model
+// with more rows from a stream.
+type PartialFitter interface {
+	PartialFit(ctx context.Context, X mat.Matrix) error
+}
+
+// LabeledFitter is implemented by semi-supervised detectors that can use
+// labels: y[i] = 1 marks a known anomaly, 0 a known normal row and −1 an
+// unlabeled row.
+type LabeledFitter interface {
+	FitLabeled(ctx context.Context, X mat.Matrix, y []int) error
+}
+
+// ProgressFunc receives progress reports from long fits: the stage name, the
+// work done so far and the total (total ≤ 0 when unknown). It is called from
+// the fitting goroutine and must return quickly.
+type ProgressFunc func(stage string, done, total int)
+
+// ErrNotFitted is returned by Score and Save when the detector has not been
+// fitted.
+var ErrNotFitted = errors.New("detector: model is not fitted; call Fit first")
+
+// DimError reports a feature count that differs from the one the model was
+// fitted on.
+type DimError struct {
+	Got, Want int
+}
+
+func (e *DimError) Error() string {
+	return fmt.Sprintf("wrong feature count: data has %d columns, the model was fitted on %d", e.Got, e.Want)
+}
+
+// ValueError reports a non-finite value in the input. Row and Col are
+// zero-based; error messages print them one-based, as a user reads a file.
+type ValueError struct {
+	Row, Col int
+	Value    float64
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("row %d, column %d: value %v is not finite", e.Row+1, e.Col+1, e.Value)
+}
+
+// EmptyError reports input with no rows or no columns.
+type EmptyError struct{ Rows, Cols int }
+
+func (e *EmptyError) Error() string {
+	return fmt.Sprintf("empty data: %d rows × %d columns", e.Rows, e.Cols)
+}
+
+// nonZeroDoer is the fast path for sparse matrices (implemented by
+// *sparse.CSR of this module).
+type nonZeroDoer interface {
+	DoNonZero(fn func(i, j int, v float64))
+}
+
+// CheckMatrix returns an error if X is empty, has a feature count different
+// from wantCols (when wantCols > 0), or holds NaN or ±Inf. Detectors call it at
+// the top of Fit and Score, before any expensive work.
+func CheckMatrix(X mat.Matrix, wantCols int) error {
+	if X == nil {
+		panic("detector: nil matrix")
+	}
+	r, c := X.Dims()
+	if r == 0 || c == 0 {
+		return &EmptyError{Rows: r, Cols: c}
+	}
+	if wantCols > 0 && c != wantCols {
+		return &DimError{Got: c, Want: wantCols}
+	}
+	var bad *ValueError
+	switch m := X.(type) {
+	case mat.RawMatrixer:
+		raw := m.RawMatrix()
+		for i := 0; i < raw.Rows && bad == nil; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+			for j, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					bad = &ValueError{Row: i, Col: j, Value: v}
+					break
+				}
+			}
+		}
+	case nonZeroDoer:
+		m.DoNonZero(func(i, j int, v float64) {
+			if bad == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				bad = &ValueError{Row: i, Col: j, Value: v}
+			}
+		})
+	default:
+		for i := 0; i < r && bad == nil; i++ {
+			for j := 0; j < c; j++ {
+				if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+					bad = &ValueError{Row: i, Col: j, Value: v}
+					break
+				}
+			}
+		}
+	}
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// Contamination validates a contamination rate, mapping 0 to the default
+// 0.1. Valid rates lie in (0, 0.5].
+func Contamination(c float64) (float64, error) {
+	if c == 0 {
+		return DefaultContamination, nil
+	}
+	if !(c > 0 && c <= 0.5) {
+		return 0, fmt.Errorf("contamination %v is out of range: it must be in (0, 0.5]", c)
+	}
+	return c, nil
+}
+
+// DefaultContamination is the share of training rows flagged when a method's
+// configuration leaves the contamination rate at zero.
+const DefaultContamination = 0.1
+
+// ThresholdFromScores returns the (1−c) quantile of the training scores, with
+// linear interpolation between order statistics (NumPy's default percentile).
+// Rows scoring strictly above it are anomalies. Infinite scores are allowed
+// (finite-support kernel densities produce +Inf); NaN scores make it panic,
+// since a detector must never produce them. scores is not modified.
+func ThresholdFromScores(scores []float64, c float64) float64 {
+	if len(scores) == 0 {
+		panic("detector: no training scores")
+	}
+	if !(c > 0 && c <= 0.5) {
+		panic(fmt.Sprintf("detector: contamination %v out of (0, 0.5]", c))
+	}
+	s := append([]float64(nil), scores...)
+	for _, v := range s {
+		if math.IsNaN(v) {
+			panic("detector: NaN training score")
+		}
+	}
+	sort.Float64s(s)
+	pos := (1 - c) * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := lo + 1
+	if hi >= len(s) {
+		return s[len(s)-1]
+	}
+	frac := pos - float64(lo)
+	a, b := s[lo], s[hi]
+	switch {
+	case frac == 0 || a == b:
+		return a
+	case math.IsInf(b, 1):
+		// An infinite upper neighbour would make the interpolation infinite
+		// and flag nothing; the finite order statistic keeps the rule usable.
+		return a
+	case math.IsInf(a, -1):
+		return b
+	}
+	return a + frac*(b-a)
+}
+
+// Predict scores X with d and labels each row: 1 when its score is greater
+// than d.Threshold(), 0 otherwise. dst is reused when it has the capacity.
+func Predict(dst []int, d Detector, X mat.Matrix) ([]int, error) {
+	scores, err := d.Score(nil, X)
+	if err != nil {
+		return nil, err
+	}
+	return Label(dst, scores, d.Threshold()), nil
+}
+
+// Label turns scores into labels against a threshold: 1 when score > t.
+func Label(dst []int, scores []float64, t float64) []int {
+	if cap(dst) < len(scores) {
+		dst = make([]int, len(scores))
+	}
+	dst = dst[:len(scores)]
+	for i, s := range scores {
+		if s > t {
+			dst[i] = 1
+		} else {
+			dst[i] = 0
+		}
+	}
+	return dst
+}
+
+// ScoreDst returns dst resized to n, allocating when its capacity is short.
+// Detectors use it at the top of Score.
+func ScoreDst(dst []float64, n int) []float64 {
+	if cap(dst) < n {
+		return make([]float64, n)
+	}
+	return dst[:n]
+}

@@ -1,0 +1,52 @@
+// Package detector defines the contract every anomaly detector in this module
+// implements, and the pieces they share: a registry of methods by name, the
+// rule that turns training scores and a contamination rate into a decision
+// threshold, prediction, parameter parsing and a versioned model file.
+//
+// # Conventions
+//
+// Rows are samples: Fit and Score take an n × d gonum mat.Matrix (dense,
+// a view, or a *sparse.CSR from this module). Tensor detectors take the same
+// matrix with each row one sample tensor flattened in row-major order; their
+// configuration carries the sample shape.
+//
+// Scores keep one sign everywhere: higher = more anomalous. Each method keeps
+// the natural meaning of its score under that sign (EXPoSE −⟨φ(y), w⟩, KDE
+// −log p̂, kernel PCA reconstruction error, SVDD ‖φ(x)−c‖² − R², OC-SVM
+// ρ − Σα_i k(x_i, x)).
+//
+// # Threshold
+//
+// Fit ends by calling [ThresholdFromScores] on the training scores with the
+// method's contamination rate c (default 0.1, valid in (0, 0.5]). The
+// threshold is the (1−c) quantile of the training scores, with linear
+// interpolation between order statistics (NumPy's default percentile, the
+// rule PyOD's BaseDetector uses), and [Predict] labels a row anomalous (1)
+// when its score is strictly greater than the threshold. On training data
+// without ties the flagged share is therefore ⌊c·n⌋/n or one row more.
+//
+// # Registry and parameters
+//
+// Each method package registers itself in an init function with [Register],
+// giving a [Method]: its name, a one-line summary, its parameters with
+// defaults, and a constructor from a [Params] (the key=value pairs the
+// command line's --set gives). [New] builds a detector by name; unknown
+// methods, unknown parameter keys and values that do not parse or are out of
+// range are errors that name the method and the key.
+//
+// # Persistence
+//
+// [Save] writes a model envelope: a magic line, a JSON header
+// {format, method, version, params}, the method's state (from its
+// encoding.BinaryMarshaler) and a CRC-32 of everything before it. [Load]
+// checks the magic, the checksum, the envelope format and the method's state
+// version before rebuilding the detector through the registry, so a corrupt,
+// truncated or other-version file is an error, never a panic.
+//
+// # Errors
+//
+// A programmer's misuse of the API (a nil matrix, a dst of the wrong kind)
+// panics with a "detector:" prefix, as gonum does. Anything caused by data is
+// returned as an error: [ErrNotFitted] before Fit, [*DimError] for a wrong
+// feature count, [*ValueError] for NaN or ±Inf naming row and column.
+package detector
