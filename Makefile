@@ -1,0 +1,37 @@
+# anomaly: kernel and tensor anomaly detection in Go.
+#
+#   make test     vet + race-enabled tests of every package (what CI runs)
+#   make bench    Go benchmarks over size grids, side-by-side with the
+#                 reference tools; results in bench-out/
+#   make build    the anomaly binary
+
+GO      ?= go
+PKGS    := ./...
+BENCH   ?= .
+COUNT   ?= 6
+
+.PHONY: all build test vet bench fmt
+
+all: build test
+
+build:
+	$(GO) build -o anomaly ./cmd/anomaly
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+test: vet
+	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+# Heavy benchmarks: each package's Benchmark* functions, COUNT runs each so
+# benchstat can report medians and spread. Reference-tool timings come from
+# the scripts in each package's testdata/ (see README "Benchmarks").
+bench:
+	mkdir -p bench-out
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) -timeout 60m $(PKGS) | tee bench-out/go-bench.txt
+	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench-out/go-bench.txt | tee bench-out/benchstat.txt
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
