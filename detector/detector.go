@@ -148,7 +148,9 @@ const DefaultContamination = 0.1
 // ThresholdFromScores returns the (1−c) quantile of the training scores, with
 // linear interpolation between order statistics (NumPy's default percentile).
 // Rows scoring strictly above it are anomalies. Infinite scores are allowed
-// (finite-support kernel densities produce +Inf); NaN scores make it panic,
+// (finite-support kernel densities produce +Inf): when the quantile itself
+// is +Inf the threshold is the largest finite score, so every infinitely
+// anomalous row is flagged. NaN scores make it panic,
 // since a detector must never produce them. scores is not modified.
 func ThresholdFromScores(scores []float64, c float64) float64 {
 	if len(scores) == 0 {
@@ -172,17 +174,30 @@ func ThresholdFromScores(scores []float64, c float64) float64 {
 	}
 	frac := pos - float64(lo)
 	a, b := s[lo], s[hi]
+	var q float64
 	switch {
 	case frac == 0 || a == b:
-		return a
+		q = a
 	case math.IsInf(b, 1):
-		// An infinite upper neighbour would make the interpolation infinite
-		// and flag nothing; the finite order statistic keeps the rule usable.
-		return a
+		q = a
 	case math.IsInf(a, -1):
-		return b
+		q = b
+	default:
+		q = a + frac*(b-a)
 	}
-	return a + frac*(b-a)
+	if math.IsInf(q, 1) {
+		// More than a share c of the rows score +Inf (finite-support
+		// densities): flag all of them by thresholding at the largest
+		// finite score.
+		q = -math.MaxFloat64
+		for i := len(s) - 1; i >= 0; i-- {
+			if !math.IsInf(s[i], 1) {
+				q = s[i]
+				break
+			}
+		}
+	}
+	return q
 }
 
 // Predict scores X with d and labels each row: 1 when its score is greater

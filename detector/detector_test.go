@@ -1,0 +1,280 @@
+package detector
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// meanDist is a test-only detector: the score is the distance to the
+// training mean.
+type meanDist struct {
+	c      float64
+	mean   []float64
+	thresh float64
+}
+
+func (m *meanDist) Fit(_ context.Context, X mat.Matrix) error {
+	if err := CheckMatrix(X, 0); err != nil {
+		return err
+	}
+	r, c := X.Dims()
+	m.mean = make([]float64, c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			m.mean[j] += X.At(i, j) / float64(r)
+		}
+	}
+	s, _ := m.Score(nil, X)
+	m.thresh = ThresholdFromScores(s, m.c)
+	return nil
+}
+
+func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	if m.mean == nil {
+		return nil, ErrNotFitted
+	}
+	if err := CheckMatrix(X, len(m.mean)); err != nil {
+		return nil, err
+	}
+	r, c := X.Dims()
+	dst = ScoreDst(dst, r)
+	for i := 0; i < r; i++ {
+		var s float64
+		for j := 0; j < c; j++ {
+			d := X.At(i, j) - m.mean[j]
+			s += d * d
+		}
+		dst[i] = math.Sqrt(s)
+	}
+	return dst, nil
+}
+
+func (m *meanDist) Threshold() float64 { return m.thresh }
+
+func (m *meanDist) MarshalBinary() ([]byte, error) {
+	b := make([]byte, 8*(len(m.mean)+1))
+	binary.LittleEndian.PutUint64(b, math.Float64bits(m.thresh))
+	for i, v := range m.mean {
+		binary.LittleEndian.PutUint64(b[8*(i+1):], math.Float64bits(v))
+	}
+	return b, nil
+}
+
+func (m *meanDist) UnmarshalBinary(b []byte) error {
+	if len(b) < 16 || len(b)%8 != 0 {
+		return errors.New("bad state length")
+	}
+	m.thresh = math.Float64frombits(binary.LittleEndian.Uint64(b))
+	m.mean = make([]float64, len(b)/8-1)
+	for i := range m.mean {
+		m.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i+1):]))
+	}
+	return nil
+}
+
+func init() {
+	Register(Method{
+		Name: "test-meandist", Summary: "distance to the training mean (test only)", Version: 3,
+		Params: []Param{{Name: "contamination", Default: "0.1"}},
+		New: func(p *Params) (Detector, error) {
+			c := p.Float("contamination", 0.1)
+			p.Check(c > 0 && c <= 0.5, "contamination", "must be in (0, 0.5]")
+			if err := p.Err(); err != nil {
+				return nil, err
+			}
+			return &meanDist{c: c}, nil
+		},
+	})
+}
+
+// Expected values are numpy.percentile(s, 100*(1-c)) (linear
+// interpolation): for s = 1..10 and c = 0.1 the position is 0.9·9 = 8.1,
+// so 9 + 0.1·(10 − 9) = 9.1; for c = 0.25, 0.75·9 = 6.75 → 7.75.
+func TestThresholdFromScores(t *testing.T) {
+	s := []float64{3, 1, 2, 10, 9, 8, 7, 6, 5, 4}
+	for _, c := range []struct{ c, want float64 }{{0.1, 9.1}, {0.25, 7.75}, {0.5, 5.5}} {
+		if got := ThresholdFromScores(s, c.c); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("c=%v: got %v, want %v", c.c, got, c.want)
+		}
+	}
+	if s[0] != 3 {
+		t.Fatal("scores were modified")
+	}
+	// +Inf scores (finite-support KDE): the threshold stays finite.
+	inf := []float64{1, 2, 3, 4, 5, 6, 7, 8, math.Inf(1), math.Inf(1)}
+	if got := ThresholdFromScores(inf, 0.1); got != 8 {
+		t.Errorf("with +Inf: got %v, want 8", got)
+	}
+	// Flagged share on distinct scores: ⌊c·n⌋ or one more.
+	n := 1000
+	sc := make([]float64, n)
+	for i := range sc {
+		sc[i] = float64(i*7919%n) + 0.5
+	}
+	th := ThresholdFromScores(sc, 0.1)
+	lab := Label(nil, sc, th)
+	var k int
+	for _, l := range lab {
+		k += l
+	}
+	if k < 100 || k > 101 {
+		t.Errorf("flagged %d of 1000 at c = 0.1", k)
+	}
+}
+
+func TestContamination(t *testing.T) {
+	if c, err := Contamination(0); c != 0.1 || err != nil {
+		t.Fatalf("default: %v %v", c, err)
+	}
+	for _, bad := range []float64{-0.1, 0.51, 1, math.NaN()} {
+		if _, err := Contamination(bad); err == nil {
+			t.Errorf("contamination %v accepted", bad)
+		}
+	}
+}
+
+func TestCheckMatrix(t *testing.T) {
+	X := mat.NewDense(3, 2, []float64{1, 2, 3, math.Inf(-1), 5, 6})
+	var ve *ValueError
+	if err := CheckMatrix(X, 0); !errors.As(err, &ve) || ve.Row != 1 || ve.Col != 1 {
+		t.Fatalf("got %v", err)
+	}
+	if !strings.Contains(CheckMatrix(X, 0).Error(), "row 2, column 2") {
+		t.Fatalf("message %q does not name row 2, column 2", CheckMatrix(X, 0))
+	}
+	var de *DimError
+	if err := CheckMatrix(mat.NewDense(1, 2, nil), 3); !errors.As(err, &de) {
+		t.Fatalf("got %v", err)
+	}
+	var ee *EmptyError
+	if err := CheckMatrix(&mat.Dense{}, 0); !errors.As(err, &ee) {
+		// An empty Dense reports 0×0.
+		t.Fatalf("got %v", err)
+	}
+	// A transposed view has no raw layout: the generic path must find it too.
+	if err := CheckMatrix(X.T(), 0); !errors.As(err, &ve) || ve.Row != 1 || ve.Col != 1 {
+		t.Fatalf("transpose: %v", err)
+	}
+}
+
+func TestParams(t *testing.T) {
+	p := NewParams("m", map[string]string{"a": "3", "b": "x", "shape": "24x51", "f": "0.5"})
+	if p.Int("a", 1) != 3 || p.Float("f", 0) != 0.5 {
+		t.Fatal("typed getters")
+	}
+	if got := p.Ints("shape", nil); len(got) != 2 || got[0] != 24 || got[1] != 51 {
+		t.Fatalf("shape %v", got)
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "unknown parameter b") {
+		t.Fatalf("unknown key not reported: %v", err)
+	}
+	p = NewParams("m", map[string]string{"a": "three"})
+	p.Int("a", 1)
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "a=\"three\"") {
+		t.Fatalf("parse error not reported: %v", err)
+	}
+	p = NewParams("m", map[string]string{"k": "poly"})
+	p.Choice("k", "rbf", "rbf", "linear")
+	if p.Err() == nil {
+		t.Fatal("bad choice accepted")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	if _, err := New("no-such-method", nil); err == nil || !strings.Contains(err.Error(), "unknown method") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := New("test-meandist", map[string]string{"contamination": "0.9"}); err == nil {
+		t.Fatal("out-of-range contamination accepted")
+	}
+	found := false
+	for _, n := range Names() {
+		found = found || n == "test-meandist"
+	}
+	if !found {
+		t.Fatal("Names misses a registered method")
+	}
+}
+
+func fitted(t *testing.T) (Detector, *mat.Dense) {
+	X := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
+	d, err := New("test-meandist", map[string]string{"contamination": "0.25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	return d, X
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	d, X := fitted(t)
+	var buf bytes.Buffer
+	if err := Save(&buf, "test-meandist", map[string]string{"contamination": "0.25"}, d); err != nil {
+		t.Fatal(err)
+	}
+	name, params, l, err := Load(bytes.NewReader(buf.Bytes()))
+	if err != nil || name != "test-meandist" || params["contamination"] != "0.25" {
+		t.Fatalf("%v %q %v", err, name, params)
+	}
+	a, _ := d.Score(nil, X)
+	b, _ := l.Score(nil, X)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("scores differ after load")
+		}
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	d, _ := fitted(t)
+	var buf bytes.Buffer
+	if err := Save(&buf, "test-meandist", nil, d); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	flip := append([]byte(nil), good...)
+	flip[len(flip)-10] ^= 0xff
+	otherVersion := bytes.Replace(append([]byte(nil), good...), []byte(`"version":3`), []byte(`"version":4`), 1)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "model header"},
+		{"not a model", []byte("x,y\n1,2\n"), "model header"},
+		{"truncated", good[:len(good)/2], "truncated"},
+		{"no checksum", good[:len(good)-2], "truncated"},
+		{"flipped byte", flip, "checksum"},
+		{"other version", otherVersion, "checksum"}, // edited without fixing the CRC
+	} {
+		_, _, _, err := Load(bytes.NewReader(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	// A well-formed file of another state version is refused by version.
+	regMu.Lock()
+	m := registry["test-meandist"]
+	m.Version = 4
+	registry["test-meandist"] = m
+	regMu.Unlock()
+	defer func() {
+		regMu.Lock()
+		m.Version = 3
+		registry["test-meandist"] = m
+		regMu.Unlock()
+	}()
+	_, _, _, err := Load(bytes.NewReader(good))
+	if err == nil || !strings.Contains(err.Error(), "state version 3") {
+		t.Errorf("other state version: %v", err)
+	}
+}
