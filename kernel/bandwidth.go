@@ -1,0 +1,141 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ScaleGamma returns scikit-learn's gamma='scale' for the n × d matrix X:
+// γ = 1/(d·Var(X)), with Var the population variance (divisor n·d) of all n·d
+// entries, as NumPy's X.var(). When the variance is zero (constant data) it
+// returns 1, as scikit-learn does. A *sparse.CSR X is read through its
+// non-zeros (its implicit zeros count as entries). It panics on an empty X.
+func ScaleGamma(X mat.Matrix) float64 {
+	n, d := X.Dims()
+	if n == 0 || d == 0 {
+		panic("kernel: ScaleGamma of an empty matrix")
+	}
+	N := float64(n) * float64(d)
+	var v float64
+	if s, ok := X.(*sparse.CSR); ok {
+		// Two passes over the non-zeros; the (N − nnz) zeros each add μ².
+		var sum float64
+		s.DoNonZero(func(_, _ int, x float64) { sum += x })
+		mu := sum / N
+		var ss float64
+		s.DoNonZero(func(_, _ int, x float64) { ss += (x - mu) * (x - mu) })
+		v = (ss + (N-float64(s.NNZ()))*mu*mu) / N
+	} else {
+		r := newRowset(X)
+		var sum float64
+		for i := 0; i < n; i++ {
+			for _, x := range r.denseRow(i) {
+				sum += x
+			}
+		}
+		mu := sum / N
+		var ss float64
+		for i := 0; i < n; i++ {
+			for _, x := range r.denseRow(i) {
+				ss += (x - mu) * (x - mu)
+			}
+		}
+		v = ss / N
+	}
+	if v == 0 {
+		return 1
+	}
+	return 1 / (float64(d) * v)
+}
+
+// MedianPairs is the largest number of pairs MedianGamma looks at.
+const MedianPairs = 10000
+
+// MedianGamma returns the median heuristic γ = 1/m for the RBF kernel
+// exp(−γ‖x−y‖²), where m is the median of the squared distances ‖x_i − x_j‖²
+// over pairs i < j of rows of X. When X has at most MedianPairs pairs
+// (n(n−1)/2 ≤ 10,000, i.e. n ≤ 141) every pair is used; otherwise
+// MedianPairs pairs (i, j), i ≠ j, are drawn uniformly with replacement
+// from src. The median of an even count is the mean of the two middle values
+// (NumPy's convention). If that median is 0 (more than half of the pairs are
+// duplicates) the median of the non-zero squared distances is used instead,
+// and if every distance is 0 the result is 1.
+//
+// In terms of a bandwidth σ with k = exp(−‖x−y‖²/(2σ²)), this is
+// σ² = m/2, i.e. σ = median distance / √2; conventions that set σ to the
+// median distance itself give half this γ. It panics if X has fewer than 2
+// rows.
+func MedianGamma(X mat.Matrix, src rand.Source) float64 {
+	n, _ := X.Dims()
+	if n < 2 {
+		panic("kernel: MedianGamma needs at least 2 rows")
+	}
+	r := newRowset(X)
+	p := newPairs(Linear{}, r, r) // only used for its row access
+	dist := func(i, j int) float64 {
+		p.setX(i)
+		if r.csr != nil {
+			xi, xv := r.csr.RowNonZeros(i)
+			yi, yv := r.csr.RowNonZeros(j)
+			return sparseSqDist(xi, xv, yi, yv)
+		}
+		return SqDist(p.xrow, r.denseRow(j))
+	}
+	var d []float64
+	if total := n * (n - 1) / 2; total <= MedianPairs {
+		d = make([]float64, 0, total)
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				d = append(d, dist(i, j))
+			}
+		}
+	} else {
+		rng := rand.New(src)
+		d = make([]float64, MedianPairs)
+		for t := range d {
+			i := rng.IntN(n)
+			j := rng.IntN(n - 1)
+			if j >= i {
+				j++
+			}
+			d[t] = dist(i, j)
+		}
+	}
+	sort.Float64s(d)
+	m := median(d)
+	if m == 0 {
+		k := sort.SearchFloat64s(d, math.SmallestNonzeroFloat64)
+		if k == len(d) {
+			return 1
+		}
+		m = median(d[k:])
+	}
+	return 1 / m
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// Scott returns Scott's factor n^(−1/(d+4)) for n samples in d dimensions:
+// scikit-learn's KernelDensity(bandwidth='scott'), which uses the bare
+// factor as the bandwidth (it does not multiply it by the data's standard
+// deviation as scipy's gaussian_kde does).
+func Scott(n, d int) float64 {
+	return math.Pow(float64(n), -1/float64(d+4))
+}
+
+// Silverman returns Silverman's factor (n(d+2)/4)^(−1/(d+4)), as
+// scikit-learn's KernelDensity(bandwidth='silverman') (bare factor, see
+// Scott).
+func Silverman(n, d int) float64 {
+	return math.Pow(float64(n)*float64(d+2)/4, -1/float64(d+4))
+}

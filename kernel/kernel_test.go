@@ -1,0 +1,345 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// randDense returns an n × d matrix with entries uniform on [0, 1), of which
+// a share zeroFrac is set to exactly 0 (so a CSR copy is genuinely sparse).
+func randDense(n, d int, zeroFrac float64, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			if rng.Float64() >= zeroFrac {
+				x.Set(i, j, rng.Float64())
+			}
+		}
+	}
+	return x
+}
+
+func toCSR(x mat.Matrix) *sparse.CSR {
+	n, d := x.Dims()
+	b := sparse.NewBuilder(d)
+	for i := 0; i < n; i++ {
+		var ind []int
+		var val []float64
+		for j := 0; j < d; j++ {
+			if v := x.At(i, j); v != 0 {
+				ind = append(ind, j)
+				val = append(val, v)
+			}
+		}
+		if err := b.AddRow(ind, val); err != nil {
+			panic(err)
+		}
+	}
+	return b.Build(d)
+}
+
+// plain is a kernel the package does not know, so it takes the generic path.
+type plain struct{}
+
+func (plain) Eval(x, y []float64) float64 { return 1 / (1 + SqDist(x, y)) }
+
+// testKernels is the shared table: every kernel of the package (and one
+// unknown to it) with parameters that keep values of order one on [0,1)^d.
+var testKernels = []struct {
+	name string
+	k    Kernel
+	psd  bool
+}{
+	{"rbf", RBF{Gamma: 0.7}, true},
+	{"rbf-ptr", &RBF{Gamma: 0.7}, true},
+	{"laplacian", Laplacian{Gamma: 0.3}, true},
+	{"poly3", Polynomial{Gamma: 0.5, Coef0: 1, Degree: 3}, true},
+	{"poly2-neg", Polynomial{Gamma: 0.2, Coef0: -0.5, Degree: 2}, false},
+	{"linear", Linear{}, true},
+	{"matern0.5", Matern{Nu: 0.5, Length: 1}, true},
+	{"matern1.5", Matern{Nu: 1.5, Length: 0.8}, true},
+	{"matern2.5", Matern{Nu: 2.5, Length: 1.2}, true},
+	{"inverse-quadratic", plain{}, true},
+}
+
+// close reports |got − want| ≤ 1e-12·max(1, |want|): the brief's 1e-12,
+// relative for the polynomial kernel whose values exceed one.
+func close(got, want float64) bool {
+	return math.Abs(got-want) <= 1e-12*math.Max(1, math.Abs(want))
+}
+
+// inputs returns the same data as dense, as a non-raw mat.Matrix (the
+// transpose of a transpose) and as CSR.
+func inputs(x *mat.Dense) map[string]mat.Matrix {
+	return map[string]mat.Matrix{
+		"dense":  x,
+		"matrix": mat.Transpose{Matrix: mat.DenseCopyOf(x.T())},
+		"csr":    toCSR(x),
+	}
+}
+
+func TestGramMatchesEval(t *testing.T) {
+	// 131 rows: two full 64-row blocks and a partial one.
+	x := randDense(131, 7, 0.4, 1)
+	for _, tc := range testKernels {
+		for kind, in := range inputs(x) {
+			var g mat.SymDense
+			Gram(&g, tc.k, in)
+			n := g.SymmetricDim()
+			if n != 131 {
+				t.Fatalf("%s/%s: dim %d", tc.name, kind, n)
+			}
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					want := tc.k.Eval(x.RawRowView(i), x.RawRowView(j))
+					if got := g.At(i, j); !close(got, want) {
+						t.Fatalf("%s/%s: K[%d,%d] = %v, Eval %v", tc.name, kind, i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestCrossMatchesEval(t *testing.T) {
+	x := randDense(97, 5, 0.5, 2)
+	y := randDense(70, 5, 0.3, 3)
+	for _, tc := range testKernels {
+		for kx, xin := range inputs(x) {
+			for ky, yin := range inputs(y) {
+				var c mat.Dense
+				Cross(&c, tc.k, xin, yin)
+				for i := 0; i < 97; i++ {
+					for j := 0; j < 70; j++ {
+						want := tc.k.Eval(x.RawRowView(i), y.RawRowView(j))
+						if got := c.At(i, j); !close(got, want) {
+							t.Fatalf("%s/%s×%s: K[%d,%d] = %v, Eval %v", tc.name, kx, ky, i, j, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestRowMatchesEval(t *testing.T) {
+	x := randDense(3, 6, 0.3, 4)
+	y := randDense(50, 6, 0.5, 5)
+	for _, tc := range testKernels {
+		for ky, yin := range inputs(y) {
+			for i := 0; i < 3; i++ {
+				dst := make([]float64, 50)
+				Row(dst, tc.k, x.RawRowView(i), yin)
+				for j, got := range dst {
+					if want := tc.k.Eval(x.RawRowView(i), y.RawRowView(j)); !close(got, want) {
+						t.Fatalf("%s/%s: row %d col %d = %v, Eval %v", tc.name, ky, i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestGramIntoView(t *testing.T) {
+	// dst may be a strided view; Cross writes only inside it.
+	x := randDense(70, 4, 0, 6)
+	big := mat.NewDense(80, 90, nil)
+	for i := range 80 {
+		for j := range 90 {
+			big.Set(i, j, -1)
+		}
+	}
+	v := big.Slice(5, 75, 10, 80).(*mat.Dense)
+	Cross(v, RBF{Gamma: 1}, x, x)
+	for i := range 80 {
+		for j := range 90 {
+			in := i >= 5 && i < 75 && j >= 10 && j < 80
+			got := big.At(i, j)
+			if !in && got != -1 {
+				t.Fatalf("wrote outside the view at %d,%d", i, j)
+			}
+			if in && !close(got, RBF{Gamma: 1}.Eval(x.RawRowView(i-5), x.RawRowView(j-10))) {
+				t.Fatalf("view %d,%d = %v", i, j, got)
+			}
+		}
+	}
+}
+
+func TestGramPSD(t *testing.T) {
+	x := randDense(40, 5, 0.2, 7)
+	for _, tc := range testKernels {
+		if !tc.psd {
+			continue
+		}
+		var g mat.SymDense
+		Gram(&g, tc.k, x)
+		var es mat.EigenSym
+		if !es.Factorize(&g, false) {
+			t.Fatalf("%s: eigendecomposition failed", tc.name)
+		}
+		if lo := es.Values(nil)[0]; lo < -1e-10 {
+			t.Errorf("%s: smallest eigenvalue %v < −1e-10", tc.name, lo)
+		}
+	}
+}
+
+func TestGramRBFLargeOffset(t *testing.T) {
+	// Data far from the origin: the centring of the BLAS path keeps
+	// ‖x‖²+‖y‖²−2xᵀy accurate (without it the error is ~γ·ε·‖x‖² ≈ 1e-4).
+	x := randDense(30, 3, 0, 8)
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 3; j++ {
+			x.Set(i, j, 1e6+x.At(i, j))
+		}
+	}
+	k := RBF{Gamma: 2}
+	var g mat.SymDense
+	Gram(&g, k, x)
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 30; j++ {
+			if want := k.Eval(x.RawRowView(i), x.RawRowView(j)); math.Abs(g.At(i, j)-want) > 1e-9 {
+				t.Fatalf("K[%d,%d] = %v, Eval %v", i, j, g.At(i, j), want)
+			}
+		}
+	}
+}
+
+func mustPanic(t *testing.T, what, prefix string, f func()) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		if r == nil {
+			t.Fatalf("%s: no panic", what)
+		}
+		if s := fmt.Sprint(r); !strings.HasPrefix(s, prefix) {
+			t.Fatalf("%s: panic %q, want prefix %q", what, s, prefix)
+		}
+	}()
+	f()
+}
+
+func TestSizePanics(t *testing.T) {
+	x := randDense(5, 2, 0, 9)
+	mustPanic(t, "Gram dst", "kernel: Gram dst is 4×4", func() { Gram(mat.NewSymDense(4, nil), RBF{1}, x) })
+	mustPanic(t, "Cross dst", "kernel: Cross dst is 5×4", func() { Cross(mat.NewDense(5, 4, nil), RBF{1}, x, x) })
+	mustPanic(t, "Cross cols", "kernel: Cross of 2-column X", func() { Cross(&mat.Dense{}, RBF{1}, x, mat.NewDense(3, 3, nil)) })
+	mustPanic(t, "Row dst", "kernel: Row dst", func() { Row(make([]float64, 4), RBF{1}, []float64{1, 2}, x) })
+	mustPanic(t, "Row x", "kernel: Row x", func() { Row(make([]float64, 5), RBF{1}, []float64{1}, x) })
+	mustPanic(t, "Matern nu", "kernel: Matern", func() { Matern{Nu: 1, Length: 1}.Eval([]float64{0}, []float64{1}) })
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		gamma, coef0  float64
+		degree        int
+		want          Kernel
+		errSubstrings string
+	}{
+		{"rbf", 0.5, 0, 0, RBF{0.5}, ""},
+		{" Gaussian ", 2, 9, 9, RBF{2}, ""},
+		{"laplacian", 0.1, 0, 0, Laplacian{0.1}, ""},
+		{"poly", 1, 0.5, 3, Polynomial{1, 0.5, 3}, ""},
+		{"POLYNOMIAL", 0.25, -1, 2, Polynomial{0.25, -1, 2}, ""},
+		{"linear", 0, 0, 0, Linear{}, ""},
+		{"rbf", 0, 0, 0, nil, "rbf: gamma must be a finite number > 0, got 0"},
+		{"laplacian", -1, 0, 0, nil, "laplacian: gamma must be"},
+		{"rbf", math.NaN(), 0, 0, nil, "gamma must be"},
+		{"rbf", math.Inf(1), 0, 0, nil, "gamma must be"},
+		{"poly", 1, 0, 0, nil, "poly: degree must be ≥ 1, got 0"},
+		{"poly", 1, math.Inf(-1), 2, nil, "coef0 must be finite"},
+		{"sigmoid", 1, 0, 0, nil, `unknown kernel "sigmoid" (want rbf, gaussian, laplacian, poly, polynomial or linear)`},
+		{"", 1, 0, 0, nil, `unknown kernel ""`},
+	} {
+		k, err := Parse(tc.name, tc.gamma, tc.coef0, tc.degree)
+		if tc.errSubstrings != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.errSubstrings) || !strings.HasPrefix(err.Error(), "kernel: ") {
+				t.Errorf("Parse(%q, %v, %v, %d): error %v, want %q", tc.name, tc.gamma, tc.coef0, tc.degree, err, tc.errSubstrings)
+			}
+			continue
+		}
+		if err != nil || k != tc.want {
+			t.Errorf("Parse(%q, %v, %v, %d) = %v, %v; want %v", tc.name, tc.gamma, tc.coef0, tc.degree, k, err, tc.want)
+		}
+	}
+}
+
+// TestSpectral checks Bochner's identity κ(δ) = E[cos(ωᵀδ)] by Monte Carlo
+// for every shift-invariant kernel: the sample mean of cos(ωᵀδ) over N draws
+// must lie within 4 standard errors of κ(δ).
+func TestSpectral(t *testing.T) {
+	const N = 20000
+	deltas := [][]float64{{0.1, -0.2, 0.05}, {0.5, 0.3, -0.4}, {1, 1, 1}, {0, 2, 0}}
+	for _, k := range []ShiftInvariant{RBF{0.8}, Laplacian{0.6}, Matern{0.5, 1}, Matern{1.5, 0.7}, Matern{2.5, 1.5}} {
+		rng := rand.New(rand.NewPCG(42, 0))
+		w := make([][]float64, N)
+		for i := range w {
+			w[i] = make([]float64, 3)
+			k.SampleFrequency(w[i], rng)
+		}
+		for _, d := range deltas {
+			var s, s2 float64
+			for _, wi := range w {
+				c := math.Cos(Dot(wi, d))
+				s += c
+				s2 += c * c
+			}
+			mean := s / N
+			se := math.Sqrt((s2/N - mean*mean) / N)
+			want := k.Eval(d, []float64{0, 0, 0})
+			if math.Abs(mean-want) > 4*se {
+				t.Errorf("%v δ=%v: E cos = %.4f ± %.4f, κ = %.4f", k, d, mean, se, want)
+			}
+		}
+	}
+}
+
+// TestSampleRadius checks that SampleRadius has the distribution of ‖ω‖ for
+// ω from SampleFrequency: the means of ‖ω‖² agree within 4 standard errors.
+func TestSampleRadius(t *testing.T) {
+	const N, d = 20000, 4
+	for _, k := range []Isotropic{RBF{0.8}, Matern{1.5, 0.7}, Matern{2.5, 1.5}} {
+		rng := rand.New(rand.NewPCG(7, 0))
+		w := make([]float64, d)
+		var a, b []float64
+		for range N {
+			k.SampleFrequency(w, rng)
+			a = append(a, math.Sqrt(Dot(w, w)))
+			b = append(b, k.SampleRadius(d, rng))
+		}
+		ma, sa := meanSE(a)
+		mb, sb := meanSE(b)
+		if math.Abs(ma-mb) > 4*math.Hypot(sa, sb) {
+			t.Errorf("%v: E‖ω‖ %v±%v vs radius %v±%v", k, ma, sa, mb, sb)
+		}
+	}
+}
+
+func meanSE(x []float64) (mean, se float64) {
+	var s, s2 float64
+	for _, v := range x {
+		s += v
+		s2 += v * v
+	}
+	n := float64(len(x))
+	mean = s / n
+	return mean, math.Sqrt((s2/n - mean*mean) / n)
+}
+
+func TestSameSeedSameFrequencies(t *testing.T) {
+	a, b := make([]float64, 5), make([]float64, 5)
+	Laplacian{1}.SampleFrequency(a, rand.New(rand.NewPCG(3, 4)))
+	Laplacian{1}.SampleFrequency(b, rand.New(rand.NewPCG(3, 4)))
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("same seed, different frequencies")
+		}
+	}
+}
