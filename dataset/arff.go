@@ -1,0 +1,328 @@
+package dataset
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func readARFFAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
+	return readARFF(io.NewSectionReader(ra, 0, size), path, opt)
+}
+
+type arffAttr struct {
+	name    string
+	nominal []string // nil for numeric attributes
+}
+
+// readARFF reads dense ARFF: @relation, @attribute lines (numeric, real,
+// integer, or one nominal class attribute), @data and comma-separated rows.
+func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	var attrs []arffAttr
+	line := 0
+	lerr := func(format string, a ...any) error {
+		return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
+	}
+	inData := false
+	sawRelation := false
+	var data []float64
+	var class []int
+	classCol := -1
+	var binaryClass []int // nominal index → 0/1, nil if not binary
+	n := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || text[0] == '%' {
+			continue
+		}
+		if !inData {
+			if text[0] != '@' {
+				return nil, lerr("expected @relation, @attribute or @data, got %q", clip(text))
+			}
+			kw, rest := splitKeyword(text)
+			switch strings.ToLower(kw) {
+			case "@relation":
+				sawRelation = true
+			case "@attribute":
+				name, typ, err := arffNameType(rest)
+				if err != nil {
+					return nil, lerr("%v", err)
+				}
+				a := arffAttr{name: name}
+				switch lt := strings.ToLower(typ); {
+				case lt == "numeric" || lt == "real" || lt == "integer":
+				case strings.HasPrefix(typ, "{"):
+					if !strings.HasSuffix(typ, "}") {
+						return nil, lerr("nominal attribute %q: missing '}'", name)
+					}
+					vals, err := splitARFF(typ[1 : len(typ)-1])
+					if err != nil {
+						return nil, lerr("nominal attribute %q: %v", name, err)
+					}
+					if len(vals) == 0 {
+						return nil, lerr("nominal attribute %q has no values", name)
+					}
+					a.nominal = vals
+				default:
+					return nil, lerr("attribute %q has type %q: only numeric, real, integer and one nominal class attribute are supported", name, clip(typ))
+				}
+				if len(attrs) >= 1<<20 {
+					return nil, lerr("too many attributes")
+				}
+				attrs = append(attrs, a)
+			case "@data":
+				if !sawRelation {
+					return nil, lerr("@data before @relation")
+				}
+				var err error
+				classCol, err = arffClass(attrs, opt.Label)
+				if err != nil {
+					return nil, lerr("%v", err)
+				}
+				for j, a := range attrs {
+					if a.nominal != nil && j != classCol {
+						return nil, lerr("attribute %q is nominal: only the class attribute may be nominal", a.name)
+					}
+				}
+				if len(attrs) == 0 || (len(attrs) == 1 && classCol == 0) {
+					return nil, lerr("no numeric attributes")
+				}
+				if classCol >= 0 {
+					binaryClass = arffBinary(attrs[classCol].nominal)
+				}
+				inData = true
+			default:
+				return nil, lerr("unknown keyword %q", kw)
+			}
+			continue
+		}
+		if text[0] == '{' {
+			return nil, lerr("sparse ARFF rows are not supported")
+		}
+		vals, err := splitARFF(text)
+		if err != nil {
+			return nil, lerr("%v", err)
+		}
+		if len(vals) != len(attrs) {
+			return nil, lerr("has %d values, the header declares %d attributes", len(vals), len(attrs))
+		}
+		for j, v := range vals {
+			if j == classCol {
+				c, err := arffClassValue(attrs[j], v)
+				if err != nil {
+					return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("column %d (%q): %v", j+1, attrs[j].name, err)}
+				}
+				class = append(class, c)
+				continue
+			}
+			if v == "?" {
+				return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("column %d (%q): missing value '?' is not supported", j+1, attrs[j].name)}
+			}
+			f, err := parseValue(v)
+			if err != nil {
+				return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("column %d (%q): %v", j+1, attrs[j].name, err)}
+			}
+			data = append(data, f)
+		}
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &Error{Path: path, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+		}
+		return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
+	}
+	if !inData {
+		return nil, &Error{Path: path, Err: errors.New("no @data section")}
+	}
+	if n == 0 {
+		return nil, &Error{Path: path, Err: errors.New("empty data: no rows after @data")}
+	}
+	d := len(attrs)
+	if classCol >= 0 {
+		d--
+	}
+	cols := make([]string, 0, d)
+	for j, a := range attrs {
+		if j != classCol {
+			cols = append(cols, a.name)
+		}
+	}
+	shape, err := applyShape(path, opt.Shape, d)
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset{X: mat.NewDense(n, d, data), Shape: shape, Columns: cols, Source: path}
+	if classCol >= 0 {
+		switch {
+		case attrs[classCol].nominal == nil:
+			// A numeric class: labels 0/1 (or −1 for '?').
+			ds.Y = class
+		case binaryClass != nil:
+			ds.Y = make([]int, n)
+			for i, c := range class {
+				if c < 0 {
+					ds.Y[i] = -1
+				} else {
+					ds.Y[i] = binaryClass[c]
+				}
+			}
+		default:
+			ds.Class = class
+		}
+	}
+	return ds, nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// splitKeyword splits "@attribute rest" at the first blank.
+func splitKeyword(s string) (kw, rest string) {
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimSpace(s[i+1:])
+}
+
+// arffNameType splits the rest of an @attribute line into a (possibly
+// quoted) name and its type.
+func arffNameType(s string) (name, typ string, err error) {
+	if s == "" {
+		return "", "", errors.New("@attribute without a name")
+	}
+	if q := s[0]; q == '\'' || q == '"' {
+		j := strings.IndexByte(s[1:], q)
+		if j < 0 {
+			return "", "", errors.New("unterminated quoted attribute name")
+		}
+		name, typ = s[1:1+j], strings.TrimSpace(s[2+j:])
+	} else {
+		name, typ = splitKeyword(s)
+	}
+	if typ == "" {
+		return "", "", fmt.Errorf("attribute %q has no type", name)
+	}
+	return name, typ, nil
+}
+
+// splitARFF splits comma-separated values, honouring single and double
+// quotes, and trims blanks and quotes.
+func splitARFF(s string) ([]string, error) {
+	var out []string
+	for {
+		s = strings.TrimSpace(s)
+		var v string
+		if s != "" && (s[0] == '\'' || s[0] == '"') {
+			q := s[0]
+			j := strings.IndexByte(s[1:], q)
+			if j < 0 {
+				return nil, errors.New("unterminated quote")
+			}
+			v, s = s[1:1+j], strings.TrimSpace(s[2+j:])
+			if s != "" && s[0] != ',' {
+				return nil, fmt.Errorf("unexpected text after quoted value %q", clip(v))
+			}
+		} else {
+			j := strings.IndexByte(s, ',')
+			if j < 0 {
+				j = len(s)
+			}
+			v, s = strings.TrimSpace(s[:j]), s[j:]
+		}
+		out = append(out, v)
+		if s == "" {
+			return out, nil
+		}
+		s = s[1:] // the comma
+	}
+}
+
+// arffClass finds the class attribute: the one named by label, else one
+// named class, label, y or outlier, else a last nominal attribute; −1 if none.
+func arffClass(attrs []arffAttr, label string) (int, error) {
+	if label != "" {
+		for j, a := range attrs {
+			if strings.EqualFold(a.name, label) {
+				return j, nil
+			}
+		}
+		return -1, fmt.Errorf("no class attribute %q", label)
+	}
+	for _, want := range []string{"class", "label", "y", "outlier"} {
+		for j, a := range attrs {
+			if strings.EqualFold(a.name, want) {
+				return j, nil
+			}
+		}
+	}
+	if k := len(attrs) - 1; k >= 0 && attrs[k].nominal != nil {
+		return k, nil
+	}
+	return -1, nil
+}
+
+// arffBinary maps the values of an obviously binary nominal attribute to
+// 0 (normal) and 1 (anomaly); nil if the values are not one of the known pairs.
+func arffBinary(vals []string) []int {
+	if len(vals) != 2 {
+		return nil
+	}
+	anomalous := map[string]string{ // normal value → anomaly value
+		"0": "1", "normal": "anomaly", "inlier": "outlier", "no": "yes",
+		"false": "true", "n": "y",
+	}
+	alt := map[string][]string{"normal": {"anomaly", "anomalous", "outlier", "abnormal", "attack"}}
+	a, b := strings.ToLower(strings.TrimSpace(vals[0])), strings.ToLower(strings.TrimSpace(vals[1]))
+	isPair := func(norm, anom string) bool {
+		if anomalous[norm] == anom {
+			return true
+		}
+		for _, x := range alt[norm] {
+			if x == anom {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case isPair(a, b):
+		return []int{0, 1}
+	case isPair(b, a):
+		return []int{1, 0}
+	}
+	return nil
+}
+
+// arffClassValue returns the class index of v (−1 for '?').
+func arffClassValue(a arffAttr, v string) (int, error) {
+	if v == "?" {
+		return -1, nil
+	}
+	if a.nominal == nil {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || (f != 0 && f != 1) {
+			return 0, fmt.Errorf("label %q: a numeric class must be 0 (normal) or 1 (anomaly)", clip(v))
+		}
+		return int(f), nil
+	}
+	for i, s := range a.nominal {
+		if s == v {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not one of the declared values {%s}", clip(v), clip(strings.Join(a.nominal, ",")))
+}

@@ -1,0 +1,156 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kernelad/anomaly/sparse"
+)
+
+// maxLIBSVMIndex bounds feature indices in LIBSVM files.
+const maxLIBSVMIndex = math.MaxInt32
+
+// maxLineBytes bounds one line of a text file.
+const maxLineBytes = 64 << 20
+
+func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
+	return readLIBSVM(io.NewSectionReader(ra, 0, size), path, opt)
+}
+
+// readLIBSVM reads LIBSVM/SVMlight text: one sample per line,
+// "label index:value index:value ... # comment", indices one-based and
+// strictly increasing, an optional qid:N after the label (ignored).
+func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	b := sparse.NewBuilder(0)
+	var labels []float64
+	var cols []int
+	var vals []float64
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if k := bytes.IndexByte(text, '#'); k >= 0 {
+			text = text[:k]
+		}
+		fields := strings.Fields(string(text))
+		if len(fields) == 0 {
+			continue
+		}
+		lerr := func(format string, a ...any) error {
+			return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
+		}
+		lab, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil || math.IsNaN(lab) || math.IsInf(lab, 0) || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
+			if strings.Contains(fields[0], ":") {
+				return nil, lerr("missing label: the line starts with %q", fields[0])
+			}
+			return nil, lerr("bad label %q: want an integer (1/0 or +1/-1)", fields[0])
+		}
+		cols, vals = cols[:0], vals[:0]
+		prev := 0
+		for k, tok := range fields[1:] {
+			colon := strings.IndexByte(tok, ':')
+			if colon < 0 {
+				return nil, lerr("bad token %q: want index:value", tok)
+			}
+			is, vs := tok[:colon], tok[colon+1:]
+			if is == "qid" {
+				if k != 0 {
+					return nil, lerr("qid token %q must come right after the label", tok)
+				}
+				continue
+			}
+			idx, err := strconv.Atoi(is)
+			if err != nil || idx < 1 || idx > maxLIBSVMIndex {
+				return nil, lerr("bad index in %q: want an integer from 1 to %d", tok, maxLIBSVMIndex)
+			}
+			if idx <= prev {
+				return nil, lerr("index %d in %q does not increase (previous index %d)", idx, tok, prev)
+			}
+			prev = idx
+			v, err := strconv.ParseFloat(vs, 64)
+			switch {
+			case err != nil && !errors.Is(err, strconv.ErrRange):
+				return nil, lerr("bad value in %q: not a number", tok)
+			case err != nil || math.IsInf(v, 0):
+				return nil, lerr("bad value in %q: infinite or out of the float64 range", tok)
+			case math.IsNaN(v):
+				return nil, lerr("bad value in %q: NaN is not allowed", tok)
+			}
+			cols = append(cols, idx-1)
+			vals = append(vals, v)
+		}
+		if err := b.AddRow(cols, vals); err != nil {
+			return nil, lerr("%v", err)
+		}
+		labels = append(labels, lab)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &Error{Path: path, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+		}
+		return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
+	}
+	if b.Rows() == 0 {
+		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}
+	}
+	X := b.Build(0)
+	_, d := X.Dims()
+	if d == 0 {
+		return nil, &Error{Path: path, Err: errors.New("empty data: no feature index:value pairs on any line")}
+	}
+	shape, err := applyShape(path, opt.Shape, d)
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset{X: X, Shape: shape, Source: path}
+	ds.Y, ds.Class = libsvmLabels(labels)
+	return ds, nil
+}
+
+// libsvmLabels maps the label column: {0, 1} is kept (1 = anomaly); a file
+// with a −1 label and otherwise only +1 follows LIBSVM's one-class
+// convention (+1 inlier → 0, −1 outlier → 1); anything else is a class index
+// returned as class.
+func libsvmLabels(lab []float64) (y, class []int) {
+	zeroOne, pm := true, true
+	hasNeg := false
+	for _, v := range lab {
+		if v != 0 && v != 1 {
+			zeroOne = false
+		}
+		if v != -1 && v != 1 {
+			pm = false
+		}
+		if v == -1 {
+			hasNeg = true
+		}
+	}
+	out := make([]int, len(lab))
+	switch {
+	case zeroOne:
+		for i, v := range lab {
+			out[i] = int(v)
+		}
+		return out, nil
+	case pm && hasNeg:
+		for i, v := range lab {
+			if v == -1 {
+				out[i] = 1
+			}
+		}
+		return out, nil
+	}
+	for i, v := range lab {
+		out[i] = int(v)
+	}
+	return nil, out
+}

@@ -1,0 +1,140 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Options control how a file is read.
+type Options struct {
+	// Label names the label column (CSV) or class attribute (ARFF). Empty
+	// means the defaults: "label" or "y" for CSV, "class", "label", "y" or
+	// "outlier" (or a last nominal attribute) for ARFF. Matching ignores case.
+	Label string
+	// Shape, when set, is the sample shape of each row; its product must
+	// equal the number of features. It overrides the shape of an N-d .npy/.npz.
+	Shape []int
+}
+
+// MaxElements bounds the number of values a loader will accept from a file
+// header (an .npy shape, for instance) before reading the data, so that a
+// corrupt header cannot make a loader allocate without bound.
+const MaxElements = 1 << 31
+
+// formats maps a lower-case extension to its reader.
+var formats = map[string]func(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error){
+	".csv":      readCSVAt,
+	".npy":      readNPYAt,
+	".npz":      readNPZAt,
+	".libsvm":   readLIBSVMAt,
+	".svm":      readLIBSVMAt,
+	".svmlight": readLIBSVMAt,
+	".txt":      readLIBSVMAt,
+	".arff":     readARFFAt,
+}
+
+// Extensions returns the supported file extensions, sorted.
+func Extensions() []string {
+	ext := make([]string, 0, len(formats))
+	for e := range formats {
+		ext = append(ext, e)
+	}
+	sort.Strings(ext)
+	return ext
+}
+
+// Load reads the data file at path; the format follows from the extension
+// (see Extensions and the package documentation). Every problem with the
+// file is returned as a *Error naming the path.
+func Load(path string, opt Options) (*Dataset, error) {
+	read, err := reader(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Path: path, Err: openErr(err)}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Path: path, Err: openErr(err)}
+	}
+	if st.IsDir() {
+		return nil, &Error{Path: path, Err: errors.New("is a directory, not a data file")}
+	}
+	return finish(read(f, st.Size(), path, opt))
+}
+
+// Read reads a data set of size bytes from ra. The name gives the format by
+// its extension, as in Load, and is used in error messages and Source.
+func Read(ra io.ReaderAt, size int64, name string, opt Options) (*Dataset, error) {
+	read, err := reader(name)
+	if err != nil {
+		return nil, err
+	}
+	return finish(read(ra, size, name, opt))
+}
+
+func reader(path string) (func(io.ReaderAt, int64, string, Options) (*Dataset, error), error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	read, ok := formats[ext]
+	if !ok {
+		what := fmt.Sprintf("unknown extension %q", ext)
+		if ext == "" {
+			what = "no file extension"
+		}
+		return nil, &Error{Path: path, Err: fmt.Errorf("%s: supported are %s", what, strings.Join(Extensions(), ", "))}
+	}
+	return read, nil
+}
+
+func openErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		// The path is already in our message; keep the cause.
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return errors.New("no such file")
+	case errors.Is(err, os.ErrPermission):
+		return errors.New("permission denied")
+	}
+	return fmt.Errorf("cannot read: %v", err)
+}
+
+// finish applies the checks common to every format.
+func finish(ds *Dataset, err error) (*Dataset, error) {
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// applyShape checks opt.Shape (or an array's own sample shape) against the
+// number of features d.
+func applyShape(path string, shape []int, d int) ([]int, error) {
+	if shape == nil {
+		return nil, nil
+	}
+	p := 1
+	for _, s := range shape {
+		if s <= 0 {
+			return nil, &Error{Path: path, Err: fmt.Errorf("shape %v: every dimension must be positive", shape)}
+		}
+		if p > MaxElements/s {
+			return nil, &Error{Path: path, Err: fmt.Errorf("shape %v is too large", shape)}
+		}
+		p *= s
+	}
+	if p != d {
+		return nil, &Error{Path: path, Err: fmt.Errorf("shape %v holds %d values per row but the data has %d features", shape, p, d)}
+	}
+	return append([]int(nil), shape...), nil
+}

@@ -1,0 +1,325 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Scaler is a per-column affine map x' = (x − Offset[j]) · Scale[j] fitted
+// on training data and applied to any data with the same columns.
+type Scaler interface {
+	// Fit learns the map from the rows of X (dense or *sparse.CSR; sparse
+	// input is read through its non-zeros, never densified).
+	Fit(X mat.Matrix) error
+	// Transform writes the scaled X into dst, which is resized when empty
+	// (mat.Dense's IsEmpty) and must be n × d otherwise. dst may be X itself
+	// when X is a *mat.Dense.
+	Transform(dst *mat.Dense, X mat.Matrix) error
+}
+
+// MinMax scales each column to [0, 1] on the training data:
+// x' = (x − min_j) / (max_j − min_j). A constant column has range 1, so it
+// maps to 0 — as scikit-learn's MinMaxScaler does. Test data may fall
+// outside [0, 1].
+type MinMax struct {
+	Min   []float64 // per-column minimum of the training data
+	Scale []float64 // 1 / (max − min), or 1 for a constant column
+}
+
+// Standard scales each column to zero mean and unit variance on the
+// training data: x' = (x − mean_j) / std_j with the population standard
+// deviation (ddof = 0, as scikit-learn's StandardScaler); a zero std is
+// taken as 1. With NoCenter the mean is not subtracted (x' = x / std_j),
+// which keeps sparse data sparse.
+type Standard struct {
+	NoCenter bool
+	Mean     []float64 // per-column mean of the training data
+	Std      []float64 // per-column population std, 1 where it is 0
+}
+
+// MaxAbs scales each column by its largest absolute training value
+// (x' = x / max_j|x|; 1 when the column is all zero), as scikit-learn's
+// MaxAbsScaler. It keeps sparse data sparse.
+type MaxAbs struct {
+	Max []float64 // per-column max |x|, 1 where it is 0
+}
+
+var (
+	_ Scaler = (*MinMax)(nil)
+	_ Scaler = (*Standard)(nil)
+	_ Scaler = (*MaxAbs)(nil)
+)
+
+// columnStats calls fn for every value of column j of X, implicit zeros of a
+// CSR matrix included once per column through zeros[j] (their count).
+func columnStats(X mat.Matrix, fn func(j int, v float64)) (n int, zeros []int, err error) {
+	r, c := X.Dims()
+	if r == 0 || c == 0 {
+		return 0, nil, errors.New("dataset: cannot fit a scaler on empty data")
+	}
+	switch m := X.(type) {
+	case *sparse.CSR:
+		zeros = make([]int, c)
+		for j := range zeros {
+			zeros[j] = r
+		}
+		m.DoNonZero(func(_, j int, v float64) {
+			zeros[j]--
+			fn(j, v)
+		})
+	case mat.RawMatrixer:
+		raw := m.RawMatrix()
+		for i := 0; i < r; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+			for j, v := range row {
+				fn(j, v)
+			}
+		}
+	default:
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				fn(j, X.At(i, j))
+			}
+		}
+	}
+	return r, zeros, nil
+}
+
+// Fit computes the per-column minimum and range of X.
+func (s *MinMax) Fit(X mat.Matrix) error {
+	_, c := X.Dims()
+	lo := make([]float64, c)
+	hi := make([]float64, c)
+	for j := range lo {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	_, zeros, err := columnStats(X, func(j int, v float64) {
+		lo[j] = math.Min(lo[j], v)
+		hi[j] = math.Max(hi[j], v)
+	})
+	if err != nil {
+		return err
+	}
+	for j := range zeros {
+		if zeros[j] > 0 {
+			lo[j], hi[j] = math.Min(lo[j], 0), math.Max(hi[j], 0)
+		}
+	}
+	s.Min = lo
+	s.Scale = make([]float64, c)
+	for j := range lo {
+		if r := hi[j] - lo[j]; r > 0 {
+			s.Scale[j] = 1 / r
+		} else {
+			s.Scale[j] = 1
+		}
+	}
+	return nil
+}
+
+// Transform writes (X − Min) · Scale into dst.
+func (s *MinMax) Transform(dst *mat.Dense, X mat.Matrix) error {
+	// As scikit-learn: x·scale + (−min·scale).
+	return affine(dst, X, fitted(s.Scale), func(j int, v float64) float64 {
+		return v*s.Scale[j] + (-s.Min[j] * s.Scale[j])
+	}, "MinMax")
+}
+
+// TransformSparse scales a CSR matrix without densifying it. It needs Min
+// to be 0 in every column (true for non-negative sparse data, whose columns
+// hold implicit zeros): otherwise the zeros would move.
+func (s *MinMax) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
+	for j, m := range s.Min {
+		if m != 0 {
+			return nil, fmt.Errorf("dataset: min-max scaling would densify sparse data (column %d has minimum %g, not 0); use MaxAbs or Standard{NoCenter: true}", j+1, m)
+		}
+	}
+	return scaleCSR(X, fitted(s.Scale), func(j int, v float64) float64 { return v * s.Scale[j] }, "MinMax")
+}
+
+// Fit computes the per-column mean and population standard deviation.
+func (s *Standard) Fit(X mat.Matrix) error {
+	_, c := X.Dims()
+	sum := make([]float64, c)
+	n, zeros, err := columnStats(X, func(j int, v float64) { sum[j] += v })
+	if err != nil {
+		return err
+	}
+	mean := make([]float64, c)
+	for j := range sum {
+		mean[j] = sum[j] / float64(n)
+	}
+	// Second pass around the mean for accuracy.
+	ss := make([]float64, c)
+	columnStats(X, func(j int, v float64) {
+		d := v - mean[j]
+		ss[j] += d * d
+	})
+	std := make([]float64, c)
+	for j := range ss {
+		if zeros != nil {
+			ss[j] += float64(zeros[j]) * mean[j] * mean[j]
+		}
+		std[j] = math.Sqrt(ss[j] / float64(n))
+		if std[j] == 0 {
+			std[j] = 1
+		}
+	}
+	s.Mean, s.Std = mean, std
+	return nil
+}
+
+// Transform writes (X − Mean) / Std (or X / Std with NoCenter) into dst.
+func (s *Standard) Transform(dst *mat.Dense, X mat.Matrix) error {
+	if s.NoCenter {
+		return affine(dst, X, fitted(s.Std), func(j int, v float64) float64 { return v / s.Std[j] }, "Standard")
+	}
+	return affine(dst, X, fitted(s.Std), func(j int, v float64) float64 { return (v - s.Mean[j]) / s.Std[j] }, "Standard")
+}
+
+// TransformSparse scales a CSR matrix by 1/Std without densifying it; it
+// needs NoCenter.
+func (s *Standard) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
+	if !s.NoCenter {
+		return nil, errors.New("dataset: centering would densify sparse data; use Standard{NoCenter: true}")
+	}
+	return scaleCSR(X, fitted(s.Std), func(j int, v float64) float64 { return v / s.Std[j] }, "Standard")
+}
+
+// Fit computes the per-column largest absolute value.
+func (s *MaxAbs) Fit(X mat.Matrix) error {
+	_, c := X.Dims()
+	m := make([]float64, c)
+	if _, _, err := columnStats(X, func(j int, v float64) { m[j] = math.Max(m[j], math.Abs(v)) }); err != nil {
+		return err
+	}
+	for j := range m {
+		if m[j] == 0 {
+			m[j] = 1
+		}
+	}
+	s.Max = m
+	return nil
+}
+
+// Transform writes X / Max into dst.
+func (s *MaxAbs) Transform(dst *mat.Dense, X mat.Matrix) error {
+	return affine(dst, X, fitted(s.Max), func(j int, v float64) float64 { return v / s.Max[j] }, "MaxAbs")
+}
+
+// TransformSparse scales a CSR matrix by 1/Max without densifying it.
+func (s *MaxAbs) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
+	return scaleCSR(X, fitted(s.Max), func(j int, v float64) float64 { return v / s.Max[j] }, "MaxAbs")
+}
+
+// affine writes f(j, x_ij) into dst; f(j, 0) gives the implicit zeros of
+// a sparse X.
+func affine(dst *mat.Dense, X mat.Matrix, cols int, f func(j int, v float64) float64, who string) error {
+	if cols < 0 {
+		return fmt.Errorf("dataset: %s scaler used before Fit", who)
+	}
+	r, c := X.Dims()
+	if c != cols {
+		return fmt.Errorf("dataset: %s scaler was fitted on %d columns, the data has %d", who, cols, c)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, c)
+	} else if dr, dc := dst.Dims(); dr != r || dc != c {
+		return fmt.Errorf("dataset: %s: dst is %d × %d, want %d × %d", who, dr, dc, r, c)
+	}
+	raw := dst.RawMatrix()
+	if sp, ok := X.(*sparse.CSR); ok {
+		zero := make([]float64, c)
+		for j := range zero {
+			zero[j] = f(j, 0)
+		}
+		for i := 0; i < r; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+			copy(row, zero)
+			ind, val := sp.RowNonZeros(i)
+			for k, j := range ind {
+				row[j] = f(j, val[k])
+			}
+		}
+		return nil
+	}
+	if X != mat.Matrix(dst) {
+		dst.Copy(X)
+	}
+	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		for j, v := range row {
+			row[j] = f(j, v)
+		}
+	}
+	return nil
+}
+
+func fitted(v []float64) int {
+	if v == nil {
+		return -1
+	}
+	return len(v)
+}
+
+// scaleCSR returns X with every stored value v of column j replaced by f(j, v).
+func scaleCSR(X *sparse.CSR, cols int, f func(j int, v float64) float64, who string) (*sparse.CSR, error) {
+	if cols < 0 {
+		return nil, fmt.Errorf("dataset: %s scaler used before Fit", who)
+	}
+	r, c := X.Dims()
+	if c != cols {
+		return nil, fmt.Errorf("dataset: %s scaler was fitted on %d columns, the data has %d", who, cols, c)
+	}
+	indptr := make([]int, r+1)
+	ind := make([]int, 0, X.NNZ())
+	data := make([]float64, 0, X.NNZ())
+	for i := 0; i < r; i++ {
+		ri, rv := X.RowNonZeros(i)
+		for k, j := range ri {
+			ind = append(ind, j)
+			data = append(data, f(j, rv[k]))
+		}
+		indptr[i+1] = len(ind)
+	}
+	return sparse.NewCSR(r, c, indptr, ind, data), nil
+}
+
+// Scale fits s on train and returns both matrices scaled, keeping a CSR
+// input sparse when s can (MaxAbs, Standard{NoCenter: true}, MinMax on
+// columns with minimum 0) and returning an error rather than densifying it.
+func Scale(s Scaler, train, test mat.Matrix) (trainOut, testOut mat.Matrix, err error) {
+	if err := s.Fit(train); err != nil {
+		return nil, nil, err
+	}
+	apply := func(X mat.Matrix) (mat.Matrix, error) {
+		if X == nil {
+			return nil, nil
+		}
+		if sp, ok := X.(*sparse.CSR); ok {
+			ts, ok := s.(interface {
+				TransformSparse(*sparse.CSR) (*sparse.CSR, error)
+			})
+			if !ok {
+				return nil, fmt.Errorf("dataset: %T cannot scale sparse data without densifying it", s)
+			}
+			return ts.TransformSparse(sp)
+		}
+		var dst mat.Dense
+		if err := s.Transform(&dst, X); err != nil {
+			return nil, err
+		}
+		return &dst, nil
+	}
+	if trainOut, err = apply(train); err != nil {
+		return nil, nil, err
+	}
+	if testOut, err = apply(test); err != nil {
+		return nil, nil, err
+	}
+	return trainOut, testOut, nil
+}
