@@ -1,0 +1,197 @@
+package ocsvm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/kernel"
+)
+
+// The LIBSVM parity data sets, their split seed and the ν grid of issue 3.
+var parityData = []string{"6_cardio", "38_thyroid", "31_satimage-2", "28_pendigits", "32_shuttle"}
+
+const paritySeed = 1
+
+var parityNu = []float64{0.1, 0.5}
+
+func dataDir() string { return filepath.Join("..", "..", "shared", "data", "adbench") }
+
+// loadSplit returns the ADBench train/test split of a data set, skipping the
+// test when the shared data are absent.
+func loadSplit(t testing.TB, name string, seed uint64) (train, test *dataset.Dataset) {
+	t.Helper()
+	path := filepath.Join(dataDir(), name+".npz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("shared data %s not found (needs /work/shared/data): %v", path, err)
+	}
+	ds, err := dataset.Load(path, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test, err = dataset.SplitADBench(ds, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return train, test
+}
+
+// svmlight writes the rows of X in LIBSVM's sparse text format (label y,
+// one-based indices, zeros omitted, values in shortest round-trip form so
+// LIBSVM reads exactly the same doubles).
+func svmlight(X mat.Matrix, y []int) []byte {
+	var b bytes.Buffer
+	n, d := X.Dims()
+	for i := 0; i < n; i++ {
+		lab := 1
+		if y != nil && y[i] == 1 {
+			lab = -1 // svm-predict's convention: −1 = outlier
+		}
+		b.WriteString(strconv.Itoa(lab))
+		for j := 0; j < d; j++ {
+			if v := X.At(i, j); v != 0 {
+				fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(v, 'g', -1, 64))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func fnv64(b []byte) string {
+	h := fnv.New64a()
+	h.Write(b)
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// TestWriteSplits writes the parity splits as svmlight files for
+// testdata/libsvm_golden.py; it runs only when ANOMALY_WRITE_SPLITS names
+// the output directory.
+func TestWriteSplits(t *testing.T) {
+	dir := os.Getenv("ANOMALY_WRITE_SPLITS")
+	if dir == "" {
+		t.Skip("set ANOMALY_WRITE_SPLITS=DIR to write the LIBSVM parity splits")
+	}
+	for _, name := range parityData {
+		train, test := loadSplit(t, name, paritySeed)
+		tr := svmlight(train.X, nil)
+		te := svmlight(test.X, test.Y)
+		g := kernel.ScaleGamma(train.X)
+		for file, b := range map[string][]byte{name + ".train": tr, name + ".test": te} {
+			if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		meta := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\n", name, paritySeed, strconv.FormatFloat(g, 'g', -1, 64), train.Rows(), fnv64(tr))
+		if err := os.WriteFile(filepath.Join(dir, name+".meta"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// golden is one line of testdata/libsvm_golden.tsv, made by
+// testdata/libsvm_golden.py from svm-train -s 2 (LIBSVM 3.24).
+type golden struct {
+	name          string
+	seed          int
+	nu, gamma     float64
+	n             int
+	hash          string
+	obj, rho      float64 // LIBSVM's Σα = νn scaling
+	nSV, nBSV     int
+	iter          int
+	auc           float64 // test AUC of −decision value
+	fitSec        float64 // svm-train wall time
+	solverSeconds float64
+}
+
+func readGolden(t testing.TB) []golden {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "libsvm_golden.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []golden
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "dataset") || line == "" {
+			continue
+		}
+		fs := strings.Split(line, "\t")
+		if len(fs) < 12 {
+			t.Fatalf("golden line %q: %d fields", line, len(fs))
+		}
+		num := func(i int) float64 {
+			v, err := strconv.ParseFloat(fs[i], 64)
+			if err != nil {
+				t.Fatalf("golden field %d of %q: %v", i, line, err)
+			}
+			return v
+		}
+		out = append(out, golden{name: fs[0], seed: int(num(1)), nu: num(2), gamma: num(3), n: int(num(4)), hash: fs[5],
+			obj: num(6), rho: num(7), nSV: int(num(8)), nBSV: int(num(9)), iter: int(num(10)), auc: num(11), fitSec: num(12)})
+	}
+	return out
+}
+
+// TestLIBSVMParity compares the fit with LIBSVM's on the golden splits:
+// objective and ρ within 1e-3 relative (after LIBSVM's Σα = νn scaling),
+// support-vector count within 1 %, test AUC within 0.002 (issue 3, item 1).
+// cardio and thyroid run by default; all five data sets with ANOMALY_LONG=1.
+func TestLIBSVMParity(t *testing.T) {
+	long := os.Getenv("ANOMALY_LONG") == "1"
+	for _, g := range readGolden(t) {
+		if !long && g.name != "6_cardio" && g.name != "38_thyroid" {
+			continue
+		}
+		t.Run(fmt.Sprintf("%s/nu=%g", g.name, g.nu), func(t *testing.T) {
+			train, test := loadSplit(t, g.name, uint64(g.seed))
+			if h := fnv64(svmlight(train.X, nil)); h != g.hash {
+				t.Fatalf("train split hash %s differs from the golden %s: dataset.SplitADBench changed; rerun testdata/libsvm_golden.py", h, g.hash)
+			}
+			m, err := New(Config{Nu: g.nu, Gamma: g.gamma})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Fit(context.Background(), train.X); err != nil {
+				t.Fatal(err)
+			}
+			st := m.Stats()
+			s := g.nu * float64(g.n)
+			obj, rho := st.Objective*s*s, st.Rho*s
+			scores, err := m.Score(nil, test.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			auc := eval.AUCROC(scores, test.Y)
+			t.Logf("obj %.6f (libsvm %.6f)  rho %.6f (%.6f)  nSV %d (%d)  nBSV %d (%d)  iter %d (%d)  AUC %.4f (%.4f)",
+				obj, g.obj, rho, g.rho, st.SV, g.nSV, st.BoundedSV, g.nBSV, st.Iterations, g.iter, auc, g.auc)
+			if rel := math.Abs(obj-g.obj) / math.Abs(g.obj); rel > 1e-3 {
+				t.Errorf("objective %v, LIBSVM %v: relative difference %.3g > 1e-3", obj, g.obj, rel)
+			}
+			if rel := math.Abs(rho-g.rho) / math.Abs(g.rho); rel > 1e-3 {
+				t.Errorf("rho %v, LIBSVM %v: relative difference %.3g > 1e-3", rho, g.rho, rel)
+			}
+			if d := math.Abs(float64(st.SV - g.nSV)); d > 0.01*float64(g.nSV) {
+				t.Errorf("nSV %d, LIBSVM %d: differs by more than 1%%", st.SV, g.nSV)
+			}
+			if d := math.Abs(auc - g.auc); d > 0.002 {
+				t.Errorf("test AUC %.4f, LIBSVM %.4f: differs by %.4f > 0.002", auc, g.auc, d)
+			}
+		})
+	}
+}

@@ -1,0 +1,192 @@
+package smo
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/kernel"
+)
+
+// KernelMatrix is the Matrix Q_ij = Scale · y_i · y_j · k(x_i, x_j) over the
+// rows x_i of a data matrix. Columns longer than a few hundred entries are
+// computed by runtime.GOMAXPROCS(0) goroutines over blocks of rows. The RBF
+// kernel takes a fast path, exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)) with the
+// squared norms computed once, as LIBSVM does.
+type KernelMatrix struct {
+	k       kernel.Kernel
+	d       int
+	data    []float64 // n × d, row-major
+	y       []int8
+	scale   float64
+	diag    []float64
+	sq      []float64 // ‖x_i‖² (RBF only)
+	gamma   float64
+	rbf     bool
+	workers int
+}
+
+var _ Matrix = (*KernelMatrix)(nil)
+
+// parallelMin is the column length from which Column splits the work.
+const parallelMin = 512
+
+// NewKernelMatrix returns the matrix for kernel k over the rows of X, with
+// labels y (nil means all +1) and a positive factor scale. X is copied.
+func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *KernelMatrix {
+	n, d := X.Dims()
+	if y != nil && len(y) != n {
+		panic("smo: label length differs from the row count")
+	}
+	m := &KernelMatrix{k: k, d: d, data: make([]float64, n*d), y: y, scale: scale, workers: runtime.GOMAXPROCS(0)}
+	if raw, ok := X.(mat.RawMatrixer); ok {
+		r := raw.RawMatrix()
+		for i := 0; i < n; i++ {
+			copy(m.data[i*d:(i+1)*d], r.Data[i*r.Stride:i*r.Stride+d])
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				m.data[i*d+j] = X.At(i, j)
+			}
+		}
+	}
+	if r, ok := k.(kernel.RBF); ok {
+		m.rbf, m.gamma = true, r.Gamma
+		m.sq = make([]float64, n)
+		for i := range m.sq {
+			x := m.Row(i)
+			m.sq[i] = dot(x, x)
+		}
+	}
+	m.diag = make([]float64, n)
+	for i := range m.diag {
+		x := m.Row(i)
+		m.diag[i] = scale * k.Eval(x, x)
+	}
+	return m
+}
+
+// Row returns row i of the stored data (not a copy).
+func (m *KernelMatrix) Row(i int) []float64 { return m.data[i*m.d : (i+1)*m.d : (i+1)*m.d] }
+
+// Len returns the number of rows.
+func (m *KernelMatrix) Len() int { return len(m.diag) }
+
+// Diag returns Scale · k(x_i, x_i).
+func (m *KernelMatrix) Diag(i int) float64 { return m.diag[i] }
+
+// Column sets dst[k] = Q_{rows[k], j}.
+func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
+	n := len(rows)
+	w := m.workers
+	if w < 2 || n < parallelMin {
+		m.fill(dst, j, rows)
+		return
+	}
+	if max := n / (parallelMin / 2); w > max {
+		w = max
+	}
+	var wg sync.WaitGroup
+	chunk := (n + w - 1) / w
+	for lo := chunk; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			m.fill(dst[lo:hi], j, rows[lo:hi])
+		}(lo, hi)
+	}
+	m.fill(dst[:chunk], j, rows[:chunk])
+	wg.Wait()
+}
+
+func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
+	xj := m.Row(j)
+	s := m.scale
+	var yj float64 = 1
+	if m.y != nil {
+		yj = float64(m.y[j])
+	}
+	if m.rbf {
+		sj, g := m.sq[j], -m.gamma
+		for k, i := range rows {
+			d2 := m.sq[i] + sj - 2*dot(m.Row(i), xj)
+			if d2 < 0 {
+				d2 = 0
+			}
+			v := s * math.Exp(g*d2)
+			if m.y != nil {
+				v *= yj * float64(m.y[i])
+			}
+			dst[k] = float32(v)
+		}
+		return
+	}
+	for k, i := range rows {
+		v := s * m.k.Eval(m.Row(i), xj)
+		if m.y != nil {
+			v *= yj * float64(m.y[i])
+		}
+		dst[k] = float32(v)
+	}
+}
+
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// GramMatrix is the Matrix Q_ij = Scale · y_i · y_j · K_ij over a
+// precomputed kernel matrix K (n × n, read through At; symmetry is the
+// caller's promise).
+type GramMatrix struct {
+	k     mat.Matrix
+	y     []int8
+	scale float64
+}
+
+var _ Matrix = (*GramMatrix)(nil)
+
+// NewGramMatrix wraps the n × n kernel matrix K with labels y (nil means all
+// +1) and a positive factor scale. K is not copied.
+func NewGramMatrix(K mat.Matrix, y []int8, scale float64) *GramMatrix {
+	r, c := K.Dims()
+	if r != c {
+		panic("smo: Gram matrix is not square")
+	}
+	if y != nil && len(y) != r {
+		panic("smo: label length differs from the Gram matrix order")
+	}
+	return &GramMatrix{k: K, y: y, scale: scale}
+}
+
+// Len returns n.
+func (m *GramMatrix) Len() int { r, _ := m.k.Dims(); return r }
+
+// Diag returns Scale · K_ii.
+func (m *GramMatrix) Diag(i int) float64 { return m.scale * m.k.At(i, i) }
+
+// Column sets dst[k] = Q_{rows[k], j}.
+func (m *GramMatrix) Column(dst []float32, j int, rows []int) {
+	for k, i := range rows {
+		v := m.scale * m.k.At(i, j)
+		if m.y != nil {
+			v *= float64(m.y[i]) * float64(m.y[j])
+		}
+		dst[k] = float32(v)
+	}
+}

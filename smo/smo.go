@@ -1,0 +1,745 @@
+package smo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Matrix supplies the Hessian Q of the problem, column by column. Q must be
+// symmetric positive semi-definite; it already carries the labels, i.e. for a
+// kernel dual Q_ij = y_i y_j k(x_i, x_j) times any constant factor.
+type Matrix interface {
+	// Len returns n, the order of Q.
+	Len() int
+	// Diag returns Q_ii.
+	Diag(i int) float64
+	// Column sets dst[k] = Q_{rows[k], j} for every k. j and rows are
+	// indices in 0..n−1 of the caller's original order. The solver calls
+	// Column from one goroutine; an implementation may use several
+	// goroutines inside.
+	Column(dst []float32, j int, rows []int)
+}
+
+// Problem is the quadratic program
+//
+//	min_α ½ αᵀQα + pᵀα   s.t.  yᵀα = Delta,  0 ≤ α_i ≤ C_i.
+type Problem struct {
+	// Q is the Hessian (required).
+	Q Matrix
+	// P is the linear term p; nil means zero.
+	P []float64
+	// Y holds the labels y_i ∈ {+1, −1}; nil means all +1 (then the
+	// constraint is Σα = Delta).
+	Y []int8
+	// C holds the upper bounds C_i > 0 (required, length n).
+	C []float64
+	// Delta is the right-hand side of the equality constraint.
+	Delta float64
+	// Alpha0 is a feasible starting point; nil lets Solve build one by
+	// filling the variables of one label up to their bounds in index order
+	// (LIBSVM's start for the one-class problem).
+	Alpha0 []float64
+}
+
+// Settings controls the solver. The zero value is the default.
+type Settings struct {
+	// Tol is the stopping tolerance on the maximal KKT violation
+	// m(α) − M(α) (LIBSVM's -e); 0 means 1e-3.
+	Tol float64
+	// CacheMB is the budget of the kernel-column cache in megabytes
+	// (2^20 bytes; LIBSVM's -m); 0 means 200. The cache always holds at
+	// least two full columns, whatever the budget.
+	CacheMB float64
+	// NoShrinking turns the shrinking heuristic off (LIBSVM's -h 0).
+	NoShrinking bool
+	// MaxIter bounds the iterations; 0 means max(10⁷, 100·n) as LIBSVM.
+	// Reaching it ends the solve with Status IterationLimit.
+	MaxIter int
+	// Progress, when set, is called every 1,000 iterations with the stage
+	// "smo", the iteration count and MaxIter.
+	Progress func(stage string, done, total int)
+}
+
+// Status says how a solve ended.
+type Status int
+
+const (
+	// Optimal: the KKT conditions hold to the tolerance.
+	Optimal Status = iota
+	// IterationLimit: MaxIter iterations were done first; α is feasible
+	// but not optimal to the tolerance.
+	IterationLimit
+)
+
+func (s Status) String() string {
+	switch s {
+	case Optimal:
+		return "optimal"
+	case IterationLimit:
+		return "iteration limit reached"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// ErrIterationLimit is returned by Status.Err for IterationLimit.
+var ErrIterationLimit = errors.New("smo: maximum number of iterations reached before the tolerance was met")
+
+// Err returns nil for Optimal and ErrIterationLimit otherwise.
+func (s Status) Err() error {
+	if s == Optimal {
+		return nil
+	}
+	return ErrIterationLimit
+}
+
+// ErrNotPSD is wrapped by the error Solve returns when Q shows negative
+// curvature (a negative diagonal entry or a 2×2 principal minor with
+// Q_ii + Q_jj − 2 y_i y_j Q_ij < 0).
+var ErrNotPSD = errors.New("matrix is not positive semi-definite")
+
+// Result is the solution of a Problem.
+type Result struct {
+	// Alpha is the solution, in the problem's order.
+	Alpha []float64
+	// Gradient is Qα + p at Alpha.
+	Gradient []float64
+	// Rho is the multiplier of the equality constraint with LIBSVM's sign:
+	// y_i G_i = Rho for every free α_i (0 < α_i < C_i), averaged over them;
+	// with no free variable it is the midpoint of [Lower, Upper].
+	Rho float64
+	// Lower and Upper bound Rho from the bounded variables
+	// (Lower = Upper = Rho when a free variable exists).
+	Lower, Upper float64
+	// Objective is ½αᵀQα + pᵀα.
+	Objective float64
+	// Iterations is the number of two-variable updates.
+	Iterations int
+	// Status says whether the tolerance was met.
+	Status Status
+	// Gap is the final maximal KKT violation m(α) − M(α).
+	Gap float64
+	// CachePeakBytes is the largest number of bytes of Q values the column
+	// cache held at any time; CacheBudgetBytes is the bound it kept to.
+	CachePeakBytes, CacheBudgetBytes int64
+	// Columns counts the columns (or column parts) computed by Q.Column.
+	Columns int64
+}
+
+const (
+	tau = 1e-12 // LIBSVM's TAU: curvature used for non-positive pairs
+)
+
+const (
+	lowerBound = iota
+	upperBound
+	free
+)
+
+type solver struct {
+	q              Matrix
+	l              int
+	activeSize     int
+	y              []int8
+	alpha, g, gbar []float64
+	p, c, qd       []float64
+	status         []int8
+	perm           []int // perm[k] = original index at position k
+	cache          *cache
+	eps            float64
+	unshrink       bool
+	columns        int64
+	err            error
+}
+
+// Solve minimises the problem and returns its solution. It returns an error,
+// and no result, when the problem is infeasible or Q is not positive
+// semi-definite, and ctx.Err() when ctx is cancelled. Reaching the iteration
+// limit is not an error: the result carries Status IterationLimit.
+//
+// Solve panics when the lengths of P, Y, C or Alpha0 differ from Q.Len(), as
+// that is a programming error.
+func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
+	if prob.Q == nil {
+		panic("smo: nil Q")
+	}
+	l := prob.Q.Len()
+	if l <= 0 {
+		panic("smo: empty problem")
+	}
+	check := func(name string, n int) {
+		if n != l {
+			panic(fmt.Sprintf("smo: len(%s) = %d, want %d", name, n, l))
+		}
+	}
+	check("C", len(prob.C))
+	if prob.P != nil {
+		check("P", len(prob.P))
+	}
+	if prob.Y != nil {
+		check("Y", len(prob.Y))
+	}
+	if prob.Alpha0 != nil {
+		check("Alpha0", len(prob.Alpha0))
+	}
+	tol := set.Tol
+	if tol == 0 {
+		tol = 1e-3
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return nil, fmt.Errorf("smo: tolerance %v must be > 0", set.Tol)
+	}
+	mb := set.CacheMB
+	if mb == 0 {
+		mb = 200
+	}
+	if !(mb > 0) || math.IsInf(mb, 0) {
+		return nil, fmt.Errorf("smo: cache size %v MB must be > 0", set.CacheMB)
+	}
+	maxIter := set.MaxIter
+	if maxIter == 0 {
+		maxIter = 10000000
+		if l < math.MaxInt/100 && 100*l > maxIter {
+			maxIter = 100 * l
+		}
+	}
+	if maxIter < 0 {
+		return nil, fmt.Errorf("smo: max iterations %d must be ≥ 0", set.MaxIter)
+	}
+
+	s := &solver{q: prob.Q, l: l, eps: tol}
+	s.y = make([]int8, l)
+	s.alpha = make([]float64, l)
+	s.g = make([]float64, l)
+	s.gbar = make([]float64, l)
+	s.p = make([]float64, l)
+	s.c = make([]float64, l)
+	s.qd = make([]float64, l)
+	s.status = make([]int8, l)
+	s.perm = make([]int, l)
+	for i := 0; i < l; i++ {
+		s.perm[i] = i
+		s.y[i] = 1
+		if prob.Y != nil {
+			switch prob.Y[i] {
+			case 1, -1:
+				s.y[i] = prob.Y[i]
+			default:
+				return nil, fmt.Errorf("smo: label y[%d] = %d, want +1 or −1", i, prob.Y[i])
+			}
+		}
+		ci := prob.C[i]
+		if !(ci > 0) || math.IsInf(ci, 0) {
+			return nil, fmt.Errorf("smo: bound C[%d] = %v, want a finite number > 0", i, ci)
+		}
+		s.c[i] = ci
+		if prob.P != nil {
+			if math.IsNaN(prob.P[i]) || math.IsInf(prob.P[i], 0) {
+				return nil, fmt.Errorf("smo: linear term p[%d] = %v is not finite", i, prob.P[i])
+			}
+			s.p[i] = prob.P[i]
+		}
+		d := prob.Q.Diag(i)
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, fmt.Errorf("smo: Q[%d][%d] = %v is not finite", i, i, d)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("smo: %w: Q[%d][%d] = %v < 0", ErrNotPSD, i, i, d)
+		}
+		s.qd[i] = d
+	}
+	if err := s.start(prob.Alpha0, prob.Delta); err != nil {
+		return nil, err
+	}
+
+	budget := int64(mb * (1 << 20) / 4)
+	if budget < int64(2*l) {
+		budget = int64(2 * l)
+	}
+	s.cache = newCache(l, budget)
+	s.activeSize = l
+
+	// Initial gradient G = Qα + p and Ḡ = Σ_{α_i = C_i} C_i Q_i.
+	copy(s.g, s.p)
+	for i := 0; i < l; i++ {
+		if s.status[i] == lowerBound {
+			continue
+		}
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		qi := s.getQ(i, l)
+		ai := s.alpha[i]
+		for j := 0; j < l; j++ {
+			s.g[j] += ai * float64(qi[j])
+		}
+		if s.status[i] == upperBound {
+			ci := s.c[i]
+			for j := 0; j < l; j++ {
+				s.gbar[j] += ci * float64(qi[j])
+			}
+		}
+	}
+
+	shrinking := !set.NoShrinking
+	iter := 0
+	counter := min(l, 1000) + 1
+	st := Optimal
+	gap := 0.0
+	for {
+		if iter >= maxIter {
+			st = IterationLimit
+			break
+		}
+		counter--
+		if counter == 0 {
+			counter = min(l, 1000)
+			if shrinking {
+				s.shrink()
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		i, j, ok := s.selectWorkingSet(&gap)
+		if s.err != nil {
+			return nil, s.err
+		}
+		if !ok {
+			s.reconstructGradient()
+			s.activeSize = l
+			i, j, ok = s.selectWorkingSet(&gap)
+			if s.err != nil {
+				return nil, s.err
+			}
+			if !ok {
+				break
+			}
+			counter = 1 // shrink at the next iteration
+		}
+		iter++
+		if set.Progress != nil && iter%1000 == 0 {
+			set.Progress("smo", iter, maxIter)
+		}
+		s.update(i, j)
+	}
+	if s.activeSize < l {
+		s.reconstructGradient()
+		s.activeSize = l
+	}
+	if st == IterationLimit {
+		// Report the violation at the returned point.
+		var g float64
+		s.selectWorkingSet(&g)
+		gap = g
+		s.err = nil
+	}
+
+	res := &Result{
+		Alpha:            make([]float64, l),
+		Gradient:         make([]float64, l),
+		Iterations:       iter,
+		Status:           st,
+		Gap:              gap,
+		CachePeakBytes:   4 * s.cache.peak,
+		CacheBudgetBytes: 4 * s.cache.budget,
+		Columns:          s.columns,
+	}
+	res.Rho, res.Lower, res.Upper = s.rho()
+	var obj float64
+	for k := 0; k < l; k++ {
+		obj += s.alpha[k] * (s.g[k] + s.p[k])
+		res.Alpha[s.perm[k]] = s.alpha[k]
+		res.Gradient[s.perm[k]] = s.g[k]
+	}
+	res.Objective = obj / 2
+	return res, nil
+}
+
+// start sets a feasible α and the bound statuses.
+func (s *solver) start(alpha0 []float64, delta float64) error {
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		return fmt.Errorf("smo: Delta = %v is not finite", delta)
+	}
+	if alpha0 != nil {
+		var sum, scale float64
+		for i, a := range alpha0 {
+			if !(a >= 0 && a <= s.c[i]) {
+				return fmt.Errorf("smo: Alpha0[%d] = %v is outside [0, C_i = %v]", i, a, s.c[i])
+			}
+			s.alpha[i] = a
+			sum += float64(s.y[i]) * a
+			scale += s.c[i]
+		}
+		if math.Abs(sum-delta) > 1e-9*math.Max(1, scale) {
+			return fmt.Errorf("smo: Alpha0 is infeasible: yᵀα = %v, want %v", sum, delta)
+		}
+	} else {
+		// Fill the variables whose label has the sign of Delta, in order.
+		want := int8(1)
+		if delta < 0 {
+			want = -1
+		}
+		rest := math.Abs(delta)
+		for i := 0; i < s.l && rest > 0; i++ {
+			if s.y[i] != want {
+				continue
+			}
+			a := math.Min(s.c[i], rest)
+			s.alpha[i] = a
+			rest -= a
+		}
+		if rest > 1e-12*math.Max(1, math.Abs(delta)) {
+			return fmt.Errorf("smo: infeasible problem: the bounds allow |yᵀα| ≤ %v, but Delta = %v", math.Abs(delta)-rest, delta)
+		}
+	}
+	for i := range s.alpha {
+		s.setStatus(i)
+	}
+	return nil
+}
+
+func (s *solver) setStatus(i int) {
+	switch {
+	case s.alpha[i] >= s.c[i]:
+		s.status[i] = upperBound
+	case s.alpha[i] <= 0:
+		s.status[i] = lowerBound
+	default:
+		s.status[i] = free
+	}
+}
+
+// getQ returns the first length entries of column i (positions in the
+// current order), computing the part the cache lacks.
+func (s *solver) getQ(i, length int) []float32 {
+	data, valid := s.cache.get(i, length)
+	if valid < length {
+		s.q.Column(data[valid:length], s.perm[i], s.perm[valid:length])
+		s.columns++
+	}
+	return data[:length]
+}
+
+func (s *solver) swapIndex(i, j int) {
+	if i == j {
+		return
+	}
+	s.cache.swap(i, j)
+	s.y[i], s.y[j] = s.y[j], s.y[i]
+	s.alpha[i], s.alpha[j] = s.alpha[j], s.alpha[i]
+	s.g[i], s.g[j] = s.g[j], s.g[i]
+	s.gbar[i], s.gbar[j] = s.gbar[j], s.gbar[i]
+	s.p[i], s.p[j] = s.p[j], s.p[i]
+	s.c[i], s.c[j] = s.c[j], s.c[i]
+	s.qd[i], s.qd[j] = s.qd[j], s.qd[i]
+	s.status[i], s.status[j] = s.status[j], s.status[i]
+	s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
+}
+
+// selectWorkingSet is WSS 2 of Fan, Chen and Lin (2005): i maximises the
+// violation −y_i G_i over I_up, j minimises the second-order decrease
+// −b²/a over the pairs (i, t) with b = −y_iG_i + y_tG_t > 0. It reports the
+// violation m − M in gap and ok = false when it is below the tolerance.
+func (s *solver) selectWorkingSet(gap *float64) (int, int, bool) {
+	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
+	imax := -1
+	n := s.activeSize
+	g, y, st := s.g[:n], s.y[:n], s.status[:n]
+	for t := range g {
+		if y[t] == 1 {
+			if st[t] != upperBound && -g[t] >= gmax {
+				gmax, imax = -g[t], t
+			}
+		} else {
+			if st[t] != lowerBound && g[t] >= gmax {
+				gmax, imax = g[t], t
+			}
+		}
+	}
+	var qi []float32
+	if imax != -1 {
+		qi = s.getQ(imax, n)
+	}
+	jmin := -1
+	objMin := math.Inf(1)
+	var qdi float64
+	var yi float64
+	if imax != -1 {
+		qdi = s.qd[imax]
+		yi = float64(s.y[imax])
+	}
+	qd := s.qd[:n]
+	for t := range g {
+		if y[t] == 1 {
+			if st[t] == lowerBound {
+				continue
+			}
+			diff := gmax + g[t]
+			if g[t] >= gmax2 {
+				gmax2 = g[t]
+			}
+			if diff > 0 {
+				a := qdi + qd[t] - 2*yi*float64(qi[t])
+				if a <= 0 {
+					s.curvature(imax, t, a)
+					a = tau
+				}
+				if o := -(diff * diff) / a; o <= objMin {
+					jmin, objMin = t, o
+				}
+			}
+		} else {
+			if st[t] == upperBound {
+				continue
+			}
+			diff := gmax - g[t]
+			if -g[t] >= gmax2 {
+				gmax2 = -g[t]
+			}
+			if diff > 0 {
+				a := qdi + qd[t] + 2*yi*float64(qi[t])
+				if a <= 0 {
+					s.curvature(imax, t, a)
+					a = tau
+				}
+				if o := -(diff * diff) / a; o <= objMin {
+					jmin, objMin = t, o
+				}
+			}
+		}
+	}
+	*gap = gmax + gmax2
+	if gmax+gmax2 < s.eps || jmin == -1 {
+		return 0, 0, false
+	}
+	return imax, jmin, true
+}
+
+// curvature records an error when a 2×2 minor is clearly negative; values
+// within single-precision rounding of zero (identical points) are fine.
+func (s *solver) curvature(i, t int, a float64) {
+	if s.err != nil || i == t {
+		return
+	}
+	if a < -1e-5*(math.Abs(s.qd[i])+math.Abs(s.qd[t])+1e-300) {
+		s.err = fmt.Errorf("smo: %w: rows %d and %d give Q_ii + Q_jj − 2Q_ij = %.4g < 0", ErrNotPSD, s.perm[i], s.perm[t], a)
+	}
+}
+
+// update solves the two-variable subproblem on (i, j) and updates G and Ḡ.
+func (s *solver) update(i, j int) {
+	n := s.activeSize
+	qi := s.getQ(i, n)
+	qj := s.getQ(j, n)
+	ci, cj := s.c[i], s.c[j]
+	oldI, oldJ := s.alpha[i], s.alpha[j]
+	ai, aj := oldI, oldJ
+	if s.y[i] != s.y[j] {
+		a := s.qd[i] + s.qd[j] + 2*float64(qi[j])
+		if a <= 0 {
+			a = tau
+		}
+		delta := (-s.g[i] - s.g[j]) / a
+		diff := ai - aj
+		ai += delta
+		aj += delta
+		if diff > 0 {
+			if aj < 0 {
+				aj, ai = 0, diff
+			}
+		} else if ai < 0 {
+			ai, aj = 0, -diff
+		}
+		if diff > ci-cj {
+			if ai > ci {
+				ai, aj = ci, ci-diff
+			}
+		} else if aj > cj {
+			aj, ai = cj, cj+diff
+		}
+	} else {
+		a := s.qd[i] + s.qd[j] - 2*float64(qi[j])
+		if a <= 0 {
+			a = tau
+		}
+		delta := (s.g[i] - s.g[j]) / a
+		sum := ai + aj
+		ai -= delta
+		aj += delta
+		if sum > ci {
+			if ai > ci {
+				ai, aj = ci, sum-ci
+			}
+		} else if aj < 0 {
+			aj, ai = 0, sum
+		}
+		if sum > cj {
+			if aj > cj {
+				aj, ai = cj, sum-cj
+			}
+		} else if ai < 0 {
+			ai, aj = 0, sum
+		}
+	}
+	s.alpha[i], s.alpha[j] = ai, aj
+	dai, daj := ai-oldI, aj-oldJ
+	g := s.g[:n]
+	qi, qj = qi[:n], qj[:n]
+	for k := range g {
+		g[k] += float64(qi[k])*dai + float64(qj[k])*daj
+	}
+	ui := s.status[i] == upperBound
+	uj := s.status[j] == upperBound
+	s.setStatus(i)
+	s.setStatus(j)
+	if ui != (s.status[i] == upperBound) {
+		s.updateGbar(i, ui)
+	}
+	if uj != (s.status[j] == upperBound) {
+		s.updateGbar(j, uj)
+	}
+}
+
+func (s *solver) updateGbar(i int, wasUpper bool) {
+	q := s.getQ(i, s.l)
+	c := s.c[i]
+	if wasUpper {
+		c = -c
+	}
+	gb := s.gbar[:s.l]
+	for k := range gb {
+		gb[k] += c * float64(q[k])
+	}
+}
+
+func (s *solver) beShrunk(i int, gmax1, gmax2 float64) bool {
+	switch s.status[i] {
+	case upperBound:
+		if s.y[i] == 1 {
+			return -s.g[i] > gmax1
+		}
+		return -s.g[i] > gmax2
+	case lowerBound:
+		if s.y[i] == 1 {
+			return s.g[i] > gmax2
+		}
+		return s.g[i] > gmax1
+	}
+	return false
+}
+
+func (s *solver) shrink() {
+	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
+	for i := 0; i < s.activeSize; i++ {
+		if s.y[i] == 1 {
+			if s.status[i] != upperBound && -s.g[i] >= gmax1 {
+				gmax1 = -s.g[i]
+			}
+			if s.status[i] != lowerBound && s.g[i] >= gmax2 {
+				gmax2 = s.g[i]
+			}
+		} else {
+			if s.status[i] != upperBound && -s.g[i] >= gmax2 {
+				gmax2 = -s.g[i]
+			}
+			if s.status[i] != lowerBound && s.g[i] >= gmax1 {
+				gmax1 = s.g[i]
+			}
+		}
+	}
+	if !s.unshrink && gmax1+gmax2 <= s.eps*10 {
+		s.unshrink = true
+		s.reconstructGradient()
+		s.activeSize = s.l
+	}
+	for i := 0; i < s.activeSize; i++ {
+		if !s.beShrunk(i, gmax1, gmax2) {
+			continue
+		}
+		s.activeSize--
+		for s.activeSize > i {
+			if !s.beShrunk(s.activeSize, gmax1, gmax2) {
+				s.swapIndex(i, s.activeSize)
+				break
+			}
+			s.activeSize--
+		}
+	}
+}
+
+// reconstructGradient recomputes G for the shrunk variables from
+// G_i = Ḡ_i + p_i + Σ_{free j} α_j Q_ij.
+func (s *solver) reconstructGradient() {
+	n, l := s.activeSize, s.l
+	if n == l {
+		return
+	}
+	for j := n; j < l; j++ {
+		s.g[j] = s.gbar[j] + s.p[j]
+	}
+	nFree := 0
+	for j := 0; j < n; j++ {
+		if s.status[j] == free {
+			nFree++
+		}
+	}
+	if nFree*l > 2*n*(l-n) {
+		for i := n; i < l; i++ {
+			q := s.getQ(i, n)
+			var sum float64
+			for j := 0; j < n; j++ {
+				if s.status[j] == free {
+					sum += s.alpha[j] * float64(q[j])
+				}
+			}
+			s.g[i] += sum
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			if s.status[i] != free {
+				continue
+			}
+			q := s.getQ(i, l)
+			a := s.alpha[i]
+			for j := n; j < l; j++ {
+				s.g[j] += a * float64(q[j])
+			}
+		}
+	}
+}
+
+// rho returns LIBSVM's ρ with the bounds it comes from.
+func (s *solver) rho() (r, lower, upper float64) {
+	ub, lb := math.Inf(1), math.Inf(-1)
+	nFree := 0
+	var sumFree float64
+	for i := 0; i < s.activeSize; i++ {
+		yg := float64(s.y[i]) * s.g[i]
+		switch s.status[i] {
+		case upperBound:
+			if s.y[i] == -1 {
+				ub = math.Min(ub, yg)
+			} else {
+				lb = math.Max(lb, yg)
+			}
+		case lowerBound:
+			if s.y[i] == 1 {
+				ub = math.Min(ub, yg)
+			} else {
+				lb = math.Max(lb, yg)
+			}
+		default:
+			nFree++
+			sumFree += yg
+		}
+	}
+	if nFree > 0 {
+		r = sumFree / float64(nFree)
+		return r, r, r
+	}
+	return (ub + lb) / 2, lb, ub
+}
