@@ -1,0 +1,7 @@
+package main
+
+// The detection methods of the binary: each package registers itself with
+// the detector registry in its init function.
+import (
+	_ "github.com/kernelad/anomaly/expose"
+)

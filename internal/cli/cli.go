@@ -1,0 +1,159 @@
+// Package cli holds the commands of the anomaly program: flags, files and
+// printing around the library, no algorithm. cmd/anomaly's main calls Run.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the anomaly program.
+const (
+	ExitOK          = 0   // success
+	ExitUsage       = 1   // bad flags or arguments, unknown method or parameter, parameter out of range
+	ExitData        = 2   // bad input data or model file
+	ExitInternal    = 3   // internal error, or output that cannot be written
+	ExitInterrupted = 130 // stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it)
+)
+
+// exitError carries an exit code with the error a command failed with.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(err error) error { return &exitError{ExitUsage, err} }
+func dataErr(err error) error  { return &exitError{ExitData, err} }
+func internalErr(err error) error {
+	return &exitError{ExitInternal, err}
+}
+
+// usagef returns a usage error with a formatted message.
+func usagef(format string, args ...any) error { return usageErr(fmt.Errorf(format, args...)) }
+
+// Run executes the anomaly program with args (without the program name),
+// writing results to stdout and messages to stderr, and returns the exit
+// code. Every failure is one line on stderr prefixed "anomaly: ". ctx
+// bounds the whole run; fit additionally stops on SIGINT and SIGTERM.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "anomaly: internal error: %v\n", oneLine(fmt.Sprint(r)))
+			code = ExitInternal
+		}
+	}()
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "anomaly: %s\n", oneLine(err.Error()))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	// Errors that did not come through a command's run function are cobra's
+	// own: unknown commands and flags, missing required flags.
+	return ExitUsage
+}
+
+// oneLine folds a message onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.TrimSpace(s)), " ")
+}
+
+const rootLong = `anomaly fits kernel and tensor anomaly detectors to the rows of a data file,
+scores new rows (higher = more anomalous) and evaluates scores against labels.
+
+Data files are read by extension: .csv (a header row; a "label" or "y" column,
+or the one named by --label, holds 1 = anomaly, 0 = normal, -1 or empty =
+unlabeled), .npy, .npz (arrays X and y), LIBSVM text (.libsvm, .svm,
+.svmlight, .txt) and .arff.
+
+Parameters of a method are given with --set key=value, repeatable; "anomaly
+methods" lists every method with its parameters and defaults.
+
+Exit codes:
+  0    success
+  1    usage: bad flags or arguments, unknown method or parameter,
+       parameter out of range
+  2    bad data: a data file that is missing, unreadable, of an unknown
+       format, ragged, non-numeric, holding NaN or Inf, empty or with the
+       wrong feature count; a corrupt, truncated or other-version model
+  3    internal error, or output that cannot be written
+  130  interrupted (SIGINT or SIGTERM); no partial output is left behind
+
+Every error is one line on stderr starting "anomaly: ", naming the file and,
+where they apply, the row and column. Output files are written to a temporary
+file in the same directory and renamed into place, so they are either
+complete or absent.`
+
+const rootExample = `  anomaly methods
+  anomaly fit --method expose --data train.csv --out model.bin --set features=4000 --seed 1
+  anomaly score --model model.bin --data new.csv --out scores.csv
+  anomaly eval --model model.bin --data test.csv --json`
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "anomaly",
+		Short:         "Kernel and tensor anomaly detection",
+		Long:          rootLong,
+		Example:       rootExample,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr(fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath()))
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+	// bench, plot and export (DESIGN.md) join here.
+	root.AddCommand(
+		newMethodsCmd(stdout),
+		newFitCmd(stderr),
+		newScoreCmd(stdout, stderr),
+		newEvalCmd(stdout),
+	)
+	return root
+}
+
+// runE adapts a command's run function: errors that carry no exit code are
+// internal.
+func runE(run func(ctx context.Context) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, _ []string) error {
+		err := run(c.Context())
+		var ee *exitError
+		if err != nil && !errors.As(err, &ee) {
+			err = internalErr(err)
+		}
+		return err
+	}
+}
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments (got %q); data and models are given with flags", c.CommandPath(), args[0])
+	}
+	return nil
+}
+
+// require reports a missing required flag as a usage error.
+func require(c *cobra.Command, flags ...string) error {
+	for _, f := range flags {
+		if !c.Flags().Changed(f) {
+			return usagef("%s: flag --%s is required", c.CommandPath(), f)
+		}
+	}
+	return nil
+}

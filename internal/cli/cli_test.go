@@ -1,0 +1,559 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"flag"
+	"hash/crc32"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kernelad/anomaly/detector"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestMain lets the test binary stand in for the anomaly program (with the
+// test methods registered) when ANOMALY_CLI_MAIN is set, so the signal test
+// can run it as a child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("ANOMALY_CLI_MAIN") == "1" {
+		os.Exit(Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// run drives the program in-process.
+func run(ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Run(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The training data: four normal rows around (0.5, 0.5) and one anomaly.
+// meandist's mean is (1.4, 1.4) (the arithmetic mean of the a and b columns).
+const trainCSV = `a,b,label
+0,0,0
+1,0,0
+0,1,0
+1,1,0
+5,5,1
+`
+
+// testCSV mixes labelled, unlabelled and anomalous rows. meandist scores
+// (squared distance to (1.4, 1.4)): 1.62, 0.32, 13.52, 2.12 (unlabelled,
+// skipped by eval), 34.12, 7.72, 6.97, 0.32. The last row, an anomaly,
+// repeats the normal row (1, 1), so the two tie exactly: eval's AUC is
+// (4 + 4 + ½)/12 = 0.708333 and its average precision
+// ⅓·1 + ⅓·1 + ⅓·(3/7) = 0.809524.
+const testCSV = `a,b,label
+0.5,0.5,0
+1,1,0
+4,4,1
+0,1,-1
+6,5,1
+-1,0,0
+3,3.5,0
+1,1,1
+`
+
+func write(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fitModel writes train.csv and a fitted meandist model into dir.
+func fitModel(t *testing.T, dir string) (train, model string) {
+	t.Helper()
+	train = write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	model = filepath.Join(dir, "model.bin")
+	if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", model); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	return train, model
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		write(t, path, got)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got ---\n%s--- want ---\n%s", path, got, want)
+	}
+}
+
+func TestGoldenOutputs(t *testing.T) {
+	dir := t.TempDir()
+	_, model := fitModel(t, dir)
+	test := write(t, filepath.Join(dir, "test.csv"), testCSV)
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"help.golden", []string{"--help"}},
+		{"methods.golden", []string{"methods"}},
+		{"methods_json.golden", []string{"methods", "--json"}},
+		{"score.golden", []string{"score", "--model", model, "--data", test}},
+		{"eval.golden", []string{"eval", "--model", model, "--data", test}},
+		{"eval_json.golden", []string{"eval", "--model", model, "--data", test, "--json"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			code, stdout, stderr := run(context.Background(), tc.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			golden(t, tc.golden, stdout)
+		})
+	}
+}
+
+func TestScoreOut(t *testing.T) {
+	dir := t.TempDir()
+	_, model := fitModel(t, dir)
+	test := write(t, filepath.Join(dir, "test.csv"), testCSV)
+	out := filepath.Join(dir, "scores.csv")
+	code, stdout, stderr := run(context.Background(), "score", "--model", model, "--data", test, "--out", out)
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	_, want, _ := run(context.Background(), "score", "--model", model, "--data", test)
+	got, err := os.ReadFile(out)
+	if err != nil || string(got) != want {
+		t.Errorf("--out wrote %q (%v); stdout gives %q", got, err, want)
+	}
+	assertFiles(t, dir, "model.bin", "scores.csv", "test.csv", "train.csv")
+}
+
+func TestFitSummaryAndParams(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	model := filepath.Join(dir, "m.bin")
+	code, stdout, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", model,
+		"--contamination", "0.2", "--seed", "7", "--shape", "2x1", "--set", "block=false")
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "meandist: fitted 5 rows × 2 features") {
+		t.Errorf("summary line %q", stderr)
+	}
+	f, err := os.Open(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	name, params, _, err := detector.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false"}
+	if name != "meandist" || !mapsEqual(params, want) {
+		t.Errorf("model holds %s %v, want meandist %v", name, params, want)
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestLabeled(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	model := filepath.Join(dir, "m.bin")
+	code, _, stderr := run(context.Background(), "fit", "--method", "meanlabeled", "--labeled", "--data", train, "--out", model)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Fitted on the four normal rows only, the threshold is a quantile of
+	// their distances to (0.5, 0.5): every one is 0.5.
+	f, _ := os.Open(model)
+	defer f.Close()
+	_, _, d, err := detector.Load(f)
+	if err != nil || d.Threshold() != 0.5 {
+		t.Errorf("threshold %v (%v), want 0.5", d.Threshold(), err)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgressBar(&b)
+	p.update("mean", 1, 4)
+	p.update("mean", 2, 4) // within 100 ms of the last: skipped
+	p.update("mean", 4, 4) // the last step is always drawn
+	p.done()
+	want := "\r\x1b[Kmean 1/4 (25%)\r\x1b[Kmean 4/4 (100%)\r\x1b[K"
+	if b.String() != want {
+		t.Errorf("progress output %q, want %q", b.String(), want)
+	}
+	var nilBar *progressBar
+	nilBar.done() // no-op
+}
+
+func TestParseSet(t *testing.T) {
+	m, err := parseSet([]string{"gamma=0.5", " shape = 24,51 ", "kernel="})
+	want := map[string]string{"gamma": "0.5", "shape": "24,51", "kernel": ""}
+	if err != nil || !mapsEqual(m, want) {
+		t.Errorf("parseSet = %v, %v; want %v", m, err, want)
+	}
+	for _, bad := range [][]string{{"gamma"}, {"=1"}, {"a=1", "a=2"}} {
+		if _, err := parseSet(bad); err == nil {
+			t.Errorf("parseSet(%q) accepted", bad)
+		}
+	}
+}
+
+// assertFiles checks that dir holds exactly the named files: no output, no
+// model and no temporary file was left behind.
+func assertFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	slices.Sort(got)
+	slices.Sort(names)
+	if !slices.Equal(got, names) {
+		t.Errorf("directory holds %q, want %q", got, names)
+	}
+}
+
+// rewriteModel re-encodes a model file with its JSON header passed through
+// edit and a fresh checksum; the layout is detector.Save's: magic line,
+// uint32 header length, header, uint64 state length, state, CRC-32.
+func rewriteModel(t *testing.T, b []byte, edit func(string) string) []byte {
+	t.Helper()
+	const magic = "ANOMALY-MODEL\n"
+	rest := b[len(magic):]
+	hl := binary.LittleEndian.Uint32(rest)
+	h := edit(string(rest[4 : 4+hl]))
+	tail := rest[4+hl : len(rest)-4] // state length and state
+	var out bytes.Buffer
+	out.WriteString(magic)
+	binary.Write(&out, binary.LittleEndian, uint32(len(h)))
+	out.WriteString(h)
+	out.Write(tail)
+	binary.Write(&out, binary.LittleEndian, crc32.ChecksumIEEE(out.Bytes()))
+	return out.Bytes()
+}
+
+// setup names the files of a bad-input case: its directory, a training
+// file, a model fitted on it and an output path that must not appear.
+type setup struct{ dir, train, model, out string }
+
+// TestBadInput runs every kind of bad input of issue 2 (must show 7): each
+// gets its exit code, one line on stderr naming the file (and row and
+// column where they apply), and leaves no file behind.
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string // extra files in the case directory
+		args  func(s setup) []string
+		code  int
+		want  []string // substrings of the stderr line; "{dir}" is the case directory
+		prep  func(t *testing.T, s setup)
+	}{
+		{name: "missing data file",
+			args: func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "nofile.csv")) },
+			code: ExitData, want: []string{"{dir}/nofile.csv: no such file"}},
+		{name: "unreadable data file (a directory)",
+			prep: func(t *testing.T, s setup) { os.Mkdir(filepath.Join(s.dir, "dir.csv"), 0o755) },
+			args: func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "dir.csv")) },
+			code: ExitData, want: []string{"{dir}/dir.csv: is a directory"}},
+		{name: "unreadable data file (permission)",
+			files: map[string]string{"secret.csv": trainCSV},
+			prep: func(t *testing.T, s setup) {
+				p := filepath.Join(s.dir, "secret.csv")
+				os.Chmod(p, 0)
+				if f, err := os.Open(p); err == nil {
+					f.Close()
+					t.Skip("running as root: permissions do not stop reading")
+				}
+			},
+			args: func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "secret.csv")) },
+			code: ExitData, want: []string{"{dir}/secret.csv: permission denied"}},
+		{name: "unknown extension",
+			files: map[string]string{"data.xyz": trainCSV},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "data.xyz")) },
+			code:  ExitData, want: []string{"{dir}/data.xyz: unknown extension \".xyz\""}},
+		{name: "ragged CSV",
+			files: map[string]string{"bad.csv": "a,b\n1,2\n3\n"},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "bad.csv")) },
+			code:  ExitData, want: []string{"{dir}/bad.csv: row 3", "1 fields"}},
+		{name: "non-numeric CSV",
+			files: map[string]string{"bad.csv": "a,b\n1,2\n3,x\n"},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "bad.csv")) },
+			code:  ExitData, want: []string{"{dir}/bad.csv: row 3, column 2", "not a number"}},
+		{name: "NaN in CSV",
+			files: map[string]string{"bad.csv": "a,b\n1,NaN\n"},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "bad.csv")) },
+			code:  ExitData, want: []string{"{dir}/bad.csv: row 2, column 2", "NaN"}},
+		{name: "Inf in CSV at score time",
+			files: map[string]string{"bad.csv": "a,b\n1,2\n-Inf,3\n"},
+			args:  func(s setup) []string { return scoreArgs(s, filepath.Join(s.dir, "bad.csv")) },
+			code:  ExitData, want: []string{"{dir}/bad.csv: row 3, column 1", "infinite"}},
+		{name: "empty data (header only)",
+			files: map[string]string{"empty.csv": "a,b\n"},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "empty.csv")) },
+			code:  ExitData, want: []string{"{dir}/empty.csv: no data rows"}},
+		{name: "empty file",
+			files: map[string]string{"empty.csv": ""},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "empty.csv")) },
+			code:  ExitData, want: []string{"{dir}/empty.csv: empty file"}},
+		{name: "wrong feature count at score time",
+			files: map[string]string{"wide.csv": "a,b,c\n1,2,3\n"},
+			args:  func(s setup) []string { return scoreArgs(s, filepath.Join(s.dir, "wide.csv")) },
+			code:  ExitData, want: []string{"{dir}/wide.csv: wrong feature count: data has 3 columns, the model was fitted on 2"}},
+		{name: "wrong feature count at eval time",
+			files: map[string]string{"wide.csv": "a,b,c,y\n1,2,3,1\n1,2,3,0\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "wide.csv")}
+			},
+			code: ExitData, want: []string{"{dir}/wide.csv: wrong feature count"}},
+		{name: "unknown method",
+			args: func(s setup) []string { return []string{"fit", "--method", "nope", "--data", s.train, "--out", s.out} },
+			code: ExitUsage, want: []string{"unknown method \"nope\"", "meandist"}},
+		{name: "unknown parameter",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "gamma=1") },
+			code: ExitUsage, want: []string{"unknown parameter gamma"}},
+		{name: "out-of-range parameter (--contamination)",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--contamination", "0.7") },
+			code: ExitUsage, want: []string{"contamination", "(0, 0.5]"}},
+		{name: "unparsable parameter",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "contamination=lots") },
+			code: ExitUsage, want: []string{"contamination=\"lots\"", "not a finite number"}},
+		{name: "malformed --set",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "contamination") },
+			code: ExitUsage, want: []string{"--set \"contamination\": want key=value"}},
+		{name: "parameter given twice",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--seed", "1", "--set", "seed=2") },
+			code: ExitUsage, want: []string{"--seed and --set seed both given"}},
+		{name: "bad --shape",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--shape", "2xq") },
+			code: ExitUsage, want: []string{"--shape \"2xq\""}},
+		{name: "--shape not matching the features",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--shape", "3x1") },
+			code: ExitData, want: []string{"{dir}/train.csv: shape [3 1]"}},
+		{name: "--labeled on a method without labels",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--labeled") },
+			code: ExitUsage, want: []string{"--labeled: method meandist does not use labels"}},
+		{name: "--labeled on unlabelled data",
+			files: map[string]string{"nolabel.csv": "a,b\n1,2\n"},
+			args: func(s setup) []string {
+				return []string{"fit", "--method", "meanlabeled", "--labeled", "--data", filepath.Join(s.dir, "nolabel.csv"), "--out", s.out}
+			},
+			code: ExitData, want: []string{"{dir}/nolabel.csv: --labeled needs labels"}},
+		{name: "unknown flag",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--gamma", "1") },
+			code: ExitUsage, want: []string{"unknown flag: --gamma"}},
+		{name: "missing required flag",
+			args: func(s setup) []string { return []string{"fit", "--method", "meandist", "--data", s.train} },
+			code: ExitUsage, want: []string{"--out is required"}},
+		{name: "positional argument",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "extra") },
+			code: ExitUsage, want: []string{"takes no arguments"}},
+		{name: "unknown command",
+			args: func(s setup) []string { return []string{"frobnicate"} },
+			code: ExitUsage, want: []string{"unknown command \"frobnicate\""}},
+		{name: "missing model file",
+			args: func(s setup) []string {
+				return []string{"score", "--model", filepath.Join(s.dir, "none.bin"), "--data", s.train}
+			},
+			code: ExitData, want: []string{"{dir}/none.bin: cannot open model: no such file or directory"}},
+		{name: "not a model file",
+			args: func(s setup) []string { return []string{"score", "--model", s.train, "--data", s.train} },
+			code: ExitData, want: []string{"{dir}/train.csv: not a valid model file"}},
+		{name: "corrupt model",
+			prep: func(t *testing.T, s setup) {
+				b, _ := os.ReadFile(s.model)
+				b[len(b)/2] ^= 0xff
+				write(t, s.model, string(b))
+			},
+			args: func(s setup) []string { return scoreArgs(s, s.train) },
+			code: ExitData, want: []string{"{dir}/model.bin: not a valid model file: checksum mismatch"}},
+		{name: "truncated model",
+			prep: func(t *testing.T, s setup) {
+				b, _ := os.ReadFile(s.model)
+				write(t, s.model, string(b[:len(b)-10]))
+			},
+			args: func(s setup) []string { return scoreArgs(s, s.train) },
+			code: ExitData, want: []string{"{dir}/model.bin: not a valid model file: truncated"}},
+		{name: "other-version model",
+			prep: func(t *testing.T, s setup) {
+				b, _ := os.ReadFile(s.model)
+				b = rewriteModel(t, b, func(h string) string { return strings.Replace(h, `"version":1`, `"version":99`, 1) })
+				write(t, s.model, string(b))
+			},
+			args: func(s setup) []string { return scoreArgs(s, s.train) },
+			code: ExitData, want: []string{"{dir}/model.bin: model of method meandist has state version 99; this build reads version 1"}},
+		{name: "model of an unknown method",
+			prep: func(t *testing.T, s setup) {
+				b, _ := os.ReadFile(s.model)
+				b = rewriteModel(t, b, func(h string) string { return strings.Replace(h, `"meandist"`, `"gone"`, 1) })
+				write(t, s.model, string(b))
+			},
+			args: func(s setup) []string { return scoreArgs(s, s.train) },
+			code: ExitData, want: []string{"{dir}/model.bin: model was written by method \"gone\""}},
+		{name: "eval without labels",
+			files: map[string]string{"nolabel.csv": "a,b\n1,2\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "nolabel.csv")}
+			},
+			code: ExitData, want: []string{"{dir}/nolabel.csv: no labels"}},
+		{name: "eval with one class",
+			files: map[string]string{"one.csv": "a,b,y\n1,2,0\n3,4,0\n5,5,-1\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "one.csv")}
+			},
+			code: ExitData, want: []string{"{dir}/one.csv: eval: labels hold only one class (0 anomalies, 2 normal rows)"}},
+		{name: "bad label value",
+			files: map[string]string{"lab.csv": "a,b,y\n1,2,7\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "lab.csv")}
+			},
+			code: ExitData, want: []string{"{dir}/lab.csv: row 2, column 3"}},
+		{name: "output directory missing",
+			args: func(s setup) []string {
+				return []string{"fit", "--method", "meandist", "--data", s.train, "--out", filepath.Join(s.dir, "no", "m.bin")}
+			},
+			code: ExitInternal, want: []string{"{dir}/no/m.bin: cannot create output"}},
+		{name: "output is a directory",
+			prep: func(t *testing.T, s setup) { os.Mkdir(filepath.Join(s.dir, "outdir"), 0o755) },
+			args: func(s setup) []string { return scoreArgsOut(s, s.train, filepath.Join(s.dir, "outdir")) },
+			code: ExitUsage, want: []string{"{dir}/outdir: output path is a directory"}},
+		{name: "score --out with bad data",
+			files: map[string]string{"bad.csv": "a,b\n1,2\n3,x\n"},
+			args:  func(s setup) []string { return scoreArgsOut(s, filepath.Join(s.dir, "bad.csv"), s.out) },
+			code:  ExitData, want: []string{"{dir}/bad.csv: row 3, column 2"}},
+		{name: "interrupted fit",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "block=true") },
+			code: ExitInterrupted, want: []string{"fit interrupted; no model written to {dir}/out"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			train, model := fitModel(t, dir)
+			s := setup{dir: dir, train: train, model: model, out: filepath.Join(dir, "out")}
+			for name, content := range tc.files {
+				write(t, filepath.Join(dir, name), content)
+			}
+			if tc.prep != nil {
+				tc.prep(t, s)
+			}
+			before := listDir(t, dir)
+			ctx := context.Background()
+			if tc.code == ExitInterrupted {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			}
+			code, stdout, stderr := run(ctx, tc.args(s)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if !strings.HasPrefix(stderr, "anomaly: ") || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+				t.Errorf("stderr is not one line starting \"anomaly: \": %q", stderr)
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "{dir}", dir); !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not say %q", stderr, w)
+				}
+			}
+			assertFiles(t, dir, before...)
+		})
+	}
+}
+
+func fitArgs(s setup, data string) []string {
+	return []string{"fit", "--method", "meandist", "--data", data, "--out", s.out}
+}
+
+func scoreArgs(s setup, data string) []string {
+	return []string{"score", "--model", s.model, "--data", data}
+}
+
+func scoreArgsOut(s setup, data, out string) []string {
+	return []string{"score", "--model", s.model, "--data", data, "--out", out}
+}
+
+func listDir(t *testing.T, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestInterruptSignal runs the program as a child process, sends SIGINT
+// while a fit is running and checks that it exits promptly with code 130,
+// leaving no model and no temporary file (issue 7, must show 4).
+func TestInterruptSignal(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	model := filepath.Join(dir, "model.bin")
+	cmd := exec.Command(os.Args[0], "fit", "--method", "meandist", "--data", train, "--out", model, "--set", "block=true")
+	cmd.Env = append(os.Environ(), "ANOMALY_CLI_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The temporary model file appears once the signal handler is installed
+	// and the fit is about to start.
+	deadline := time.Now().Add(20 * time.Second)
+	for len(listDir(t, dir)) < 2 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("fit did not start; stderr %q", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d (%v), want %d; stderr %q", code, err, ExitInterrupted, stderr.String())
+	}
+	if took > 2*time.Second {
+		t.Errorf("exit took %v after SIGINT", took)
+	}
+	if !strings.Contains(stderr.String(), "anomaly: fit interrupted; no model written") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	assertFiles(t, dir, "train.csv")
+	t.Logf("exited %v after SIGINT", took)
+}

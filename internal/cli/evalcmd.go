@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/kernelad/anomaly/eval"
+	"github.com/spf13/cobra"
+)
+
+type evalOptions struct {
+	model string
+	data  string
+	label string
+	json  bool
+}
+
+// evalResult is what eval prints. JSON keys are stable: scripts read them.
+type evalResult struct {
+	AUCROC       float64   `json:"auc_roc"`
+	AUCPR        float64   `json:"auc_pr"`
+	PrecisionAtN float64   `json:"precision_at_n"`
+	N            int       `json:"n"`
+	Anomalies    int       `json:"anomalies"`
+	Flagged      int       `json:"flagged"`
+	Threshold    jsonFloat `json:"threshold"`
+}
+
+// jsonFloat encodes ±Inf, which JSON lacks, as the strings "+Inf"/"-Inf".
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	if v := float64(f); math.IsInf(v, 0) || math.IsNaN(v) {
+		return json.Marshal(fmt.Sprint(v))
+	}
+	return json.Marshal(float64(f))
+}
+
+func newEvalCmd(stdout io.Writer) *cobra.Command {
+	var o evalOptions
+	c := &cobra.Command{
+		Use:   "eval --model MODEL --data FILE [--json]",
+		Short: "Evaluate a fitted model on labelled data",
+		Long: `Evaluate a fitted model on labelled data (label 1 = anomaly, 0 = normal;
+rows labelled -1 or left empty are skipped).
+
+Prints auc_roc (area under the ROC curve, ties counted one half), auc_pr
+(average precision, step-wise as scikit-learn's average_precision_score),
+precision_at_n (share of anomalies among the n highest scores, n = the number
+of anomalies), n (rows evaluated), anomalies, flagged (rows scoring above the
+model's threshold) and threshold.`,
+		Example: `  anomaly eval --model model.bin --data test.csv --json`,
+		Args:    noArgs,
+	}
+	c.RunE = runE(func(context.Context) error {
+		if err := require(c, "model", "data"); err != nil {
+			return err
+		}
+		return runEval(o, stdout)
+	})
+	f := c.Flags()
+	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
+	f.StringVar(&o.data, "data", "", "labelled data file")
+	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
+	f.BoolVar(&o.json, "json", false, `print JSON: {"auc_roc", "auc_pr", "precision_at_n", "n", "anomalies", "flagged", "threshold"}`)
+	return c
+}
+
+func runEval(o evalOptions, out io.Writer) error {
+	_, _, d, err := loadModel(o.model)
+	if err != nil {
+		return err
+	}
+	ds, err := loadData(o.data, o.label, nil)
+	if err != nil {
+		return err
+	}
+	if ds.Y == nil {
+		return dataErr(fmt.Errorf("%s: no labels: eval needs a label column (label or y, or --label NAME) or a y array", o.data))
+	}
+	all, err := d.Score(nil, ds.X)
+	if err != nil {
+		return detectorErr(o.data, err)
+	}
+	// Keep the labelled rows.
+	scores := make([]float64, 0, len(all))
+	y := make([]int, 0, len(all))
+	for i, s := range all {
+		if ds.Y[i] == 0 || ds.Y[i] == 1 {
+			scores = append(scores, s)
+			y = append(y, ds.Y[i])
+		}
+	}
+	if len(scores) == 0 {
+		return dataErr(fmt.Errorf("%s: every row is unlabeled (-1)", o.data))
+	}
+	if err := eval.Check(scores, y); err != nil {
+		return dataErr(fmt.Errorf("%s: %w", o.data, err))
+	}
+	r := evalResult{
+		AUCROC:       eval.AUCROC(scores, y),
+		AUCPR:        eval.AveragePrecision(scores, y),
+		PrecisionAtN: eval.PrecisionAtN(scores, y, 0),
+		N:            len(scores),
+		Threshold:    jsonFloat(d.Threshold()),
+	}
+	for i, s := range scores {
+		r.Anomalies += y[i]
+		if s > d.Threshold() {
+			r.Flagged++
+		}
+	}
+	if o.json {
+		return json.NewEncoder(out).Encode(r)
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "auc_roc\t%.6f\n", r.AUCROC)
+	fmt.Fprintf(tw, "auc_pr\t%.6f\n", r.AUCPR)
+	fmt.Fprintf(tw, "precision_at_n\t%.6f\n", r.PrecisionAtN)
+	fmt.Fprintf(tw, "n\t%d\n", r.N)
+	fmt.Fprintf(tw, "anomalies\t%d\n", r.Anomalies)
+	fmt.Fprintf(tw, "flagged\t%d\n", r.Flagged)
+	fmt.Fprintf(tw, "threshold\t%.6g\n", float64(r.Threshold))
+	return tw.Flush()
+}

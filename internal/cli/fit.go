@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/spf13/cobra"
+)
+
+type fitOptions struct {
+	method        string
+	data          string
+	out           string
+	label         string
+	shape         string
+	sets          []string
+	contamination float64
+	seed          uint64
+	labeled       bool
+	// Which of the optional flags were given.
+	hasContamination, hasSeed bool
+}
+
+func newFitCmd(stderr io.Writer) *cobra.Command {
+	var o fitOptions
+	c := &cobra.Command{
+		Use:   "fit --method NAME --data FILE --out MODEL [--set k=v]...",
+		Short: "Fit a detector to the rows of a data file and save the model",
+		Long: `Fit a detector to the rows of a data file and save the model.
+
+The model file holds the method, its parameters and the fitted state; it is
+written to a temporary file and renamed into place, so an interrupted or
+failed fit leaves no model behind. A one-line summary goes to stderr; when
+stderr is a terminal, methods that report progress show a progress line.
+
+--contamination and --seed are the method parameters contamination and seed.
+Tensor methods take the sample shape from --shape, or from an N-d array in a
+.npy/.npz file.`,
+		Example: `  anomaly fit --method expose --data train.csv --out model.bin --set features=4000 --seed 1`,
+		Args:    noArgs,
+	}
+	c.RunE = runE(func(ctx context.Context) error {
+		if err := require(c, "method", "data", "out"); err != nil {
+			return err
+		}
+		o.hasContamination = c.Flags().Changed("contamination")
+		o.hasSeed = c.Flags().Changed("seed")
+		return runFit(ctx, o, stderr)
+	})
+	f := c.Flags()
+	f.StringVar(&o.method, "method", "", "detection method (see 'anomaly methods')")
+	f.StringVar(&o.data, "data", "", "training data file")
+	f.StringVar(&o.out, "out", "", "model file to write")
+	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
+	f.StringVar(&o.shape, "shape", "", "sample shape of tensor data, as in 24x51 (the product is the feature count)")
+	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
+	f.Float64Var(&o.contamination, "contamination", detector.DefaultContamination, "expected share of anomalies in the training data, in (0, 0.5]")
+	f.Uint64Var(&o.seed, "seed", 0, "random seed")
+	f.BoolVar(&o.labeled, "labeled", false, "use the labels of the data file (semi-supervised methods only)")
+	return c
+}
+
+// progressSetter is implemented by detectors that report fitting progress.
+// fit calls SetProgress before Fit when stderr is a terminal.
+type progressSetter interface {
+	SetProgress(detector.ProgressFunc)
+}
+
+func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
+	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
+	// process, so the temporary model file is always removed.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m, ok := detector.Lookup(o.method)
+	if !ok {
+		return usagef("unknown method %q (available: %s)", o.method, strings.Join(detector.Names(), ", "))
+	}
+	params, err := parseSet(o.sets)
+	if err != nil {
+		return err
+	}
+	if o.hasContamination {
+		if err := addParam(params, "contamination", strconv.FormatFloat(o.contamination, 'g', -1, 64), "--contamination"); err != nil {
+			return err
+		}
+	}
+	if o.hasSeed {
+		if err := addParam(params, "seed", strconv.FormatUint(o.seed, 10), "--seed"); err != nil {
+			return err
+		}
+	}
+	var shape []int
+	if o.shape != "" {
+		if shape, err = parseShape(o.shape); err != nil {
+			return err
+		}
+		if !hasParam(m, "shape") {
+			return usagef("--shape: method %s takes no sample shape", o.method)
+		}
+		if err := addParam(params, "shape", o.shape, "--shape"); err != nil {
+			return err
+		}
+	}
+	// Build once before reading the data, so parameter mistakes are reported
+	// before a large file is loaded.
+	d, err := detector.New(o.method, params)
+	if err != nil {
+		return usageErr(err)
+	}
+	if _, ok := d.(detector.LabeledFitter); o.labeled && !ok {
+		return usagef("--labeled: method %s does not use labels", o.method)
+	}
+
+	ds, err := loadData(o.data, o.label, shape)
+	if err != nil {
+		return err
+	}
+	if _, given := params["shape"]; !given && ds.Shape != nil && hasParam(m, "shape") {
+		params["shape"] = formatShape(ds.Shape)
+		if d, err = detector.New(o.method, params); err != nil {
+			return dataErr(fmt.Errorf("%s: sample shape %s: %w", o.data, params["shape"], err))
+		}
+	}
+	if o.labeled && ds.Y == nil {
+		return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.data))
+	}
+
+	out, err := createPending(o.out)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+
+	var bar *progressBar
+	if ps, ok := d.(progressSetter); ok && isTerminal(stderr) {
+		bar = newProgressBar(stderr)
+		ps.SetProgress(bar.update)
+	}
+	start := time.Now()
+	if o.labeled {
+		err = d.(detector.LabeledFitter).FitLabeled(ctx, ds.X, ds.Y)
+	} else {
+		err = d.Fit(ctx, ds.X)
+	}
+	bar.done()
+	secs := time.Since(start).Seconds()
+	if ctx.Err() != nil {
+		return &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
+	}
+	if err != nil {
+		return detectorErr(o.data, err)
+	}
+	if err := detector.Save(out.Writer(), o.method, params, d); err != nil {
+		return internalErr(fmt.Errorf("%s: %w", o.out, err))
+	}
+	if ctx.Err() != nil {
+		return &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: fitted %d rows × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
+		o.method, ds.Rows(), ds.Cols(), o.data, secs, d.Threshold(), o.out)
+	return nil
+}
+
+func hasParam(m detector.Method, name string) bool {
+	return slices.ContainsFunc(m.Params, func(p detector.Param) bool { return p.Name == name })
+}
+
+// parseShape reads a sample shape such as 24x51 with the registry's rule.
+func parseShape(s string) ([]int, error) {
+	p := detector.NewParams("", map[string]string{"shape": s})
+	shape := p.Ints("shape", nil)
+	if err := p.Err(); err != nil || shape == nil {
+		return nil, usagef("--shape %q: want positive integers separated by x, as in 24x51", s)
+	}
+	return shape, nil
+}
+
+func formatShape(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, n := range shape {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, "x")
+}

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// isTerminal reports whether w is a terminal (a character device; go.mod
+// does not require golang.org/x/term, and a progress line drawn on another
+// character device such as /dev/null does no harm).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressBar draws one self-overwriting status line on a terminal, at
+// most ten times a second.
+type progressBar struct {
+	mu    sync.Mutex
+	w     io.Writer
+	last  time.Time
+	drawn bool
+}
+
+func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
+
+// update is a detector.ProgressFunc.
+func (b *progressBar) update(stage string, done, total int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	if now.Sub(b.last) < 100*time.Millisecond && done != total {
+		return
+	}
+	b.last = now
+	if total > 0 {
+		fmt.Fprintf(b.w, "\r\x1b[K%s %d/%d (%.0f%%)", stage, done, total, 100*float64(done)/float64(total))
+	} else {
+		fmt.Fprintf(b.w, "\r\x1b[K%s %d", stage, done)
+	}
+	b.drawn = true
+}
+
+// done clears the line. It is a no-op on a nil bar.
+func (b *progressBar) done() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\x1b[K")
+	}
+}

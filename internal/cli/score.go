@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"strconv"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/spf13/cobra"
+)
+
+type scoreOptions struct {
+	model string
+	data  string
+	out   string
+	label string
+}
+
+func newScoreCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o scoreOptions
+	c := &cobra.Command{
+		Use:   "score --model MODEL --data FILE [--out FILE]",
+		Short: "Score the rows of a data file with a fitted model",
+		Long: `Score the rows of a data file with a fitted model.
+
+Prints CSV with the header "score,anomaly" and one row per input row, in input
+order: the score (higher = more anomalous; printed so that it reads back to
+the same float64) and 1 when the score is above the model's threshold, else 0.
+With --out the CSV is written to a temporary file and renamed into place.
+A label column in the data file is ignored.`,
+		Example: `  anomaly score --model model.bin --data new.csv --out scores.csv`,
+		Args:    noArgs,
+	}
+	c.RunE = runE(func(context.Context) error {
+		if err := require(c, "model", "data"); err != nil {
+			return err
+		}
+		return runScore(o, stdout)
+	})
+	f := c.Flags()
+	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
+	f.StringVar(&o.data, "data", "", "data file to score")
+	f.StringVar(&o.out, "out", "", "CSV file to write (default: standard output)")
+	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
+	return c
+}
+
+func runScore(o scoreOptions, stdout io.Writer) error {
+	_, _, d, err := loadModel(o.model)
+	if err != nil {
+		return err
+	}
+	ds, err := loadData(o.data, o.label, nil)
+	if err != nil {
+		return err
+	}
+	scores, err := d.Score(nil, ds.X)
+	if err != nil {
+		return detectorErr(o.data, err)
+	}
+	if o.out == "" {
+		bw := bufio.NewWriterSize(stdout, 1<<16)
+		writeScores(bw, scores, d.Threshold())
+		return bw.Flush()
+	}
+	out, err := createPending(o.out)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	writeScores(out.Writer(), scores, d.Threshold())
+	return out.Commit()
+}
+
+// writeScores writes the score CSV. Write errors surface at Flush/Commit.
+func writeScores(w io.Writer, scores []float64, threshold float64) {
+	io.WriteString(w, "score,anomaly\n")
+	labels := detector.Label(nil, scores, threshold)
+	buf := make([]byte, 0, 32)
+	for i, s := range scores {
+		buf = strconv.AppendFloat(buf[:0], s, 'g', -1, 64)
+		buf = append(buf, ',', byte('0'+labels[i]), '\n')
+		w.Write(buf)
+	}
+}
