@@ -3,9 +3,14 @@ package randfeat
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,6 +25,19 @@ type Map interface {
 	Transform(dst *mat.Dense, X mat.Matrix)
 }
 
+// RowMap is a Map that also maps a single row without allocating: dst is
+// resliced to Dim when its capacity allows and returned.
+type RowMap interface {
+	Map
+	TransformRow(dst, x []float64) []float64
+}
+
+var (
+	_ RowMap = (*Fourier)(nil)
+	_ RowMap = (*Orthogonal)(nil)
+	_ RowMap = (*Nystrom)(nil)
+)
+
 // Fourier is the random Fourier feature map of Rahimi and Recht:
 // z(x) = √(2/D) cos(Wx + b), W's rows drawn from the kernel's spectral
 // distribution and b ~ U[0, 2π).
@@ -28,7 +46,9 @@ type Fourier struct {
 	B []float64  // D phases
 }
 
-// NewFourier draws a D-feature map for d-dimensional inputs from src.
+// NewFourier draws a D-feature map for d-dimensional inputs from src. For
+// each feature in turn it draws the frequency (k.SampleFrequency) and then
+// the phase, so the same source state gives the same map.
 func NewFourier(k kernel.ShiftInvariant, d, D int, src rand.Source) *Fourier {
 	if d < 1 || D < 1 {
 		panic("randfeat: need d ≥ 1 and D ≥ 1")
@@ -49,29 +69,181 @@ func (f *Fourier) InputDim() int { _, c := f.W.Dims(); return c }
 // Dim returns D.
 func (f *Fourier) Dim() int { return len(f.B) }
 
-// Transform sets dst to z(X).
+// transformRows is the number of rows one block of Transform covers.
+const transformRows = 256
+
+// Transform sets dst to z(X). Blocks of rows are mapped by
+// runtime.GOMAXPROCS(0) workers: for dense X each block is one gemm
+// X_b·Wᵀ; a *sparse.CSR X goes through CSR.MulDenseT block by block and is
+// never densified; any other mat.Matrix is copied a block at a time.
 func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 	n, c := X.Dims()
 	if c != f.InputDim() {
 		panic(mat.ErrShape)
 	}
+	D := f.Dim()
 	if dst.IsEmpty() {
-		dst.ReuseAs(n, f.Dim())
+		if n == 0 {
+			return
+		}
+		dst.ReuseAs(n, D)
 	}
-	if r, cc := dst.Dims(); r != n || cc != f.Dim() {
+	if r, cc := dst.Dims(); r != n || cc != D {
 		panic(mat.ErrShape)
 	}
-	if s, ok := X.(*sparse.CSR); ok {
-		s.MulDenseT(dst, f.W)
-	} else {
-		dst.Mul(X, f.W.T())
+	scale := math.Sqrt(2 / float64(D))
+	forBlocks((n+transformRows-1)/transformRows, func() func(int) {
+		var buf *mat.Dense
+		return func(blk int) {
+			i0, i1 := blk*transformRows, min((blk+1)*transformRows, n)
+			out := dst.Slice(i0, i1, 0, D).(*mat.Dense)
+			if s, ok := X.(*sparse.CSR); ok {
+				s.SliceRows(i0, i1).MulDenseT(out, f.W)
+			} else {
+				out.Mul(rowBlock(X, i0, i1, &buf), f.W.T())
+			}
+			for i := 0; i < i1-i0; i++ {
+				cosRow(out.RawRowView(i), f.B, scale)
+			}
+		}
+	})
+}
+
+// TransformRow returns z(x) in dst, resliced to D when cap(dst) ≥ D (no
+// allocation) and newly allocated otherwise. It panics if len(x) ≠ d.
+func (f *Fourier) TransformRow(dst, x []float64) []float64 {
+	d, D := f.InputDim(), f.Dim()
+	if len(x) != d {
+		panic("randfeat: TransformRow input has the wrong length")
 	}
-	scale := math.Sqrt(2 / float64(f.Dim()))
-	raw := dst.RawMatrix()
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
-		for j, v := range row {
-			row[j] = scale * math.Cos(v+f.B[j])
+	if cap(dst) >= D {
+		dst = dst[:D]
+	} else {
+		dst = make([]float64, D)
+	}
+	blas64.Gemv(blas.NoTrans, 1, f.W.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: x},
+		0, blas64.Vector{N: D, Inc: 1, Data: dst})
+	cosRow(dst, f.B, math.Sqrt(2/float64(D)))
+	return dst
+}
+
+// cosRow sets row[j] = scale·cos(row[j] + b[j]).
+func cosRow(row, b []float64, scale float64) {
+	b = b[:len(row)]
+	for j, v := range row {
+		row[j] = scale * math.Cos(v+b[j])
+	}
+}
+
+// Orthogonal is the orthogonal random feature map of Yu et al. (2016) for an
+// isotropic kernel: the same z(x) = √(2/D) cos(Wx + b) as Fourier, but W is
+// a stack of ⌈D/d⌉ independent d × d blocks S·Q, Q a uniformly (Haar)
+// random orthogonal matrix and S a diagonal of radii drawn from the
+// kernel's spectral distribution; the last block is cut to D rows. Within a
+// block the frequencies are exactly orthogonal, which lowers the variance of
+// the kernel estimate.
+type Orthogonal struct {
+	Fourier
+}
+
+// NewOrthogonal draws a D-feature orthogonal map for d-dimensional inputs
+// from src: for each block a d × d standard normal matrix G (row by row),
+// its QR factorisation G = QR with the columns of Q multiplied by sign(R_jj)
+// (which makes Q Haar distributed), then one radius per kept row
+// (k.SampleRadius); after all blocks, the D phases.
+func NewOrthogonal(k kernel.Isotropic, d, D int, src rand.Source) *Orthogonal {
+	if d < 1 || D < 1 {
+		panic("randfeat: need d ≥ 1 and D ≥ 1")
+	}
+	rng := rand.New(src)
+	w := mat.NewDense(D, d, nil)
+	g := mat.NewDense(d, d, nil)
+	var qr mat.QR
+	var q, r mat.Dense
+	sgn := make([]float64, d)
+	for r0 := 0; r0 < D; r0 += d {
+		raw := g.RawMatrix()
+		for i := range raw.Data[:d*d] {
+			raw.Data[i] = rng.NormFloat64()
+		}
+		qr.Factorize(g)
+		qr.QTo(&q)
+		qr.RTo(&r)
+		for j := range sgn {
+			sgn[j] = 1
+			if r.At(j, j) < 0 {
+				sgn[j] = -1
+			}
+		}
+		for i := 0; i < min(d, D-r0); i++ {
+			s := k.SampleRadius(d, rng)
+			row := w.RawRowView(r0 + i)
+			for j := range row {
+				row[j] = s * sgn[j] * q.At(i, j)
+			}
 		}
 	}
+	b := make([]float64, D)
+	for i := range b {
+		b[i] = 2 * math.Pi * rng.Float64()
+	}
+	return &Orthogonal{Fourier{W: w, B: b}}
+}
+
+// rowBlock returns rows [i0, i1) of a non-CSR X as a *mat.Dense: a view for
+// raw (dense) matrices, otherwise a copy into *buf (reused).
+func rowBlock(X mat.Matrix, i0, i1 int, buf **mat.Dense) *mat.Dense {
+	_, c := X.Dims()
+	if rm, ok := X.(mat.RawMatrixer); ok {
+		raw := rm.RawMatrix()
+		var v mat.Dense
+		v.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: c, Stride: raw.Stride, Data: raw.Data[i0*raw.Stride:]})
+		return &v
+	}
+	if *buf == nil {
+		*buf = mat.NewDense(i1-i0, c, nil)
+	}
+	b := *buf
+	if r, _ := b.Dims(); r < i1-i0 {
+		b = mat.NewDense(i1-i0, c, nil)
+		*buf = b
+	}
+	b = b.Slice(0, i1-i0, 0, c).(*mat.Dense)
+	for i := i0; i < i1; i++ {
+		row := b.RawRowView(i - i0)
+		for j := range row {
+			row[j] = X.At(i, j)
+		}
+	}
+	return b
+}
+
+// forBlocks runs blocks 0..nb−1 on min(GOMAXPROCS, nb) workers, each of
+// which first calls newWorker to get its own block function (and scratch).
+func forBlocks(nb int, newWorker func() func(b int)) {
+	w := min(runtime.GOMAXPROCS(0), nb)
+	if w <= 1 {
+		f := newWorker()
+		for b := 0; b < nb; b++ {
+			f(b)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := newWorker()
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nb {
+					return
+				}
+				f(b)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -1,0 +1,160 @@
+package randfeat
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Nystrom is the Nyström feature map of a kernel on m landmarks
+// l_1 … l_m: z(x) = K_mm^{-1/2} k_m(x), with k_m(x) = (k(l_1, x), …,
+// k(l_m, x)) and K_mm the landmarks' Gram matrix, so that
+// ⟨z(x), z(y)⟩ = k_m(x)ᵀ K_mm⁺ k_m(y). Its dimension is m.
+//
+// K_mm^{-1/2} is taken from the symmetric eigendecomposition
+// K_mm = U Λ Uᵀ as U Λ_r^{-1/2} Uᵀ, where eigenvalues λ ≤ m·ε·λ_max
+// (ε = 2⁻⁵², NumPy's matrix_rank tolerance), and all λ ≤ 0, are treated as
+// 0 (their directions are dropped, a pseudo-inverse) rather than clamped to
+// a floor as scikit-learn's Nystroem does.
+type Nystrom struct {
+	K         kernel.Kernel
+	Landmarks mat.Matrix // m × d: a dense copy, or the caller's *sparse.CSR
+	Norm      *mat.Dense // m × m, K_mm^{-1/2} (pseudo-inverse square root)
+	rank      int
+}
+
+// NewNystrom builds the map for k on the rows of landmarks. A dense
+// landmark matrix is copied; a *sparse.CSR is kept (do not modify it
+// afterwards). It returns an error if there are no landmarks, the Gram
+// matrix is not finite, its eigendecomposition fails, or it has no positive
+// eigenvalue.
+func NewNystrom(k kernel.Kernel, landmarks mat.Matrix) (*Nystrom, error) {
+	m, _ := landmarks.Dims()
+	if m == 0 {
+		return nil, errors.New("randfeat: Nystrom needs at least one landmark")
+	}
+	var L mat.Matrix
+	if s, ok := landmarks.(*sparse.CSR); ok {
+		L = s
+	} else {
+		L = mat.DenseCopyOf(landmarks)
+	}
+	var K mat.SymDense
+	kernel.Gram(&K, k, L)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			if v := K.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("randfeat: Nystrom landmark kernel matrix has a non-finite entry at (%d, %d)", i, j)
+			}
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(&K, true) {
+		return nil, errors.New("randfeat: Nystrom eigendecomposition of the landmark kernel matrix failed")
+	}
+	vals := es.Values(nil)
+	var U mat.Dense
+	es.VectorsTo(&U)
+	top := vals[len(vals)-1]
+	if !(top > 0) {
+		return nil, errors.New("randfeat: Nystrom landmark kernel matrix has no positive eigenvalue")
+	}
+	tol := float64(m) * 0x1p-52 * top
+	// Norm = Σ_{λ_i > tol} λ_i^{-1/2} u_i u_iᵀ = (U S)(U)ᵀ with S = diag(λ^{-1/2}, 0…).
+	us := mat.DenseCopyOf(&U)
+	rank := 0
+	for i, v := range vals {
+		s := 0.0
+		if v > tol {
+			s = 1 / math.Sqrt(v)
+			rank++
+		}
+		for r := 0; r < m; r++ {
+			us.Set(r, i, us.At(r, i)*s)
+		}
+	}
+	norm := mat.NewDense(m, m, nil)
+	norm.Mul(us, U.T())
+	// Symmetrise away round-off so z is exactly the symmetric square root.
+	for i := 0; i < m; i++ {
+		for j := i + 1; j < m; j++ {
+			v := (norm.At(i, j) + norm.At(j, i)) / 2
+			norm.Set(i, j, v)
+			norm.Set(j, i, v)
+		}
+	}
+	return &Nystrom{K: k, Landmarks: L, Norm: norm, rank: rank}, nil
+}
+
+// InputDim returns d, the landmarks' number of columns.
+func (n *Nystrom) InputDim() int { _, c := n.Landmarks.Dims(); return c }
+
+// Dim returns m, the number of landmarks.
+func (n *Nystrom) Dim() int { r, _ := n.Landmarks.Dims(); return r }
+
+// Rank returns the number of eigenvalues of K_mm kept (above the cutoff).
+func (n *Nystrom) Rank() int { return n.rank }
+
+// nystromRows is the number of rows of X one Transform step maps.
+const nystromRows = 1024
+
+// Transform sets dst to z(X) = K(X, L) K_mm^{-1/2}, a block of rows at a
+// time (kernel.Cross and the product each use all cores), so the n × m
+// kernel matrix is never held whole. A *sparse.CSR X is not densified.
+func (n *Nystrom) Transform(dst *mat.Dense, X mat.Matrix) {
+	r, c := X.Dims()
+	if c != n.InputDim() {
+		panic(mat.ErrShape)
+	}
+	m := n.Dim()
+	if dst.IsEmpty() {
+		if r == 0 {
+			return
+		}
+		dst.ReuseAs(r, m)
+	}
+	if rr, cc := dst.Dims(); rr != r || cc != m {
+		panic(mat.ErrShape)
+	}
+	var kx mat.Dense
+	var buf *mat.Dense
+	for i0 := 0; i0 < r; i0 += nystromRows {
+		i1 := min(i0+nystromRows, r)
+		var xb mat.Matrix
+		if s, ok := X.(*sparse.CSR); ok {
+			xb = s.SliceRows(i0, i1)
+		} else {
+			xb = rowBlock(X, i0, i1, &buf)
+		}
+		if kr, _ := kx.Dims(); kr != i1-i0 {
+			kx.Reset()
+		}
+		kernel.Cross(&kx, n.K, xb, n.Landmarks)
+		dst.Slice(i0, i1, 0, m).(*mat.Dense).Mul(&kx, n.Norm)
+	}
+}
+
+// TransformRow returns z(x) in dst, resliced to m when cap(dst) ≥ m. It
+// allocates one scratch vector of length m.
+func (n *Nystrom) TransformRow(dst, x []float64) []float64 {
+	m := n.Dim()
+	if len(x) != n.InputDim() {
+		panic("randfeat: TransformRow input has the wrong length")
+	}
+	if cap(dst) >= m {
+		dst = dst[:m]
+	} else {
+		dst = make([]float64, m)
+	}
+	km := make([]float64, m)
+	kernel.Row(km, n.K, x, n.Landmarks)
+	blas64.Gemv(blas.NoTrans, 1, n.Norm.RawMatrix(), blas64.Vector{N: m, Inc: 1, Data: km},
+		0, blas64.Vector{N: m, Inc: 1, Data: dst})
+	return dst
+}
