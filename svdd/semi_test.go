@@ -1,0 +1,90 @@
+package svdd
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/eval"
+)
+
+func loadSplit(t testing.TB, name string, seed uint64) (train, test *dataset.Dataset) {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "data", "adbench", name+".npz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("shared data %s not found (needs /work/shared/data): %v", path, err)
+	}
+	ds, err := dataset.Load(path, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test, err = dataset.SplitADBench(ds, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return train, test
+}
+
+// labelSome returns labels for FitLabeled: a share frac of the anomalies of
+// y (at least one) labelled 1, chosen with a PCG seeded (seed, 7); every
+// other row unlabeled (−1).
+func labelSome(y []int, frac float64, seed uint64) []int {
+	var anom []int
+	for i, v := range y {
+		if v == 1 {
+			anom = append(anom, i)
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	rng.Shuffle(len(anom), func(i, j int) { anom[i], anom[j] = anom[j], anom[i] })
+	k := int(frac*float64(len(anom)) + 0.5)
+	if k < 1 {
+		k = 1
+	}
+	lab := make([]int, len(y))
+	for i := range lab {
+		lab[i] = -1
+	}
+	for _, i := range anom[:k] {
+		lab[i] = 1
+	}
+	return lab
+}
+
+// TestSemiSupervisedHelps is issue 3, item 4: on cardio with 5 % of the
+// train anomalies labelled, SVDD with negative examples beats unlabeled SVDD
+// in test AUC, median over split seeds 1–3.
+func TestSemiSupervisedHelps(t *testing.T) {
+	var sup, uns []float64
+	for seed := uint64(1); seed <= 3; seed++ {
+		train, test := loadSplit(t, "6_cardio", seed)
+		m, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Fit(context.Background(), train.X); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := m.Score(nil, test.X)
+		a0 := eval.AUCROC(s, test.Y)
+		lab := labelSome(train.Y, 0.05, seed)
+		if err := m.FitLabeled(context.Background(), train.X, lab); err != nil {
+			t.Fatal(err)
+		}
+		s, _ = m.Score(nil, test.X)
+		a1 := eval.AUCROC(s, test.Y)
+		t.Logf("seed %d: %d labelled anomalies: AUC unlabeled %.4f, semi-supervised %.4f", seed, m.Stats().Labeled, a0, a1)
+		uns = append(uns, a0)
+		sup = append(sup, a1)
+	}
+	sort.Float64s(uns)
+	sort.Float64s(sup)
+	t.Logf("median AUC: unlabeled %.4f, semi-supervised %.4f", uns[1], sup[1])
+	if !(sup[1] > uns[1]) {
+		t.Errorf("median semi-supervised AUC %.4f does not beat unlabeled %.4f", sup[1], uns[1])
+	}
+}
