@@ -151,7 +151,8 @@ func listCols(h []string) string {
 func csvErr(path string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &Error{Path: path, Row: pe.StartLine, Col: pe.Column, Err: fmt.Errorf("malformed CSV: %v", pe.Err)}
+		// pe.Column counts characters, not fields: keep it out of Col.
+		return &Error{Path: path, Row: pe.Line, Err: fmt.Errorf("malformed CSV: %v", pe.Err)}
 	}
 	return &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
 }

@@ -1,4 +1,112 @@
-// Package dataset loads and prepares data for the detectors.
+// Package dataset loads and prepares data for the detectors: file readers,
+// scaling, stratified splitting, the ADBench evaluation protocol and seeded
+// synthetic generators.
 //
-// (Seam file: the dataset package is being filled in.)
+// A Dataset holds X (n × d, rows are samples), labels Y (1 = anomaly,
+// 0 = normal, −1 = unlabeled; nil when the file has none), the sample Shape
+// of tensor data (each row is the sample tensor flattened in row-major
+// order, so the product of Shape is d), column names, and for class-indexed
+// files the raw Class of each row and an optional Split.
+//
+// # Formats
+//
+// Load picks the reader from the file extension (case-insensitive):
+//
+//	.csv                            comma-separated text with a header row
+//	.npy                            one NumPy array: X
+//	.npz                            NumPy zip archive: X, optional y and split
+//	.libsvm .svm .svmlight .txt     LIBSVM/SVMlight sparse text, into *sparse.CSR
+//	.arff                           dense Weka ARFF
+//
+// Any other extension is an error listing these. Read does the same on an
+// io.ReaderAt (the embedded data sets use it).
+//
+// CSV. The first row is a header naming the columns (a first row made of
+// numbers only is rejected as a missing header). The label column is the one
+// named by Options.Label, else one named "label" or "y" (names compare
+// without case); without one the data are unlabeled. Every other column is a
+// numeric feature (strconv.ParseFloat syntax). Label cells are 1 (anomaly),
+// 0 (normal), −1 or empty (unlabeled); anything else is an error. Empty
+// feature cells, text, NaN ("nan") and infinities ("inf", "1e999") are
+// errors: the package never guesses missing values.
+//
+// NPY/NPZ. The arrays are decoded by this package: dtypes bool, int8–int64,
+// uint8–uint64, float32, float64 in either byte order, and C or Fortran
+// (column-major) order — the ADBench files store X with fortran_order True
+// and dtypes <f8, <i2 or |u1 and y as <i8 or <i4; all become float64
+// row-major. github.com/sbinet/npyio was checked and is used only in the
+// tests, as a cross-check: its *mat.Dense path reads 2-D float64 arrays only
+// (int16/uint8 X gives "types don't match", an n × C × T array "shape not
+// supported"), and its header parser panics on some malformed headers, which
+// a loader fed by users must not do. X with shape (n,) is n × 1; (n, d) is
+// n × d; (n, C, T, ...) is n × (C·T·…) with Shape = [C, T, ...]. In an .npz,
+// y (shape (n,)) is the label vector when X is 2-D and y's values are in
+// {−1, 0, 1}; otherwise — always for N-d X, such as the tensor files whose y
+// is a class index — y goes to Class and Y stays nil (see NormalClass). An
+// int "split" array goes to Split. NaN or infinite values in X are errors.
+//
+// LIBSVM/SVMlight. One sample per line: "label index:value index:value ...",
+// indices 1-based and strictly increasing, an optional "qid:N" right after
+// the label (ignored), anything after '#' a comment, blank lines skipped.
+// X is a *sparse.CSR with as many columns as the largest index; it is never
+// densified. Labels: when every label is 0 or 1, 1 = anomaly and 0 = normal.
+// When the labels are +1 and −1 (at least one −1), LIBSVM's one-class
+// convention applies: +1 is an inlier (→ 0, normal) and −1 an outlier
+// (→ 1, anomaly). So a file whose labels are all 1 reads as all anomalies;
+// write 0 for normal rows. Any other set of integer labels is a class index:
+// it goes to Class and Y is nil.
+//
+// ARFF. Dense ARFF: "@relation", "@attribute NAME numeric|real|integer",
+// one nominal class attribute "@attribute NAME {v1,v2,...}", "@data" and
+// comma-separated rows; names and values may be quoted with ' or "; lines
+// starting with '%' are comments. The class attribute is the one named by
+// Options.Label, else one named class, label, y or outlier, else a last
+// nominal attribute. A nominal class whose two values are an obvious
+// normal/anomaly pair ({0,1}, {no,yes}, {normal,anomaly|anomalous|outlier|
+// abnormal|attack}, {inlier,outlier}, {false,true}, {n,y}, in any order)
+// becomes Y; any other nominal class keeps the 0-based index of its value in
+// Class. A numeric class attribute must hold 0 or 1; '?' in the class is −1.
+// Sparse rows ("{...}"), string, date and relational attributes and missing
+// feature values are errors.
+//
+// Options.Shape, for any format, sets the sample shape after checking that
+// its product equals the number of features.
+//
+// # Errors, rows and columns
+//
+// Every problem with a file is a *Error, whose message is one line starting
+// with the path. Row and Col are one-based as a user reads the file:
+//
+//   - CSV: Row is the line on which the record starts, so the header is
+//     row 1 and the first data row is row 2; Col counts every column of the
+//     file from 1, the label column included.
+//   - .npy/.npz: Row is the sample (the first index of X, from 1) and Col
+//     the feature of the flattened row, from 1.
+//   - LIBSVM and ARFF: Line is the line of the file, from 1; the message
+//     quotes the offending token.
+//
+// A missing or unreadable file, an unknown extension, ragged rows, text or
+// NaN/Inf cells, empty data (no file content, a header only, zero rows or
+// zero features), a missing named label column and bad labels are all
+// errors. Sizes announced by a header are checked before allocation: an
+// .npy shape must hold at most MaxElements values and fit in the bytes the
+// file (or the zip member) can hold, and data are read in chunks, so a
+// corrupt file cannot make a loader allocate without bound.
+//
+// # Preparing data
+//
+// Scalers (MinMax, Standard, MaxAbs) have Fit(X) and Transform(dst, X);
+// Fit reads a *sparse.CSR through its non-zeros, and TransformSparse (MaxAbs,
+// Standard{NoCenter: true}, and MinMax when every column's minimum is 0)
+// scales CSR input without densifying it. Scale fits on one matrix and
+// applies to two, keeping CSR sparse or failing.
+//
+// StratifiedSplit and StratifiedSubsample keep label proportions the way
+// scikit-learn's train_test_split(stratify=y) does; Subset takes rows.
+// SplitADBench is the protocol of the reference runs: a stratified
+// subsample of 10,000 rows when n > 10,000, a 70/30 stratified split, and
+// min-max scaling fit on the train part.
+//
+// GaussianMixture and Banana generate labelled data. Every random choice
+// takes a math/rand/v2 Source, so a seed reproduces a result exactly.
 package dataset

@@ -1,0 +1,151 @@
+package dataset
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadErrors(t *testing.T) {
+	xy := func(x, y []byte) []byte {
+		return npzBytes(map[string][]byte{"X.npy": x, "y.npy": y}, "X.npy", "y.npy")
+	}
+	x23 := npyBytes("<f8", false, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
+	for _, tc := range []struct {
+		name    string
+		file    string // file name; content below
+		content string
+		opt     Options
+		want    string // in the message
+		row     int
+		col     int
+		line    int
+	}{
+		// CSV
+		{name: "csv empty", file: "a.csv", content: "", want: "empty file"},
+		{name: "csv header only", file: "a.csv", content: "a,b,label\n", want: "no data rows"},
+		{name: "csv ragged short", file: "a.csv", content: "a,b,label\n1,2,0\n1,2\n", want: "has 2 fields, the header has 3", row: 3},
+		{name: "csv ragged long", file: "a.csv", content: "a,b\n1,2\n3,4\n5,6,7\n", want: "has 3 fields", row: 4},
+		{name: "csv text cell", file: "a.csv", content: "a,b\n1,2\n1,abc\n", want: `"b": "abc" is not a number`, row: 3, col: 2},
+		{name: "csv nan", file: "a.csv", content: "a,b\n1,nan\n", want: "NaN is not allowed", row: 2, col: 2},
+		{name: "csv NaN upper", file: "a.csv", content: "a,b\nNaN,1\n", want: "NaN is not allowed", row: 2, col: 1},
+		{name: "csv inf", file: "a.csv", content: "a,b\n1,inf\n", want: "infinite values are not allowed", row: 2, col: 2},
+		{name: "csv -Inf", file: "a.csv", content: "a,b\n1,-Inf\n", want: "infinite", row: 2, col: 2},
+		{name: "csv overflow", file: "a.csv", content: "a,b\n1,1e999\n", want: "out of the float64 range", row: 2, col: 2},
+		{name: "csv empty cell", file: "a.csv", content: "a,b\n1,\n", want: "empty cell", row: 2, col: 2},
+		{name: "csv label missing", file: "a.csv", content: "a,b\n1,2\n", opt: Options{Label: "target"}, want: `no label column "target"`, row: 1},
+		{name: "csv bad label", file: "a.csv", content: "a,b,label\n1,2,0\n1,2,2\n", want: `label "2": labels must be 1 (anomaly), 0 (normal)`, row: 3, col: 3},
+		{name: "csv text label", file: "a.csv", content: "y,a\nyes,1\n", want: `label "yes"`, row: 2, col: 1},
+		{name: "csv no header", file: "a.csv", content: "1,2\n3,4\n", want: "no header row", row: 1},
+		{name: "csv only label", file: "a.csv", content: "label\n1\n", want: "no feature columns", row: 1},
+		{name: "csv two labels", file: "a.csv", content: "label,y,a\n1,1,1\n", want: "two label columns", row: 1},
+		{name: "csv bad quote", file: "a.csv", content: "a,b\n1,\"2\n", want: "malformed CSV: extraneous or missing \" in quoted-field", row: 2},
+		{name: "csv shape", file: "a.csv", content: "a,b,c\n1,2,3\n", opt: Options{Shape: []int{2, 2}}, want: "shape [2 2] holds 4 values per row but the data has 3 features"},
+		{name: "csv bad shape", file: "a.csv", content: "a,b\n1,2\n", opt: Options{Shape: []int{0, 2}}, want: "every dimension must be positive"},
+
+		// NPY / NPZ
+		{name: "npy empty file", file: "a.npy", content: "", want: "too short"},
+		{name: "npy bad magic", file: "a.npy", content: "PK\x03\x04 not numpy at all", want: "bad magic"},
+		{name: "npy version", file: "a.npy", content: "\x93NUMPY\x09\x00\x10\x00", want: "unsupported .npy format version 9.0"},
+		{name: "npy short header", file: "a.npy", content: "\x93NUMPY\x01\x00\x40\x00{'descr'", want: "truncated .npy header"},
+		{name: "npy bad dict", file: "a.npy", content: "\x93NUMPY\x01\x00\x10\x00{'descr' '<f8'}\n", want: "bad .npy header"},
+		{name: "npy dtype", file: "a.npy", content: strings.Replace(string(npyBytes("<f8", false, []int{2}, []float64{1, 2})), "<f8", "<c8", 1), want: `unsupported dtype "<c8"`},
+		{name: "npy huge shape", file: "a.npy", content: string(npyBytes("<f8", false, []int{99999999999, 99999}, nil)), want: "holds more than"},
+		{name: "npy bigger than file", file: "a.npy", content: string(npyBytes("<f8", false, []int{1000, 1000}, nil)), want: "truncated: the header promises"},
+		{name: "npy truncated data", file: "a.npy", content: string(npyBytes("<f8", false, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})[:120]), want: "truncated"},
+		{name: "npy scalar", file: "a.npy", content: string(npyBytes("<f8", false, nil, []float64{1})), want: "X is a scalar"},
+		{name: "npy zero rows", file: "a.npy", content: string(npyBytes("<f8", false, []int{0, 3}, nil)), want: "empty data"},
+		{name: "npy nan", file: "a.npy", content: string(npyBytes("<f8", false, []int{2, 2}, []float64{1, 2, 3, nan()})), want: "NaN and infinite values are not allowed", row: 2, col: 2},
+		{name: "npz not zip", file: "a.npz", content: "hello", want: "not an .npz (zip) archive"},
+		{name: "npz no X", file: "a.npz", content: string(npzBytes(map[string][]byte{"A.npy": x23}, "A.npy")), want: "no array X in the archive (it holds: A)"},
+		{name: "npz y length", file: "a.npz", content: string(xy(x23, npyBytes("<i8", false, []int{3}, []float64{0, 1, 0}))), want: "y has shape [3], want (2,)"},
+		{name: "npz y fraction", file: "a.npz", content: string(xy(x23, npyBytes("<f8", false, []int{2}, []float64{0, 0.5}))), want: "y holds 0.5, want an integer", row: 2},
+		{name: "npz bad member", file: "a.npz", content: string(xy([]byte("garbage"), x23)), want: "array X: not an .npy file"},
+
+		// LIBSVM
+		{name: "svm empty", file: "a.svm", content: "", want: "empty data: no sample lines"},
+		{name: "svm comments only", file: "a.libsvm", content: "# nothing\n\n", want: "empty data"},
+		{name: "svm zero index", file: "a.svm", content: "1 1:2\n0 0:1\n", want: `bad index in "0:1"`, line: 2},
+		{name: "svm text index", file: "a.svm", content: "1 a:2\n", want: `bad index in "a:2"`, line: 1},
+		{name: "svm non-increasing", file: "a.svm", content: "1 2:1 2:3\n", want: `index 2 in "2:3" does not increase (previous index 2)`, line: 1},
+		{name: "svm decreasing", file: "a.svmlight", content: "1 1:1\n\n1 3:1 2:3\n", want: `index 2 in "2:3" does not increase`, line: 3},
+		{name: "svm bad value", file: "a.svm", content: "1 1:abc\n", want: `bad value in "1:abc": not a number`, line: 1},
+		{name: "svm nan", file: "a.txt", content: "1 1:nan\n", want: `bad value in "1:nan": NaN`, line: 1},
+		{name: "svm inf", file: "a.svm", content: "1 1:inf\n", want: "infinite", line: 1},
+		{name: "svm bad label", file: "a.svm", content: "x 1:2\n", want: `bad label "x"`, line: 1},
+		{name: "svm fractional label", file: "a.svm", content: "0.5 1:2\n", want: `bad label "0.5"`, line: 1},
+		{name: "svm no label", file: "a.svm", content: "1:2 3:4\n", want: "missing label", line: 1},
+		{name: "svm no colon", file: "a.svm", content: "1 3\n", want: `bad token "3"`, line: 1},
+		{name: "svm late qid", file: "a.svm", content: "1 1:2 qid:3\n", want: "qid token", line: 1},
+		{name: "svm no features", file: "a.svm", content: "1\n0\n", want: "no feature index:value pairs"},
+
+		// ARFF
+		{name: "arff empty", file: "a.arff", content: "", want: "no @data section"},
+		{name: "arff no data rows", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n", want: "empty data"},
+		{name: "arff string attr", file: "a.arff", content: "@relation r\n@attribute s string\n@data\n", want: `attribute "s" has type "string"`, line: 2},
+		{name: "arff nominal feature", file: "a.arff", content: "@relation r\n@attribute c {x,y}\n@attribute a numeric\n@attribute class {0,1}\n@data\n", want: `attribute "c" is nominal`, line: 5},
+		{name: "arff ragged", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n1,2\n1\n", want: "has 1 values, the header declares 2", line: 6},
+		{name: "arff text", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\nfoo\n", want: `column 1 ("a"): "foo" is not a number`, line: 4},
+		{name: "arff missing", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n?\n", want: "missing value '?'", line: 4},
+		{name: "arff nan", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\nNaN\n", want: "NaN is not allowed", line: 4},
+		{name: "arff bad class", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute class {no,yes}\n@data\n1,maybe\n", want: `"maybe" is not one of the declared values`, line: 5},
+		{name: "arff sparse", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n{0 1}\n", want: "sparse ARFF rows are not supported", line: 4},
+		{name: "arff label option", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n1\n", opt: Options{Label: "target"}, want: `no class attribute "target"`, line: 3},
+		{name: "arff junk", file: "a.arff", content: "hello\n", want: "expected @relation", line: 1},
+
+		// Files
+		{name: "unknown extension", file: "a.xlsx", content: "x", want: `unknown extension ".xlsx": supported are .arff, .csv, .libsvm, .npy, .npz, .svm, .svmlight, .txt`},
+		{name: "no extension", file: "data", content: "x", want: "no file extension"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, tc.file, []byte(tc.content))
+			ds, err := Load(path, tc.opt)
+			checkErr(t, ds, err, path, tc.want, tc.row, tc.col, tc.line)
+		})
+	}
+}
+
+func nan() float64 { var z float64; return z / z }
+
+func checkErr(t *testing.T, ds *Dataset, err error, path, want string, row, col, line int) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; got %d rows", ds.Rows())
+	}
+	var de *Error
+	if !errors.As(err, &de) {
+		t.Fatalf("error %T %q is not a *dataset.Error", err, err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, path+": ") || !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+		t.Errorf("message %q: want one line starting with the path and containing %q", msg, want)
+	}
+	if de.Row != row || de.Col != col || de.Line != line {
+		t.Errorf("row %d col %d line %d, want %d %d %d (%s)", de.Row, de.Col, de.Line, row, col, line, msg)
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.csv")
+	_, err := Load(missing, Options{})
+	checkErr(t, nil, err, missing, "no such file", 0, 0, 0)
+
+	sub := filepath.Join(dir, "sub.csv")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(sub, Options{})
+	checkErr(t, nil, err, sub, "is a directory", 0, 0, 0)
+
+	if os.Geteuid() == 0 {
+		t.Log("running as root: the unreadable-file case cannot be made, skipped")
+		return
+	}
+	locked := writeFile(t, "locked.csv", []byte("a\n1\n"))
+	os.Chmod(locked, 0)
+	_, err = Load(locked, Options{})
+	checkErr(t, nil, err, locked, "permission denied", 0, 0, 0)
+}

@@ -1,0 +1,209 @@
+package dataset
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/kernelad/anomaly/sparse"
+	"github.com/sbinet/npyio/npy"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestCSV(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		opt           Options
+		x             []float64
+		y             []int
+		cols          []string
+		shape         []int
+	}{
+		{name: "label last", content: "a,b,label\n1,2,0\n3,4,1\n", x: []float64{1, 2, 3, 4}, y: []int{0, 1}, cols: []string{"a", "b"}},
+		{name: "y first, spaces, case", content: " Y , a,b\n1, 5 ,6\n-1,7,8\n", x: []float64{5, 6, 7, 8}, y: []int{1, -1}, cols: []string{"a", "b"}},
+		{name: "empty label is unlabeled", content: "a,label\n1,\n2,1.0\n", x: []float64{1, 2}, y: []int{-1, 1}, cols: []string{"a"}},
+		{name: "no label column", content: "a,b\n1,2\n", x: []float64{1, 2}, cols: []string{"a", "b"}},
+		{name: "named label", content: "target,a,label\n1,2,3\n", opt: Options{Label: "TARGET"}, x: []float64{2, 3}, y: []int{1}, cols: []string{"a", "label"}},
+		{name: "BOM, CRLF, blank line, exponent", content: "\ufeffa,b\r\n1e-3,-2\r\n\r\n0x1p-2,3\r\n", x: []float64{1e-3, -2, 0.25, 3}, cols: []string{"a", "b"}},
+		{name: "quoted header and shape", content: "\"p,1\",p2,p3,p4\n1,2,3,4\n", opt: Options{Shape: []int{2, 2}}, x: []float64{1, 2, 3, 4}, cols: []string{"p,1", "p2", "p3", "p4"}, shape: []int{2, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := Load(writeFile(t, "d.csv", []byte(tc.content)), tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ds.X.(*mat.Dense).RawMatrix().Data
+			if !slices.Equal(got, tc.x) || !slices.Equal(ds.Y, tc.y) || !slices.Equal(ds.Columns, tc.cols) || !slices.Equal(ds.Shape, tc.shape) {
+				t.Errorf("X %v Y %v cols %q shape %v; want %v %v %q %v", got, ds.Y, ds.Columns, ds.Shape, tc.x, tc.y, tc.cols, tc.shape)
+			}
+		})
+	}
+}
+
+// TestNPYOrderAndDtypes writes A[i,j,k] = 100i + 10j + k (values chosen so
+// that every position is recognisable) in C and Fortran order and in every
+// dtype of the ADBench files, and checks the row-major n × (C·T) result.
+func TestNPYOrderAndDtypes(t *testing.T) {
+	const n, c, m = 2, 3, 4
+	val := func(i, j, k int) float64 { return float64(100*i + 10*j + k) }
+	var cOrder, fOrder []float64
+	for i := 0; i < n; i++ {
+		for j := 0; j < c; j++ {
+			for k := 0; k < m; k++ {
+				cOrder = append(cOrder, val(i, j, k))
+			}
+		}
+	}
+	for k := 0; k < m; k++ {
+		for j := 0; j < c; j++ {
+			for i := 0; i < n; i++ {
+				fOrder = append(fOrder, val(i, j, k))
+			}
+		}
+	}
+	want := mat.NewDense(n, c*m, cOrder)
+	for _, dt := range []string{"<f8", "<i2", "|u1", "<i8"} {
+		for _, fortran := range []bool{false, true} {
+			data := cOrder
+			if fortran {
+				data = fOrder
+			}
+			ds, err := Load(writeFile(t, "x.npy", npyBytes(dt, fortran, []int{n, c, m}, data)), Options{})
+			if err != nil {
+				t.Fatalf("%s fortran=%v: %v", dt, fortran, err)
+			}
+			if !mat.Equal(ds.X, want) || !slices.Equal(ds.Shape, []int{c, m}) {
+				t.Errorf("%s fortran=%v: X %v shape %v", dt, fortran, mat.Formatted(ds.X), ds.Shape)
+			}
+		}
+	}
+	// 2-D Fortran: X[i,j] = 10i + j stored column by column.
+	ds, err := Load(writeFile(t, "x.npy", npyBytes("<i2", true, []int{3, 2}, []float64{0, 10, 20, 1, 11, 21})), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(ds.X, mat.NewDense(3, 2, []float64{0, 1, 10, 11, 20, 21})) || ds.Shape != nil {
+		t.Errorf("2-D Fortran: %v", mat.Formatted(ds.X))
+	}
+	// 1-D X is one feature; Options.Shape overrides.
+	ds, err = Load(writeFile(t, "x.npy", npyBytes("<f8", false, []int{3}, []float64{1, 2, 3})), Options{})
+	if err != nil || ds.Cols() != 1 || ds.Rows() != 3 {
+		t.Errorf("1-D X: %v %v", ds, err)
+	}
+}
+
+// TestNPYWrittenByNPYIO reads a file written by github.com/sbinet/npyio.
+func TestNPYWrittenByNPYIO(t *testing.T) {
+	var b bytes.Buffer
+	m := mat.NewDense(2, 3, []float64{1.5, -2, 3, 4, 5, 6e10})
+	if err := npy.Write(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Read(bytes.NewReader(b.Bytes()), int64(b.Len()), "m.npy", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(ds.X, m) {
+		t.Errorf("got %v", mat.Formatted(ds.X))
+	}
+}
+
+func TestNPZLabels(t *testing.T) {
+	x2 := npyBytes("<f8", false, []int{3, 2}, []float64{1, 2, 3, 4, 5, 6})
+	x3 := npyBytes("<f8", false, []int{3, 1, 2}, []float64{1, 2, 3, 4, 5, 6})
+	for _, tc := range []struct {
+		name         string
+		x, y         []byte
+		wantY, class []int
+	}{
+		{name: "binary y", x: x2, y: npyBytes("<i8", false, []int{3}, []float64{0, 1, 0}), wantY: []int{0, 1, 0}},
+		{name: "i4-like int16 y", x: x2, y: npyBytes("<i2", false, []int{3}, []float64{1, 1, 0}), wantY: []int{1, 1, 0}},
+		{name: "class y", x: x2, y: npyBytes("<i8", false, []int{3}, []float64{0, 2, 3}), class: []int{0, 2, 3}},
+		{name: "tensor y is class", x: x3, y: npyBytes("<i8", false, []int{3}, []float64{0, 1, 0}), class: []int{0, 1, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := npzBytes(map[string][]byte{"X.npy": tc.x, "y.npy": tc.y}, "X.npy", "y.npy")
+			ds, err := Read(bytes.NewReader(b), int64(len(b)), "d.npz", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ds.Y, tc.wantY) || !slices.Equal(ds.Class, tc.class) {
+				t.Errorf("Y %v Class %v, want %v %v", ds.Y, ds.Class, tc.wantY, tc.class)
+			}
+		})
+	}
+}
+
+func TestLIBSVM(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		dense         []float64
+		r, c          int
+		y, class      []int
+	}{
+		{name: "0/1 labels", content: "1 1:0.5 3:2\n0 2:-1\n", r: 2, c: 3, dense: []float64{0.5, 0, 2, 0, -1, 0}, y: []int{1, 0}},
+		{name: "one-class +1/-1", content: "+1 1:1\n-1 2:1 # outlier\n+1 qid:7 1:2\n", r: 3, c: 2, dense: []float64{1, 0, 0, 1, 2, 0}, y: []int{0, 1, 0}},
+		{name: "multi-class", content: "# header comment\n3 1:1\n\n2 1:2\n", r: 2, c: 1, dense: []float64{1, 2}, class: []int{3, 2}},
+		{name: "label only row", content: "0 2:5\n1\n", r: 2, c: 2, dense: []float64{0, 5, 0, 0}, y: []int{0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := Load(writeFile(t, "d.svm", []byte(tc.content)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, ok := ds.X.(*sparse.CSR)
+			if !ok {
+				t.Fatalf("X is %T, want *sparse.CSR", ds.X)
+			}
+			if !mat.Equal(sp, mat.NewDense(tc.r, tc.c, tc.dense)) || !slices.Equal(ds.Y, tc.y) || !slices.Equal(ds.Class, tc.class) {
+				t.Errorf("X %v Y %v Class %v", mat.Formatted(sp), ds.Y, ds.Class)
+			}
+		})
+	}
+}
+
+func TestARFF(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		x             []float64
+		y, class      []int
+		cols          []string
+	}{
+		{
+			name:    "DAMI-style outlier yes/no",
+			content: "% comment\n@RELATION r\n\n@ATTRIBUTE 'att 1' real\n@attribute att2 INTEGER\n@attribute 'outlier' {'no','yes'}\n@DATA\n1,2,'no'\n3,4,'yes'\n5,6,?\n",
+			x:       []float64{1, 2, 3, 4, 5, 6}, y: []int{0, 1, -1}, cols: []string{"att 1", "att2"},
+		},
+		{
+			name:    "reversed binary pair",
+			content: "@relation r\n@attribute a numeric\n@attribute class {anomaly,normal}\n@data\n1,normal\n2,anomaly\n",
+			x:       []float64{1, 2}, y: []int{0, 1}, cols: []string{"a"},
+		},
+		{
+			name:    "multi-class keeps index",
+			content: "@relation r\n@attribute a numeric\n@attribute kind {Standing,Running,Walking}\n@data\n1,Walking\n2,Standing\n",
+			x:       []float64{1, 2}, class: []int{2, 0}, cols: []string{"a"},
+		},
+		{
+			name:    "numeric label",
+			content: "@relation r\n@attribute label numeric\n@attribute a numeric\n@data\n1,7\n0,8\n",
+			x:       []float64{7, 8}, y: []int{1, 0}, cols: []string{"a"},
+		},
+		{
+			name:    "unlabeled",
+			content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n1,2\n",
+			x:       []float64{1, 2}, cols: []string{"a", "b"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := Load(writeFile(t, "d.arff", []byte(tc.content)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ds.X.(*mat.Dense).RawMatrix().Data
+			if !slices.Equal(got, tc.x) || !slices.Equal(ds.Y, tc.y) || !slices.Equal(ds.Class, tc.class) || !slices.Equal(ds.Columns, tc.cols) {
+				t.Errorf("X %v Y %v Class %v cols %q", got, ds.Y, ds.Class, ds.Columns)
+			}
+		})
+	}
+}
