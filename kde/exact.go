@@ -1,0 +1,97 @@
+package kde
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// scoreExact sets dst[i] = −log p̂(x_i) summing over every training row.
+// Squared distances come from one matrix product per block of 64 query rows,
+// ‖q − x‖² = ‖q‖² + ‖x‖² − 2qᵀx on mean-centred data (clamped at 0), and
+// the kernel sum is a log-sum-exp so a far point keeps a finite score under
+// the Gaussian and exponential kernels.
+func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centred bool) error {
+	m, _ := X.Dims()
+	n, d := k.n, k.d
+	nb := (m + blockRows - 1) / blockRows
+	kern, h := k.cfg.Kernel, k.h
+	xraw := k.xc.RawMatrix()
+	done := 0
+	var progMu chan struct{}
+	if k.cfg.Progress != nil {
+		progMu = make(chan struct{}, 1)
+	}
+	return forBlocks(ctx, nb, func() func(int) {
+		q := make([]float64, blockRows*d)
+		g := make([]float64, blockRows*n)
+		lk := make([]float64, n)
+		qn := make([]float64, blockRows)
+		return func(b int) {
+			lo := b * blockRows
+			hi := min(lo+blockRows, m)
+			rows := hi - lo
+			for i := 0; i < rows; i++ {
+				row := q[i*d : (i+1)*d]
+				k.queryRow(row, X, lo+i, centred)
+				var s float64
+				for _, v := range row {
+					s += v * v
+				}
+				qn[i] = s
+			}
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+				blas64.General{Rows: rows, Cols: d, Stride: d, Data: q},
+				blas64.General{Rows: n, Cols: d, Stride: xraw.Stride, Data: xraw.Data},
+				0, blas64.General{Rows: rows, Cols: n, Stride: n, Data: g})
+			for i := 0; i < rows; i++ {
+				gi := g[i*n : (i+1)*n]
+				var ls float64
+				if kern == Gaussian {
+					ls = gaussianLogSum(gi, qn[i], k.sqn, h)
+				} else {
+					for j, v := range gi {
+						r2 := qn[i] + k.sqn[j] - 2*v
+						if r2 < 0 {
+							r2 = 0
+						}
+						lk[j] = kern.logProfile(math.Sqrt(r2), r2, h)
+					}
+					ls = logSumExp(lk)
+				}
+				dst[lo+i] = -(ls + k.logNorm)
+			}
+			if progMu != nil {
+				progMu <- struct{}{}
+				done += rows
+				k.cfg.Progress("score", done, m)
+				<-progMu
+			}
+		}
+	})
+}
+
+// gaussianLogSum returns log Σ_j exp(−r_j²/(2h²)) with r_j² = qn + sqn_j −
+// 2g_j, the largest term factored out.
+func gaussianLogSum(g []float64, qn float64, sqn []float64, h float64) float64 {
+	minR2 := math.Inf(1)
+	for j, v := range g {
+		r2 := qn + sqn[j] - 2*v
+		if r2 < 0 {
+			r2 = 0
+		}
+		g[j] = r2
+		if r2 < minR2 {
+			minR2 = r2
+		}
+	}
+	c := -0.5 / (h * h)
+	var s float64
+	for _, r2 := range g {
+		s += math.Exp(c * (r2 - minR2))
+	}
+	return c*minR2 + math.Log(s)
+}
