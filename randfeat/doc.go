@@ -1,4 +1,93 @@
-// Package randfeat provides explicit random feature maps for kernels.
+// Package randfeat provides explicit feature maps z: R^d → R^D whose inner
+// products approximate a kernel, ⟨z(x), z(y)⟩ ≈ k(x, y), so that kernel
+// methods can work with D-dimensional vectors instead of n × n Gram
+// matrices: EXPoSE's mean embedding w = 1/n Σ z(x_i), approximate kernel
+// PCA, linear one-class machines.
 //
-// (Seam file: the randfeat package is being filled in.)
+// Rows are samples. Every [Map] has Transform(dst, X), which sets the
+// n × D matrix dst to z applied to each row of the n × d matrix X (dst is
+// allocated when empty, and must otherwise be n × D), and TransformRow(dst,
+// x), which maps one row into dst without allocating when cap(dst) ≥ D. X
+// may be a *mat.Dense or view, any mat.Matrix, or a *sparse.CSR from this
+// module, which is never densified.
+//
+// # Random Fourier features (Rahimi and Recht, 2007)
+//
+// A shift-invariant kernel k(x, y) = κ(x − y) with κ(0) = 1 is, by
+// Bochner's theorem, the characteristic function of a probability measure
+// p, its spectral distribution (see package kernel):
+//
+//	κ(δ) = E_{ω∼p}[cos(ωᵀδ)].
+//
+// [Fourier] draws D frequencies ω_1…ω_D ∼ p (the rows of W) and phases
+// b_i ∼ U[0, 2π) and maps
+//
+//	z(x) = √(2/D) · cos(Wx + b),
+//
+// the convention of scikit-learn's RBFSampler. Since
+// 2cos(ωᵀx + b)cos(ωᵀy + b) = cos(ωᵀ(x − y)) + cos(ωᵀ(x + y) + 2b) and the
+// second term has mean zero over b,
+//
+//	⟨z(x), z(y)⟩ = (1/D) Σ_i [cos(ω_iᵀδ) + cos(ω_iᵀ(x + y) + 2b_i)],  δ = x − y,
+//
+// is an unbiased estimate of κ(δ), a mean of D independent terms, with
+//
+//	Var ⟨z(x), z(y)⟩ = (1 + κ(2δ)/2 − κ(δ)²) / D
+//
+// (Var cos(ωᵀδ) = (1 + κ(2δ))/2 − κ(δ)², plus ½ from the phase term, which
+// is uncorrelated with the first). The error therefore falls as 1/√D; at
+// δ = 0 the variance is 1/(2D), so ‖z(x)‖² is 1 only on average.
+// For RBF, ω ∼ N(0, 2γI); for the Laplacian kernel the coordinates of ω are
+// Cauchy(0, γ); any kernel.ShiftInvariant works.
+//
+// For dense X, Transform computes X Wᵀ with one gemm per block of 256 rows
+// and applies the cosine in place; blocks are spread over
+// runtime.GOMAXPROCS(0) workers. For a *sparse.CSR X each block goes through
+// CSR.MulDenseT, which touches only the stored entries; dense and CSR input
+// with the same values give the same features to round-off (tested to
+// 1e-12). The cosine (math.Cos) is most of the cost: on the benchmark
+// n = 10,000, d = 9, D = 2000 it takes about three quarters of the time.
+//
+// # Orthogonal random features (Yu et al., 2016)
+//
+// For an isotropic kernel (kernel.Isotropic: p is rotation invariant) the
+// frequencies can be drawn exactly orthogonal in blocks of d: W is a stack of
+// ⌈D/d⌉ independent blocks S·Q, Q a d × d Haar-random orthogonal matrix
+// (the Q of a QR factorisation of a standard normal matrix, its columns
+// multiplied by the signs of R's diagonal) and S = diag(s_1…s_d) with s_j
+// drawn by SampleRadius (for RBF, √(2γ)·χ_d), cut to D rows. Each row is
+// still distributed as p, so the estimate stays unbiased, and orthogonality
+// makes the cos(ωᵀδ) terms negatively correlated, which lowers the
+// variance. [Orthogonal] embeds a Fourier (same W, B, cos map, Transform,
+// TransformRow). In the package test (RBF, d = 8, κ ≈ 0.26, mean over 40
+// maps) the mean absolute error of ⟨z(x), z(y)⟩ is 0.075, 0.038, 0.019 for
+// RFF and 0.069, 0.032, 0.016 for ORF at D = 100, 400, 1600.
+//
+// # Nyström features
+//
+// [Nystrom] takes m landmarks l_1…l_m (often a subset of the training rows)
+// and any kernel, and maps
+//
+//	z(x) = K_mm^{-1/2} k_m(x),  k_m(x) = (k(l_1, x), …, k(l_m, x)),
+//
+// so ⟨z(x), z(y)⟩ = k_m(x)ᵀ K_mm⁺ k_m(y), the kernel of the projection onto
+// the span of the landmarks' feature vectors; with every training row a
+// landmark it reproduces the Gram matrix exactly. K_mm^{-1/2} comes from
+// the symmetric eigendecomposition K_mm = UΛUᵀ as U Λ⁺^{1/2} Uᵀ, where
+// eigenvalues λ ≤ m·2⁻⁵²·λ_max (NumPy's matrix_rank tolerance) or λ ≤ 0 are
+// treated as zero (their directions dropped) instead of being raised to a
+// floor as in scikit-learn's Nystroem (which clamps at 1e-12 and so
+// amplifies round-off by up to 10⁶). Dim is m; Rank reports how many
+// directions were kept.
+//
+// # Randomness and persistence
+//
+// Every random map is drawn from a math/rand/v2 Source passed in: the same
+// source state gives bit-identical W and b. A Fourier (or the Fourier inside
+// an Orthogonal) is fully described by its exported W and B (see
+// Frequencies), which is what a saved model stores.
+//
+// Misuse (an input of the wrong width, a dst of the wrong size, d or D < 1)
+// panics; NewNystrom returns an error for landmarks whose kernel matrix is
+// empty, non-finite or has no positive eigenvalue.
 package randfeat

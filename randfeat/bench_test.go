@@ -1,0 +1,49 @@
+package randfeat
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kernelad/anomaly/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// BenchmarkFourierTransform maps n = 10,000 rows of d = 9 (32_shuttle's
+// width) to D = 2000 features, dense and as CSR (all entries non-zero, so
+// the CSR product does the same arithmetic without BLAS), and one row at a
+// time with TransformRow.
+func BenchmarkFourierTransform(b *testing.B) {
+	const n, d, D = 10000, 9, 2000
+	x := randDense(n, d, 0, 1)
+	f := NewFourier(kernel.RBF{Gamma: 1}, d, D, rand.NewPCG(1, 1))
+	dst := mat.NewDense(n, D, nil)
+	for name, in := range map[string]mat.Matrix{"dense": x, "csr": toCSR(x)} {
+		b.Run(fmt.Sprintf("%s/n=%d/d=%d/D=%d", name, n, d, D), func(b *testing.B) {
+			for b.Loop() {
+				f.Transform(dst, in)
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+	b.Run(fmt.Sprintf("row/d=%d/D=%d", d, D), func(b *testing.B) {
+		buf := make([]float64, D)
+		i := 0
+		for b.Loop() {
+			buf = f.TransformRow(buf, x.RawRowView(i%n))
+			i++
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
+
+// BenchmarkOrthogonalNew is the cost of drawing an ORF map (QR per block).
+func BenchmarkOrthogonalNew(b *testing.B) {
+	for _, d := range []int{9, 100} {
+		b.Run(fmt.Sprintf("d=%d/D=2000", d), func(b *testing.B) {
+			for b.Loop() {
+				NewOrthogonal(kernel.RBF{Gamma: 1}, d, 2000, rand.NewPCG(1, 1))
+			}
+		})
+	}
+}
