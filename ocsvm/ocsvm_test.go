@@ -1,0 +1,249 @@
+package ocsvm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/smo"
+)
+
+func randX(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	X := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return X
+}
+
+// TestNuProperty is issue 3, item 2: Schölkopf et al. (2001, Prop. 4) —
+// the fraction of bounded SVs (α_i = 1/(νn), the training outliers) is at
+// most ν and the fraction of SVs at least ν. The solver meets the KKT
+// conditions to a tolerance, so one row of slack (1/n) is allowed.
+func TestNuProperty(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		n := 100 + rng.IntN(400)
+		d := 1 + rng.IntN(6)
+		nu := 0.02 + 0.96*rng.Float64()
+		gamma := math.Exp(rng.Float64()*4 - 3) // 0.05 … 2.7
+		kern := []string{"rbf", "laplacian", "linear"}[rng.IntN(3)]
+		t.Run(fmt.Sprintf("seed=%d/n=%d/d=%d/nu=%.3f/%s", seed, n, d, nu, kern), func(t *testing.T) {
+			X := randX(n, d, seed)
+			m, err := New(Config{Nu: nu, Gamma: gamma, Kernel: kern})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Fit(context.Background(), X); err != nil {
+				t.Fatal(err)
+			}
+			st := m.Stats()
+			fb, fs := float64(st.BoundedSV)/float64(n), float64(st.SV)/float64(n)
+			if fb > nu+1.0/float64(n) || nu > fs+1.0/float64(n) {
+				t.Errorf("bounded SV fraction %.4f ≤ ν = %.4f ≤ SV fraction %.4f fails", fb, nu, fs)
+			}
+			var sum float64
+			for _, a := range m.Coef() {
+				sum += a
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				t.Errorf("Σα = %v, want 1", sum)
+			}
+		})
+	}
+}
+
+// Predictions from the saved and reloaded model are identical, and the
+// training scores match Score on the training rows (to single precision:
+// the fit takes them from the solver's float32 kernel cache).
+func TestPersistAndScore(t *testing.T) {
+	X := randX(300, 4, 5)
+	for _, params := range []map[string]string{
+		{},
+		{"kernel": "poly", "gamma": "0.3", "coef0": "1", "degree": "2", "nu": "0.2", "shrinking": "false"},
+		{"kernel": "laplacian", "tol": "1e-4", "cache_mb": "1", "contamination": "0.05"},
+	} {
+		t.Run(fmt.Sprint(params), func(t *testing.T) {
+			d, err := detector.New("ocsvm", params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.Score(nil, X); !errors.Is(err, detector.ErrNotFitted) {
+				t.Errorf("Score before Fit: %v", err)
+			}
+			if err := d.Fit(context.Background(), X); err != nil {
+				t.Fatal(err)
+			}
+			s1, err := d.Score(nil, X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The threshold flags about the contamination share of rows.
+			lab := detector.Label(nil, s1, d.Threshold())
+			var k int
+			for _, v := range lab {
+				k += v
+			}
+			c := 0.1
+			if params["contamination"] != "" {
+				c = 0.05
+			}
+			if math.Abs(float64(k)-c*300) > 3 {
+				t.Errorf("%d of 300 rows flagged, want about %v", k, c*300)
+			}
+			var buf bytes.Buffer
+			if err := detector.Save(&buf, "ocsvm", params, d); err != nil {
+				t.Fatal(err)
+			}
+			_, _, d2, err := detector.Load(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s2, err := d2.Score(nil, X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range s1 {
+				if s1[i] != s2[i] {
+					t.Fatalf("row %d: score %v after reload, %v before", i, s2[i], s1[i])
+				}
+			}
+			if d2.Threshold() != d.Threshold() {
+				t.Errorf("threshold %v after reload, %v before", d2.Threshold(), d.Threshold())
+			}
+		})
+	}
+}
+
+// Precomputed RBF kernel gives the same model as the built-in one.
+func TestPrecomputed(t *testing.T) {
+	X := randX(200, 3, 6)
+	Y := randX(30, 3, 7)
+	k := kernel.RBF{Gamma: 0.4}
+	K := mat.NewDense(200, 200, nil)
+	KY := mat.NewDense(30, 200, nil)
+	for i := 0; i < 200; i++ {
+		for j := 0; j < 200; j++ {
+			K.Set(i, j, k.Eval(X.RawRowView(i), X.RawRowView(j)))
+		}
+		for r := 0; r < 30; r++ {
+			KY.Set(r, i, k.Eval(Y.RawRowView(r), X.RawRowView(i)))
+		}
+	}
+	a, _ := New(Config{Gamma: 0.4})
+	b, _ := New(Config{Kernel: "precomputed"})
+	if err := a.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Fit(context.Background(), K); err != nil {
+		t.Fatal(err)
+	}
+	sa, _ := a.Score(nil, Y)
+	sb, err := b.Score(nil, KY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sa {
+		if math.Abs(sa[i]-sb[i]) > 1e-9 {
+			t.Errorf("row %d: precomputed %v, rbf %v", i, sb[i], sa[i])
+		}
+	}
+}
+
+// TestBadInput is issue 3, item 7 for the one-class SVM.
+func TestBadInput(t *testing.T) {
+	X := randX(50, 3, 8)
+	indef := mat.NewDense(3, 3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1}) // eigenvalues 3, 1, −1
+	asym := mat.NewDense(2, 2, []float64{1, 0.5, 0.4, 1})
+	nan := mat.DenseCopyOf(X)
+	nan.Set(4, 1, math.NaN())
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		X    mat.Matrix
+		want error
+	}{
+		{"nu > 1", Config{Nu: 1.5}, nil, nil},
+		{"nu < 0", Config{Nu: -0.1}, nil, nil},
+		{"negative gamma", Config{Gamma: -1}, nil, nil},
+		{"unknown kernel", Config{Kernel: "sigmoid"}, nil, nil},
+		{"contamination", Config{Contamination: 0.7}, nil, nil},
+		{"non-PSD precomputed", Config{Kernel: "precomputed"}, indef, smo.ErrNotPSD},
+		{"asymmetric precomputed", Config{Kernel: "precomputed"}, asym, nil},
+		{"NaN", Config{}, nan, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := New(tc.cfg)
+			if tc.X == nil {
+				if err == nil {
+					t.Fatal("New accepted the config")
+				}
+				t.Log(err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = m.Fit(context.Background(), tc.X)
+			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+				t.Fatalf("Fit error %v, want %v", err, tc.want)
+			}
+			t.Log(err)
+		})
+	}
+	t.Run("wrong columns", func(t *testing.T) {
+		m, _ := New(Config{})
+		if err := m.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		var de *detector.DimError
+		if _, err := m.Score(nil, randX(3, 4, 1)); !errors.As(err, &de) {
+			t.Errorf("Score with 4 columns: %v", err)
+		}
+	})
+	t.Run("max_iter", func(t *testing.T) {
+		d, err := detector.New("ocsvm", map[string]string{"max_iter": "3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		if st := d.(*OCSVM).Stats(); st.Status != smo.IterationLimit || st.Iterations != 3 {
+			t.Errorf("status %v after %d iterations, want the iteration limit after 3", st.Status, st.Iterations)
+		}
+	})
+	t.Run("params", func(t *testing.T) {
+		for _, p := range []map[string]string{{"nu": "0"}, {"gamma": "wide"}, {"cache_mb": "-1"}, {"nuu": "0.1"}, {"shrinking": "maybe"}} {
+			if _, err := detector.New("ocsvm", p); err == nil {
+				t.Errorf("%v accepted", p)
+			}
+		}
+	})
+	t.Run("corrupt state", func(t *testing.T) {
+		m, _ := New(Config{})
+		if err := m.UnmarshalBinary([]byte("garbage")); err == nil {
+			t.Error("garbage decoded")
+		}
+	})
+}
+
+func TestFitHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m, _ := New(Config{})
+	if err := m.Fit(ctx, randX(3000, 3, 1)); !errors.Is(err, context.Canceled) {
+		t.Errorf("Fit with a cancelled context: %v", err)
+	}
+}

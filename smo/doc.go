@@ -1,0 +1,73 @@
+// Package smo solves the box- and equality-constrained quadratic programs
+// behind kernel anomaly detectors (one-class SVM, SVDD, SVDD with labelled
+// anomalies, the one-class support tensor machine):
+//
+//	min_α  f(α) = ½ αᵀQα + pᵀα
+//	s.t.   yᵀα = δ,   0 ≤ α_i ≤ C_i,   y_i ∈ {+1, −1},
+//
+// with Q symmetric positive semi-definite. It knows nothing of the problem
+// it serves: a formulation is a Matrix (Q, usually y_i y_j k(x_i, x_j) times a
+// constant), a linear term p, labels y, bounds C and δ, the way LIBSVM's
+// Solver serves ONE_CLASS_Q and SVC_Q. The layers are LIBSVM's: Matrix
+// (get_Q/get_QD), a column cache, and the solver.
+//
+// # Algorithm
+//
+// Sequential minimal optimisation: each iteration changes two variables
+// (i, j) so that yᵀα stays δ, solving the two-variable subproblem exactly and
+// clipping to the box. With G = ∇f = Qα + p, the index sets
+// I_up = {t : y_t = +1, α_t < C_t or y_t = −1, α_t > 0} and
+// I_low = {t : y_t = +1, α_t > 0 or y_t = −1, α_t < C_t}, and
+// m(α) = max_{I_up} −y_t G_t, M(α) = min_{I_low} −y_t G_t, α is optimal when
+// m(α) − M(α) ≤ Tol (default 1e-3, LIBSVM's -e).
+//
+// Working-set selection is WSS 2 of Fan, Chen and Lin (JMLR 6, 2005):
+// i = argmax_{I_up} −y_t G_t, then j minimises the second-order decrease
+// −b_it²/a_it over t ∈ I_low with b_it = −y_iG_i + y_tG_t > 0 and
+// a_it = Q_ii + Q_tt − 2y_iy_tQ_it (a_it ≤ 0 is replaced by 1e-12, as
+// LIBSVM's TAU; a clearly negative a_it means Q is not PSD and Solve returns
+// an error wrapping ErrNotPSD).
+//
+// Shrinking (LIBSVM's heuristic, every min(n, 1000) iterations) removes
+// variables at a bound whose gradient says they will stay there; the
+// gradient of removed variables is reconstructed from
+// Ḡ_i = Σ_{α_j = C_j} C_j Q_ij, kept up to date, before the final check, so
+// the stopping test is always made on the whole problem.
+//
+// ρ (Result.Rho) is the multiplier of the equality constraint with LIBSVM's
+// sign: y_iG_i = ρ for every free variable (the mean over them is returned),
+// otherwise the midpoint of the interval the bounded variables allow.
+//
+// # Cache and memory
+//
+// Columns of Q are computed on demand by Matrix.Column and kept in a
+// least-recently-used cache of single-precision values (LIBSVM's Qfloat)
+// under a byte budget (Settings.CacheMB, default 200 MB, at least two full
+// columns). Columns are held over the active (unshrunk) variables only, and
+// the solver never holds Q values outside the cache, so the kernel values in
+// memory are bounded by the budget whatever n is; Result.CachePeakBytes
+// reports the high-water mark. The gradient is kept in double precision.
+//
+// KernelMatrix computes columns of y_iy_j·s·k(x_i, x_j) with
+// runtime.GOMAXPROCS(0) goroutines over row blocks (RBF through squared norms
+// and one dot product per entry, as LIBSVM); GramMatrix wraps a precomputed
+// kernel matrix. Expansion evaluates the fitted Σ_i c_i k(x_i, x) over the
+// support vectors, in parallel over rows.
+//
+// # Scaling
+//
+// The tolerance is absolute, so the scale of α matters. The one-class
+// problems (Σα = 1, α_i ≤ 1/(νn)) are best solved, as LIBSVM does, in the
+// variables α' = νn·α (bounds 1, Σα' = νn) and rescaled afterwards; the
+// ocsvm and svdd packages do this, which is what makes their results match
+// LIBSVM's to the printed digits.
+//
+// # Failure
+//
+// Problems in the data or numerics are returned errors: infeasible bounds
+// (Σ C_i over the label of δ's sign < |δ|), a negative or non-finite Q_ii,
+// negative curvature, cancellation (ctx.Err()). Reaching Settings.MaxIter is
+// not an error: the Result carries Status IterationLimit (Status.Err gives
+// ErrIterationLimit). Mismatched slice lengths are programming errors and
+// panic with an "smo: " message.
+package smo

@@ -1,0 +1,281 @@
+package smo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/kernel"
+)
+
+func ones(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func randX(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	X := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return X
+}
+
+// kktGap returns m(α) − M(α) computed from the result's gradient, and the
+// largest violation of feasibility.
+func kktGap(p Problem, r *Result) (gap, infeas float64) {
+	up, low := math.Inf(-1), math.Inf(1)
+	var sum float64
+	for t, a := range r.Alpha {
+		y := 1.0
+		if p.Y != nil {
+			y = float64(p.Y[t])
+		}
+		sum += y * a
+		infeas = math.Max(infeas, math.Max(-a, a-p.C[t]))
+		v := -y * r.Gradient[t]
+		inUp := (y > 0 && a < p.C[t]) || (y < 0 && a > 0)
+		inLow := (y > 0 && a > 0) || (y < 0 && a < p.C[t])
+		if inUp {
+			up = math.Max(up, v)
+		}
+		if inLow {
+			low = math.Min(low, v)
+		}
+	}
+	infeas = math.Max(infeas, math.Abs(sum-p.Delta))
+	return up - low, infeas
+}
+
+// Closed-form problems: the optimum is found by hand from the KKT
+// conditions of the two-variable QP.
+func TestSolveClosedForm(t *testing.T) {
+	id := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	tests := []struct {
+		name    string
+		prob    Problem
+		alpha   []float64
+		obj     float64
+		rho     float64
+		checkRo bool
+	}{
+		// min ½(a²+b²) s.t. a+b = 1: a = b = ½, f = ¼, G = (½, ½) so ρ = ½.
+		{"one-class", Problem{Q: NewGramMatrix(id, nil, 1), C: []float64{1, 1}, Delta: 1}, []float64{0.5, 0.5}, 0.25, 0.5, true},
+		// min ½(a²+b²) − a − b s.t. a − b = 0: a = b = 1, f = −1.
+		{"two-class", Problem{Q: NewGramMatrix(id, []int8{1, -1}, 1), P: []float64{-1, -1}, Y: []int8{1, -1}, C: []float64{10, 10}}, []float64{1, 1}, -1, 0, true},
+		// The box binds: a ≤ 0.3, so a = 0.3, b = 0.7, f = ½(0.09+0.49) = 0.29.
+		{"bound", Problem{Q: NewGramMatrix(id, nil, 1), C: []float64{0.3, 1}, Delta: 1}, []float64{0.3, 0.7}, 0.29, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Solve(context.Background(), tc.prob, Settings{Tol: 1e-9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, a := range tc.alpha {
+				if math.Abs(r.Alpha[i]-a) > 1e-7 {
+					t.Errorf("alpha[%d] = %v, want %v", i, r.Alpha[i], a)
+				}
+			}
+			if math.Abs(r.Objective-tc.obj) > 1e-7 {
+				t.Errorf("objective %v, want %v", r.Objective, tc.obj)
+			}
+			if tc.checkRo && math.Abs(r.Rho-tc.rho) > 1e-7 {
+				t.Errorf("rho %v, want %v", r.Rho, tc.rho)
+			}
+			if r.Status != Optimal {
+				t.Errorf("status %v", r.Status)
+			}
+		})
+	}
+}
+
+// TestKKT checks the optimality conditions m(α) − M(α) ≤ Tol and
+// feasibility on random kernel problems of both label kinds, with and
+// without shrinking and with a cache far smaller than Q (which must give the
+// same solution and keep its peak under the budget).
+func TestKKT(t *testing.T) {
+	for _, tc := range []struct {
+		n       int
+		labels  bool
+		shrink  bool
+		cacheMB float64
+	}{
+		{300, false, true, 0}, {300, false, false, 0}, {400, true, true, 0}, {400, true, false, 0.05}, {1500, false, true, 0.05},
+	} {
+		t.Run(fmt.Sprintf("n=%d/labels=%v/shrink=%v/cache=%g", tc.n, tc.labels, tc.shrink, tc.cacheMB), func(t *testing.T) {
+			X := randX(tc.n, 5, uint64(tc.n))
+			var y []int8
+			if tc.labels {
+				y = make([]int8, tc.n)
+				for i := range y {
+					y[i] = 1
+					if i%7 == 0 {
+						y[i] = -1
+					}
+				}
+			}
+			k := kernel.RBF{Gamma: 0.2}
+			q := NewKernelMatrix(k, X, y, 2)
+			p := make([]float64, tc.n)
+			for i := range p {
+				p[i] = -0.3 * q.Diag(i)
+				if y != nil {
+					p[i] *= float64(y[i])
+				}
+			}
+			prob := Problem{Q: q, P: p, Y: y, C: ones(tc.n, 1), Delta: 0.3 * float64(tc.n)}
+			tol := 1e-4
+			r, err := Solve(context.Background(), prob, Settings{Tol: tol, NoShrinking: !tc.shrink, CacheMB: tc.cacheMB})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gap, inf := kktGap(prob, r)
+			// The gradient is accumulated from single-precision Q values, so
+			// the recomputed gap may exceed Tol by float32 rounding.
+			if gap > tol*1.01 || inf > 1e-9*float64(tc.n) {
+				t.Errorf("KKT gap %v (tol %v), infeasibility %v", gap, tol, inf)
+			}
+			if r.CachePeakBytes > r.CacheBudgetBytes {
+				t.Errorf("cache peak %d bytes above budget %d", r.CachePeakBytes, r.CacheBudgetBytes)
+			}
+			ref, err := Solve(context.Background(), prob, Settings{Tol: tol, NoShrinking: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(r.Objective-ref.Objective) / math.Abs(ref.Objective); d > 1e-5 {
+				t.Errorf("objective %v differs from the unshrunk large-cache run %v (rel %v)", r.Objective, ref.Objective, d)
+			}
+		})
+	}
+}
+
+type negDiag struct{ *GramMatrix }
+
+func (negDiag) Diag(i int) float64 { return -1 }
+
+// TestSolveErrors is issue 3, item 7 at the solver level.
+func TestSolveErrors(t *testing.T) {
+	id := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	// An indefinite "kernel": eigenvalues of [[1, 2], [2, 1]] are 3 and −1.
+	indef := mat.NewDense(2, 2, []float64{1, 2, 2, 1})
+	bg := context.Background()
+	cancelled, cancel := context.WithCancel(bg)
+	cancel()
+	X := randX(200, 3, 9)
+	big := Problem{Q: NewKernelMatrix(kernel.RBF{Gamma: 1}, X, nil, 1), C: ones(200, 1), Delta: 50}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		prob Problem
+		set  Settings
+		want error // nil: any error
+	}{
+		{"infeasible", bg, Problem{Q: NewGramMatrix(id, nil, 1), C: ones(3, 0.2), Delta: 1}, Settings{}, nil},
+		// From α = (1, 0), G = Qα + p = (1, −1) asks to move along (−1, 1),
+		// where the curvature 1 + 1 − 2·2 = −2 is negative.
+		{"not PSD", bg, Problem{Q: NewGramMatrix(indef, nil, 1), P: []float64{0, -3}, C: ones(2, 1), Delta: 1}, Settings{}, ErrNotPSD},
+		{"negative diagonal", bg, Problem{Q: negDiag{NewGramMatrix(id, nil, 1)}, C: ones(3, 1), Delta: 1}, Settings{}, ErrNotPSD},
+		{"bad label", bg, Problem{Q: NewGramMatrix(id, nil, 1), Y: []int8{1, 0, 1}, C: ones(3, 1), Delta: 1}, Settings{}, nil},
+		{"bad bound", bg, Problem{Q: NewGramMatrix(id, nil, 1), C: []float64{1, 0, 1}, Delta: 1}, Settings{}, nil},
+		{"bad tol", bg, Problem{Q: NewGramMatrix(id, nil, 1), C: ones(3, 1), Delta: 1}, Settings{Tol: -1}, nil},
+		{"cancelled", cancelled, big, Settings{}, context.Canceled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Solve(tc.ctx, tc.prob, tc.set)
+			if err == nil {
+				t.Fatalf("no error; result %+v", r)
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestIterationLimit: reaching MaxIter is a status, not an error, and α
+// stays feasible.
+func TestIterationLimit(t *testing.T) {
+	X := randX(300, 4, 3)
+	prob := Problem{Q: NewKernelMatrix(kernel.RBF{Gamma: 0.5}, X, nil, 1), C: ones(300, 1), Delta: 60}
+	r, err := Solve(context.Background(), prob, Settings{MaxIter: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != IterationLimit || !errors.Is(r.Status.Err(), ErrIterationLimit) || r.Iterations != 5 {
+		t.Fatalf("status %v after %d iterations, want %v after 5", r.Status, r.Iterations, IterationLimit)
+	}
+	if _, inf := kktGap(prob, r); inf > 1e-9 {
+		t.Errorf("infeasible by %v", inf)
+	}
+	if r.Gap < 1e-3 {
+		t.Errorf("gap %v: the limit should have stopped a non-optimal solve", r.Gap)
+	}
+}
+
+// The cache drops the least recently used column and keeps swaps
+// consistent.
+func TestCache(t *testing.T) {
+	c := newCache(4, 8) // room for two full columns
+	a, v := c.get(0, 4)
+	if v != 0 || len(a) != 4 {
+		t.Fatalf("fresh column: valid %d len %d", v, len(a))
+	}
+	copy(a, []float32{0, 1, 2, 3})
+	b, _ := c.get(1, 4)
+	copy(b, []float32{10, 11, 12, 13})
+	c.get(0, 4) // 0 is now the most recent
+	c.get(2, 4) // evicts 1
+	if _, v := c.get(1, 2); v != 0 {
+		t.Errorf("column 1 should have been evicted, valid %d", v)
+	}
+	if c.used > c.budget || c.peak > c.budget {
+		t.Errorf("used %d peak %d above budget %d", c.used, c.peak, c.budget)
+	}
+	c = newCache(4, 100)
+	a, _ = c.get(0, 4)
+	copy(a, []float32{0, 1, 2, 3})
+	c.swap(1, 3)
+	got, v := c.get(0, 4)
+	if v != 4 || got[1] != 3 || got[3] != 1 {
+		t.Errorf("after swap(1,3): %v (valid %d)", got, v)
+	}
+	c.swap(0, 2)
+	if got, v := c.get(2, 4); v != 4 || got[0] != 2 || got[2] != 0 {
+		t.Errorf("after swap(0,2): column moved to 2 = %v (valid %d)", got, v)
+	}
+}
+
+func TestExpansion(t *testing.T) {
+	X := randX(50, 3, 4)
+	coef := make([]float64, 50)
+	coef[3], coef[10] = 0.25, -0.75
+	for _, k := range []kernel.Kernel{kernel.RBF{Gamma: 0.7}, kernel.Linear{}} {
+		e := NewExpansion(k, X, coef)
+		if e.Len() != 2 {
+			t.Fatalf("kept %d support vectors, want 2", e.Len())
+		}
+		Y := randX(20, 3, 5)
+		got := e.Eval(nil, Y)
+		for i := 0; i < 20; i++ {
+			y := Y.RawRowView(i)
+			want := 0.25*k.Eval(X.RawRowView(3), y) - 0.75*k.Eval(X.RawRowView(10), y)
+			if math.Abs(got[i]-want) > 1e-12 {
+				t.Errorf("%T row %d: %v, want %v", k, i, got[i], want)
+			}
+		}
+	}
+}
