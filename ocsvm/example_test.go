@@ -28,6 +28,7 @@ func Example() {
 	fmt.Println("far point more anomalous:", s[1] > s[0])
 	// scikit-learn 1.2's OneClassSVM(gamma=0.5, nu=0.5) gives
 	// −decision_function = −0.4675 and 1.8903, νn = 4.5 times these.
+
 	// Output:
 	// centre -0.104, far point 0.420
 	// far point more anomalous: true
