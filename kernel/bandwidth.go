@@ -61,7 +61,7 @@ const MedianPairs = 10000
 // (n(n−1)/2 ≤ 10,000, i.e. n ≤ 141) every pair is used; otherwise
 // MedianPairs pairs (i, j), i ≠ j, are drawn uniformly with replacement
 // from src. The median of an even count is the mean of the two middle values
-// (NumPy's convention). If that median is 0 (more than half of the pairs are
+// (NumPy's convention); src may be nil when no sampling is needed. If that median is 0 (more than half of the pairs are
 // duplicates) the median of the non-zero squared distances is used instead,
 // and if every distance is 0 the result is 1.
 //
@@ -75,15 +75,13 @@ func MedianGamma(X mat.Matrix, src rand.Source) float64 {
 		panic("kernel: MedianGamma needs at least 2 rows")
 	}
 	r := newRowset(X)
-	p := newPairs(Linear{}, r, r) // only used for its row access
 	dist := func(i, j int) float64 {
-		p.setX(i)
 		if r.csr != nil {
 			xi, xv := r.csr.RowNonZeros(i)
 			yi, yv := r.csr.RowNonZeros(j)
 			return sparseSqDist(xi, xv, yi, yv)
 		}
-		return SqDist(p.xrow, r.denseRow(j))
+		return SqDist(r.denseRow(i), r.denseRow(j))
 	}
 	var d []float64
 	if total := n * (n - 1) / 2; total <= MedianPairs {
@@ -94,6 +92,9 @@ func MedianGamma(X mat.Matrix, src rand.Source) float64 {
 			}
 		}
 	} else {
+		if src == nil {
+			panic("kernel: MedianGamma needs a rand.Source for more than 141 rows")
+		}
 		rng := rand.New(src)
 		d = make([]float64, MedianPairs)
 		for t := range d {
