@@ -1,0 +1,250 @@
+package kpca
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// denseMax (a variable so tests can force the Lanczos path) is the largest n for which the top eigenpairs come from a full
+// symmetric eigendecomposition; above it block Lanczos is used.
+var denseMax = 1000
+
+// lanczosTol is the convergence test of block Lanczos: every wanted Ritz
+// pair (θ, y) must have ‖Ky − θy‖ ≤ lanczosTol·θ_1.
+const lanczosTol = 1e-10
+
+// eigTarget says how many leading eigenpairs are wanted: q > 0 exactly q;
+// otherwise the fewest whose eigenvalues sum to at least frac·trace.
+type eigTarget struct {
+	q     int
+	frac  float64
+	trace float64
+}
+
+// count returns how many of the descending eigenvalues vals the target
+// needs, and whether vals suffice to decide.
+func (t eigTarget) count(vals []float64) (int, bool) {
+	if t.q > 0 {
+		return t.q, len(vals) >= t.q
+	}
+	var s float64
+	for i, v := range vals {
+		s += math.Max(v, 0)
+		if s >= t.frac*t.trace {
+			return i + 1, true
+		}
+	}
+	return len(vals), false
+}
+
+// topEigen returns the leading eigenpairs of the symmetric positive
+// semi-definite n × n matrix a (full storage), in descending order, as many
+// as target asks for: vals and the unit eigenvectors as the columns of
+// vecs.
+func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand) ([]float64, *mat.Dense, error) {
+	n, _ := a.Dims()
+	if n <= denseMax || (target.q > 0 && 4*target.q > n) {
+		return denseTop(a, target)
+	}
+	want := target.q
+	if want == 0 {
+		want = 16
+	}
+	for {
+		if 4*want > n {
+			return denseTop(a, target)
+		}
+		vals, vecs, err := blockLanczos(ctx, a, want, rng)
+		if err != nil {
+			return nil, nil, err
+		}
+		if vals == nil { // basis budget exhausted: decide densely
+			return denseTop(a, target)
+		}
+		q, ok := target.count(vals)
+		if ok {
+			return vals[:q], vecs.Slice(0, n, 0, q).(*mat.Dense), nil
+		}
+		want *= 2
+	}
+}
+
+// denseTop uses a full symmetric eigendecomposition.
+func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
+	n, _ := a.Dims()
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, a.At(i, j))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(sym, true) {
+		return nil, nil, errors.New("kpca: eigendecomposition failed")
+	}
+	asc := es.Values(nil)
+	var u mat.Dense
+	es.VectorsTo(&u)
+	vals := make([]float64, n)
+	for i := range vals {
+		vals[i] = asc[n-1-i]
+	}
+	q, _ := target.count(vals)
+	vecs := mat.NewDense(n, q, nil)
+	for j := 0; j < q; j++ {
+		for i := 0; i < n; i++ {
+			vecs.Set(i, j, u.At(i, n-1-j))
+		}
+	}
+	return vals[:q], vecs, nil
+}
+
+// blockLanczos computes the q leading eigenpairs of a by block Lanczos
+// (a block Krylov space K V_0, K² V_0, … with full reorthogonalisation and
+// Rayleigh–Ritz after every block). The block size is q + 8; it stops when
+// the q leading Ritz pairs have residuals ≤ lanczosTol·θ_1, and returns
+// nil values when the basis would exceed min(n/2, 12 blocks) first.
+func blockLanczos(ctx context.Context, a *mat.Dense, q int, rng *rand.Rand) ([]float64, *mat.Dense, error) {
+	n, _ := a.Dims()
+	b := q + 8
+	maxK := min(n/2, 12*b)
+	v := mat.NewDense(n, maxK, nil) // orthonormal basis, column blocks
+	w := mat.NewDense(n, maxK, nil) // a · v
+	t := mat.NewDense(maxK, maxK, nil)
+	blk := mat.NewDense(n, b, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < b; j++ {
+			blk.Set(i, j, rng.NormFloat64())
+		}
+	}
+	k := 0
+	for k+b <= maxK {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		// orthonormalise the new block against the basis (twice) and itself
+		vk := v.Slice(0, n, 0, max(k, 1)).(*mat.Dense)
+		for pass := 0; pass < 2; pass++ {
+			if k > 0 {
+				project(blk, vk)
+			}
+			orthonormalise(blk)
+		}
+		v.Slice(0, n, k, k+b).(*mat.Dense).Copy(blk)
+		wk := w.Slice(0, n, k, k+b).(*mat.Dense)
+		wk.Mul(a, blk)
+		k += b
+		// new columns of T = Vᵀ A V
+		vAll := v.Slice(0, n, 0, k).(*mat.Dense)
+		tc := t.Slice(0, k, k-b, k).(*mat.Dense)
+		tc.Mul(vAll.T(), wk)
+		for i := 0; i < k; i++ {
+			for j := k - b; j < k; j++ {
+				if i < k-b {
+					t.Set(j, i, t.At(i, j))
+				}
+			}
+		}
+		for i := k - b; i < k; i++ { // symmetrise the diagonal block
+			for j := i + 1; j < k; j++ {
+				s := (t.At(i, j) + t.At(j, i)) / 2
+				t.Set(i, j, s)
+				t.Set(j, i, s)
+			}
+		}
+		vals, y, ky, ok := ritz(t.Slice(0, k, 0, k).(*mat.Dense), vAll, w.Slice(0, n, 0, k).(*mat.Dense), q)
+		if !ok {
+			return nil, nil, errors.New("kpca: eigendecomposition of the Lanczos matrix failed")
+		}
+		conv := true
+		res := make([]float64, n)
+		for j := 0; j < q && conv; j++ {
+			var s float64
+			for i := 0; i < n; i++ {
+				res[i] = ky.At(i, j) - vals[j]*y.At(i, j)
+				s += res[i] * res[i]
+			}
+			if math.Sqrt(s) > lanczosTol*math.Max(vals[0], 0) {
+				conv = false
+			}
+		}
+		if conv {
+			return vals, y, nil
+		}
+		// next block: A times the newest block (the Krylov direction)
+		blk.Copy(wk)
+	}
+	return nil, nil, nil
+}
+
+// ritz returns the q leading Ritz values of the projected matrix t, the
+// Ritz vectors y = V s and a·y = W s.
+func ritz(t, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
+	k, _ := t.Dims()
+	sym := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			sym.SetSym(i, j, t.At(i, j))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(sym, true) {
+		return nil, nil, nil, false
+	}
+	asc := es.Values(nil)
+	var u mat.Dense
+	es.VectorsTo(&u)
+	order := make([]int, k)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return asc[order[a]] > asc[order[b]] })
+	s := mat.NewDense(k, q, nil)
+	vals := make([]float64, q)
+	for j := 0; j < q; j++ {
+		vals[j] = asc[order[j]]
+		for i := 0; i < k; i++ {
+			s.Set(i, j, u.At(i, order[j]))
+		}
+	}
+	n, _ := v.Dims()
+	y := mat.NewDense(n, q, nil)
+	y.Mul(v, s)
+	ky := mat.NewDense(n, q, nil)
+	ky.Mul(w, s)
+	return vals, y, ky, true
+}
+
+// project sets p = p − V(Vᵀp).
+func project(p, v *mat.Dense) {
+	_, b := p.Dims()
+	_, k := v.Dims()
+	h := mat.NewDense(k, b, nil)
+	h.Mul(v.T(), p)
+	pr, vr, hr := p.RawMatrix(), v.RawMatrix(), h.RawMatrix()
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, vr, hr, 1, pr)
+}
+
+// orthonormalise replaces the columns of p by an orthonormal basis of their
+// span (Householder QR); columns that were numerically dependent become
+// other unit vectors orthogonal to the rest.
+func orthonormalise(p *mat.Dense) {
+	_, b := p.Dims()
+	raw := p.RawMatrix()
+	tau := make([]float64, b)
+	work := make([]float64, 1)
+	lapack64.Geqrf(raw, tau, work, -1)
+	lw := int(work[0])
+	lapack64.Orgqr(raw, tau, work, -1)
+	work = make([]float64, max(lw, int(work[0]), b))
+	lapack64.Geqrf(raw, tau, work, len(work))
+	lapack64.Orgqr(raw, tau, work, len(work))
+}

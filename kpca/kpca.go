@@ -1,0 +1,491 @@
+package kpca
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Method selects how the principal subspace is computed.
+type Method int
+
+const (
+	// Exact eigendecomposes the centred n × n Gram matrix (a full symmetric
+	// eigendecomposition up to n = 1000, block Lanczos above).
+	Exact Method = iota
+	// Nystrom maps the rows to the m-dimensional Nyström features of
+	// Landmarks random training rows and does linear PCA there.
+	Nystrom
+)
+
+// Default settings.
+const (
+	DefaultComponents = 50
+	DefaultLandmarks  = 500
+)
+
+// Config configures a kernel PCA detector. The zero value is the RBF kernel
+// with gamma = scale, 50 components (at most n − 1), the exact method and
+// contamination 0.1.
+type Config struct {
+	// Kernel names the kernel for kernel.Parse: "rbf" (default), "laplacian",
+	// "poly" (degree 3, coef0 1, scikit-learn's defaults) or "linear".
+	Kernel string
+	// Gamma is the kernel's γ; 0 means scikit-learn's 'scale',
+	// 1/(d·Var(X)) over all entries of the training matrix.
+	Gamma float64
+	// Components is the number q of principal components kept; 0 means 50
+	// unless Variance is set. It is capped at n − 1.
+	Components int
+	// Variance in (0, 1], if set, keeps the fewest components whose
+	// eigenvalues explain at least this share of the total feature-space
+	// variance. Components and Variance are exclusive.
+	Variance float64
+	// Method is Exact (default) or Nystrom.
+	Method Method
+	// Landmarks is the number of Nyström landmarks m (0 means 500; capped
+	// at n, where the Nyström scores equal the exact ones).
+	Landmarks int
+	// Src drives the landmark draw and the Lanczos start block; nil means a
+	// PCG seeded with (0, 0).
+	Src rand.Source
+	// Contamination is the share of training rows flagged (0 means 0.1).
+	Contamination float64
+	// Progress, if set, receives the stages "gram", "eigen" and "score".
+	Progress detector.ProgressFunc
+}
+
+// KPCA is a kernel PCA reconstruction-error detector.
+type KPCA struct {
+	cfg  Config
+	cont float64
+
+	// fitted state
+	gamma     float64
+	kern      kernel.Kernel
+	d         int
+	x         *mat.Dense // exact: training rows
+	rowMean   []float64  // exact: (1/n) Σ_j k(x_i, x_j)
+	grand     float64    // exact: (1/n²) Σ_ij k(x_i, x_j)
+	proj      *mat.Dense // exact: U Λ^{-1/2}, n × q; Nyström: V, m × q
+	ny        *randfeat.Nystrom
+	zMean     []float64 // Nyström: mean feature vector
+	vals      []float64 // kept eigenvalues of the centred Gram matrix
+	explained float64   // share of the total variance they explain
+	threshold float64
+}
+
+var _ detector.Detector = (*KPCA)(nil)
+
+// New validates cfg and returns an unfitted detector.
+func New(cfg Config) (*KPCA, error) {
+	if cfg.Kernel == "" {
+		cfg.Kernel = "rbf"
+	}
+	if _, err := kernel.Parse(cfg.Kernel, 1, 1, 3); err != nil {
+		return nil, fmt.Errorf("kpca: %w", err)
+	}
+	if !(cfg.Gamma >= 0) || math.IsInf(cfg.Gamma, 0) {
+		return nil, fmt.Errorf("kpca: gamma %v must be a finite number > 0 (or 0 for scale)", cfg.Gamma)
+	}
+	if cfg.Components < 0 {
+		return nil, fmt.Errorf("kpca: components %d must be ≥ 1 (or 0 for the default)", cfg.Components)
+	}
+	if !(cfg.Variance >= 0 && cfg.Variance <= 1) {
+		return nil, fmt.Errorf("kpca: variance %v must be in (0, 1]", cfg.Variance)
+	}
+	if cfg.Variance > 0 && cfg.Components > 0 {
+		return nil, fmt.Errorf("kpca: set components or variance, not both")
+	}
+	if cfg.Method != Exact && cfg.Method != Nystrom {
+		return nil, fmt.Errorf("kpca: invalid method %d", int(cfg.Method))
+	}
+	if cfg.Landmarks < 0 {
+		return nil, fmt.Errorf("kpca: landmarks %d must be ≥ 1 (or 0 for 500)", cfg.Landmarks)
+	}
+	c, err := detector.Contamination(cfg.Contamination)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: %w", err)
+	}
+	return &KPCA{cfg: cfg, cont: c}, nil
+}
+
+// Threshold returns the (1 − contamination) quantile of the training scores.
+func (p *KPCA) Threshold() float64 { return p.threshold }
+
+// Eigenvalues returns the eigenvalues of the centred training Gram matrix
+// kept as principal components (descending), and the share of the total
+// feature-space variance trace(K̃) they explain.
+func (p *KPCA) Eigenvalues() ([]float64, float64) {
+	return append([]float64(nil), p.vals...), p.explained
+}
+
+// Gamma returns the kernel parameter γ used (after resolving 'scale').
+func (p *KPCA) Gamma() float64 { return p.gamma }
+
+func (p *KPCA) progress(stage string, done, total int) {
+	if p.cfg.Progress != nil {
+		p.cfg.Progress(stage, done, total)
+	}
+}
+
+// Fit learns the principal subspace of the centred training features and
+// sets the threshold from the training rows' reconstruction errors.
+func (p *KPCA) Fit(ctx context.Context, X mat.Matrix) error {
+	if err := detector.CheckMatrix(X, 0); err != nil {
+		return err
+	}
+	n, d := X.Dims()
+	if n < 2 {
+		return fmt.Errorf("kpca: need at least 2 training rows, got %d", n)
+	}
+	gamma := p.cfg.Gamma
+	if gamma == 0 {
+		gamma = kernel.ScaleGamma(X)
+	}
+	kern, err := kernel.Parse(p.cfg.Kernel, gamma, 1, 3)
+	if err != nil {
+		return fmt.Errorf("kpca: %w", err)
+	}
+	src := p.cfg.Src
+	if src == nil {
+		src = rand.NewPCG(0, 0)
+	}
+	rng := rand.New(src)
+	f := &KPCA{cfg: p.cfg, cont: p.cont, gamma: gamma, kern: kern, d: d}
+	var train []float64
+	if p.cfg.Method == Nystrom {
+		train, err = f.fitNystrom(ctx, X, rng)
+	} else {
+		train, err = f.fitExact(ctx, X, rng)
+	}
+	if err != nil {
+		return err
+	}
+	for i, s := range train {
+		if math.IsNaN(s) {
+			return fmt.Errorf("kpca: training score %d is NaN (non-finite kernel values?)", i)
+		}
+	}
+	f.threshold = detector.ThresholdFromScores(train, p.cont)
+	*p = *f
+	return nil
+}
+
+// target returns what to ask the eigensolver for with n training rows (or
+// features) and total variance trace.
+func (p *KPCA) target(n int, trace float64) eigTarget {
+	if p.cfg.Variance > 0 {
+		return eigTarget{frac: p.cfg.Variance, trace: trace}
+	}
+	q := p.cfg.Components
+	if q == 0 {
+		q = DefaultComponents
+	}
+	return eigTarget{q: min(q, n-1)}
+}
+
+// keep returns how many leading eigenvalues are numerically positive:
+// λ_j > n·ε·λ_1, the rank cutoff of NumPy's matrix_rank.
+func keep(vals []float64, n int) int {
+	if len(vals) == 0 || !(vals[0] > 0) {
+		return 0
+	}
+	tol := float64(n) * 0x1p-52 * vals[0]
+	q := 0
+	for q < len(vals) && vals[q] > tol {
+		q++
+	}
+	return q
+}
+
+// fitExact eigendecomposes the centred Gram matrix and returns the training
+// scores K̃_ii − Σ_j λ_j u_ij².
+func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]float64, error) {
+	n, _ := X.Dims()
+	x := mat.DenseCopyOf(X)
+	f.progress("gram", 0, n)
+	var sym mat.SymDense
+	kernel.Gram(&sym, f.kern, x)
+	raw := sym.RawSymmetric()
+	// Full storage in place: mirror the upper triangle.
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+		}
+	}
+	k := mat.NewDense(n, n, raw.Data[:(n-1)*raw.Stride+n])
+	f.progress("gram", n, n)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rowMean := make([]float64, n)
+	var grand float64
+	for i := 0; i < n; i++ {
+		var s float64
+		for _, v := range k.RawRowView(i) {
+			s += v
+		}
+		rowMean[i] = s / float64(n)
+		grand += rowMean[i]
+	}
+	grand /= float64(n)
+	var trace float64
+	for i := 0; i < n; i++ {
+		row := k.RawRowView(i)
+		for j := range row {
+			row[j] += grand - rowMean[i] - rowMean[j]
+		}
+		trace += row[i]
+	}
+	if math.IsNaN(trace) || math.IsInf(trace, 0) {
+		return nil, fmt.Errorf("kpca: the kernel matrix is not finite (is gamma too large?)")
+	}
+	f.progress("eigen", 0, 1)
+	vals, vecs, err := topEigen(ctx, k, f.target(n, trace), rng)
+	if err != nil {
+		return nil, err
+	}
+	f.progress("eigen", 1, 1)
+	q := keep(vals, n)
+	f.vals = vals[:q]
+	var sum float64
+	for _, v := range f.vals {
+		sum += v
+	}
+	if trace > 0 {
+		f.explained = sum / trace
+	}
+	proj := mat.NewDense(n, max(q, 1), nil)
+	for j := 0; j < q; j++ {
+		s := 1 / math.Sqrt(vals[j])
+		for i := 0; i < n; i++ {
+			proj.Set(i, j, vecs.At(i, j)*s)
+		}
+	}
+	train := make([]float64, n)
+	for i := 0; i < n; i++ {
+		s := k.At(i, i)
+		for j := 0; j < q; j++ {
+			u := vecs.At(i, j)
+			s -= vals[j] * u * u
+		}
+		train[i] = s
+	}
+	f.x, f.rowMean, f.grand, f.proj = x, rowMean, grand, proj
+	return train, nil
+}
+
+// fitNystrom does linear PCA on the centred Nyström features and returns the
+// training scores.
+func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]float64, error) {
+	n, d := X.Dims()
+	m := f.cfg.Landmarks
+	if m == 0 {
+		m = DefaultLandmarks
+	}
+	m = min(m, n)
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	if m < n {
+		rng.Shuffle(n, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		rows = rows[:m]
+	}
+	lm := mat.NewDense(m, d, nil)
+	for r, i := range rows {
+		mat.Row(lm.RawRowView(r), i, X)
+	}
+	f.progress("gram", 0, n)
+	ny, err := randfeat.NewNystrom(f.kern, lm)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: %w", err)
+	}
+	var z mat.Dense
+	ny.Transform(&z, X)
+	f.progress("gram", n, n)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	zMean := make([]float64, m)
+	for i := 0; i < n; i++ {
+		for j, v := range z.RawRowView(i) {
+			zMean[j] += v
+		}
+	}
+	for j := range zMean {
+		zMean[j] /= float64(n)
+	}
+	// total variance Σ_i ‖φ(x_i) − φ̄‖² ≈ Σ_i k(x_i, x_i) − n‖z̄‖²
+	kxx := f.selfKernel(X)
+	var total, zz float64
+	for _, v := range kxx {
+		total += v
+	}
+	for _, v := range zMean {
+		zz += v * v
+	}
+	total -= float64(n) * zz
+	zc := mat.DenseCopyOf(&z)
+	for i := 0; i < n; i++ {
+		row := zc.RawRowView(i)
+		for j := range row {
+			row[j] -= zMean[j]
+		}
+	}
+	cov := mat.NewDense(m, m, nil)
+	cov.Mul(zc.T(), zc)
+	f.progress("eigen", 0, 1)
+	t := f.target(n, total)
+	if t.q > 0 {
+		t.q = min(t.q, m)
+	}
+	vals, vecs, err := denseTop(cov, t)
+	if err != nil {
+		return nil, err
+	}
+	f.progress("eigen", 1, 1)
+	q := keep(vals, n)
+	f.vals = vals[:q]
+	var sum float64
+	for _, v := range f.vals {
+		sum += v
+	}
+	if total > 0 {
+		f.explained = sum / total
+	}
+	f.proj = mat.DenseCopyOf(vecs.Slice(0, m, 0, max(q, 1)))
+	if q == 0 {
+		f.proj.Zero()
+	}
+	f.ny, f.zMean = ny, zMean
+	return f.nystromScores(nil, kxx, &z, zc), nil
+}
+
+// nystromScores returns k(x,x) − ‖z‖² + ‖z − z̄‖² − ‖Vᵀ(z − z̄)‖² per row;
+// zc is z − z̄.
+func (f *KPCA) nystromScores(dst, kxx []float64, z, zc *mat.Dense) []float64 {
+	n, _ := z.Dims()
+	dst = detector.ScoreDst(dst, n)
+	var pz mat.Dense
+	pz.Mul(zc, f.proj)
+	q := len(f.vals)
+	for i := 0; i < n; i++ {
+		var zn, zcn, pn float64
+		for _, v := range z.RawRowView(i) {
+			zn += v * v
+		}
+		for _, v := range zc.RawRowView(i) {
+			zcn += v * v
+		}
+		for _, v := range pz.RawRowView(i)[:q] {
+			pn += v * v
+		}
+		dst[i] = (kxx[i] - zn) + zcn - pn
+	}
+	return dst
+}
+
+// selfKernel returns k(x_i, x_i) for the rows of X.
+func (f *KPCA) selfKernel(X mat.Matrix) []float64 {
+	n, d := X.Dims()
+	out := make([]float64, n)
+	switch f.kern.(type) {
+	case kernel.RBF, kernel.Laplacian:
+		for i := range out {
+			out[i] = 1
+		}
+		return out
+	}
+	row := make([]float64, d)
+	for i := range out {
+		mat.Row(row, i, X)
+		out[i] = f.kern.Eval(row, row)
+	}
+	return out
+}
+
+// scoreRows is the number of rows scored per kernel block.
+const scoreRows = 512
+
+// Score sets dst[i] to the squared feature-space reconstruction error of
+// row i (see the package documentation).
+func (p *KPCA) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	if p.proj == nil {
+		return nil, detector.ErrNotFitted
+	}
+	if err := detector.CheckMatrix(X, p.d); err != nil {
+		return nil, err
+	}
+	m, _ := X.Dims()
+	dst = detector.ScoreDst(dst, m)
+	for i0 := 0; i0 < m; i0 += scoreRows {
+		i1 := min(i0+scoreRows, m)
+		xb := rowBlock(X, i0, i1)
+		kxx := p.selfKernel(xb)
+		if p.ny != nil {
+			var z mat.Dense
+			p.ny.Transform(&z, xb)
+			zc := mat.DenseCopyOf(&z)
+			for i := 0; i < i1-i0; i++ {
+				row := zc.RawRowView(i)
+				for j := range row {
+					row[j] -= p.zMean[j]
+				}
+			}
+			p.nystromScores(dst[i0:i1], kxx, &z, zc)
+			continue
+		}
+		var kx mat.Dense
+		kernel.Cross(&kx, p.kern, xb, p.x)
+		n := len(p.rowMean)
+		for i := 0; i < i1-i0; i++ {
+			row := kx.RawRowView(i)
+			var rm float64
+			for _, v := range row {
+				rm += v
+			}
+			rm /= float64(n)
+			for j := range row {
+				row[j] += p.grand - rm - p.rowMean[j]
+			}
+			dst[i0+i] = kxx[i] - 2*rm + p.grand
+		}
+		var z mat.Dense
+		z.Mul(&kx, p.proj)
+		q := len(p.vals)
+		for i := 0; i < i1-i0; i++ {
+			var s float64
+			for _, v := range z.RawRowView(i)[:q] {
+				s += v * v
+			}
+			dst[i0+i] -= s
+		}
+	}
+	return dst, nil
+}
+
+// rowBlock returns rows [i0, i1) of X as a matrix (a view when X is dense).
+func rowBlock(X mat.Matrix, i0, i1 int) mat.Matrix {
+	switch m := X.(type) {
+	case *mat.Dense:
+		_, c := m.Dims()
+		return m.Slice(i0, i1, 0, c)
+	case *sparse.CSR:
+		return m.SliceRows(i0, i1)
+	}
+	_, c := X.Dims()
+	out := mat.NewDense(i1-i0, c, nil)
+	for i := i0; i < i1; i++ {
+		mat.Row(out.RawRowView(i-i0), i, X)
+	}
+	return out
+}
