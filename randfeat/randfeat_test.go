@@ -331,3 +331,30 @@ func TestFourierVariance(t *testing.T) {
 		t.Errorf("variance %v, formula %v", v, want)
 	}
 }
+
+// TestOrthogonalOneDim: with d = 1 each block is one row, ±radius; both
+// signs occur (a Haar "rotation" of R¹ is a sign).
+func TestOrthogonalOneDim(t *testing.T) {
+	o := NewOrthogonal(kernel.RBF{Gamma: 1}, 1, 64, rand.NewPCG(4, 4))
+	var pos, neg int
+	for i := 0; i < 64; i++ {
+		switch w := o.W.At(i, 0); {
+		case w > 0:
+			pos++
+		case w < 0:
+			neg++
+		}
+	}
+	if pos == 0 || neg == 0 || pos+neg != 64 {
+		t.Fatalf("signs: %d positive, %d negative", pos, neg)
+	}
+}
+
+func TestTransformNoRows(t *testing.T) {
+	f := NewFourier(kernel.RBF{Gamma: 1}, 3, 5, rand.NewPCG(1, 1))
+	var z mat.Dense
+	f.Transform(&z, sparse.NewBuilder(3).Build(3))
+	if !z.IsEmpty() {
+		t.Fatal("dst allocated for zero rows")
+	}
+}
