@@ -107,15 +107,17 @@ func AveragePrecision(scores []float64, y []int) float64 {
 	if !ok {
 		return math.NaN()
 	}
-	var ap float64
+	// Sum dp·precision and divide by P once: all-precise rankings give
+	// exactly 1.
+	var sum float64
 	tpPrev := 0
 	for k := range c.thr {
 		if dp := c.tp[k] - tpPrev; dp > 0 {
-			ap += float64(dp) / float64(c.pos) * float64(c.tp[k]) / float64(c.tp[k]+c.fp[k])
+			sum += float64(dp) * float64(c.tp[k]) / float64(c.tp[k]+c.fp[k])
 		}
 		tpPrev = c.tp[k]
 	}
-	return ap
+	return sum / float64(c.pos)
 }
 
 // PrecisionAtN returns the share of anomalies among the n highest-scored

@@ -1,7 +1,9 @@
 package main
 
 // The detection methods of the binary: each package registers itself with
-// the detector registry in its init function.
+// the detector registry in its init function. Add a method package here when
+// it lands.
 import (
 	_ "github.com/kernelad/anomaly/expose"
+	_ "github.com/kernelad/anomaly/ocsvm"
 )

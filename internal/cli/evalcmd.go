@@ -17,6 +17,8 @@ type evalOptions struct {
 	data  string
 	label string
 	json  bool
+	// normalClass >= 0 names the normal class of a file with class indices.
+	normalClass int
 }
 
 // evalResult is what eval prints. JSON keys are stable: scripts read them.
@@ -46,7 +48,9 @@ func newEvalCmd(stdout io.Writer) *cobra.Command {
 		Use:   "eval --model MODEL --data FILE [--json]",
 		Short: "Evaluate a fitted model on labelled data",
 		Long: `Evaluate a fitted model on labelled data (label 1 = anomaly, 0 = normal;
-rows labelled -1 or left empty are skipped).
+rows labelled -1 or left empty are skipped). For files whose labels are
+class indices (the tensor .npz files), --normal-class N makes class N normal
+and every other class anomalous.
 
 Prints auc_roc (area under the ROC curve, ties counted one half), auc_pr
 (average precision, step-wise as scikit-learn's average_precision_score),
@@ -66,6 +70,7 @@ model's threshold) and threshold.`,
 	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
 	f.StringVar(&o.data, "data", "", "labelled data file")
 	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
+	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): the normal class; every other class is an anomaly")
 	f.BoolVar(&o.json, "json", false, `print JSON: {"auc_roc", "auc_pr", "precision_at_n", "n", "anomalies", "flagged", "threshold"}`)
 	return c
 }
@@ -79,8 +84,13 @@ func runEval(o evalOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.normalClass >= 0 {
+		if ds, err = normalClassLabels(ds, o.data, o.normalClass); err != nil {
+			return err
+		}
+	}
 	if ds.Y == nil {
-		return dataErr(fmt.Errorf("%s: no labels: eval needs a label column (label or y, or --label NAME) or a y array", o.data))
+		return noLabels(ds, o.data)
 	}
 	all, err := d.Score(nil, ds.X)
 	if err != nil {

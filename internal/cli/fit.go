@@ -26,6 +26,7 @@ type fitOptions struct {
 	contamination float64
 	seed          uint64
 	labeled       bool
+	normalClass   int
 	// Which of the optional flags were given.
 	hasContamination, hasSeed bool
 }
@@ -65,6 +66,7 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
 	f.Float64Var(&o.contamination, "contamination", detector.DefaultContamination, "expected share of anomalies in the training data, in (0, 0.5]")
 	f.Uint64Var(&o.seed, "seed", 0, "random seed")
+	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only")
 	f.BoolVar(&o.labeled, "labeled", false, "use the labels of the data file (semi-supervised methods only)")
 	return c
 }
@@ -123,6 +125,14 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	ds, err := loadData(o.data, o.label, shape)
 	if err != nil {
 		return err
+	}
+	if o.normalClass >= 0 {
+		if o.labeled {
+			return usagef("--normal-class and --labeled: give one")
+		}
+		if ds, err = rowsOfClass(ds, o.data, o.normalClass); err != nil {
+			return err
+		}
 	}
 	if _, given := params["shape"]; !given && ds.Shape != nil && hasParam(m, "shape") {
 		params["shape"] = formatShape(ds.Shape)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"gonum.org/v1/gonum/mat"
 )
 
 // loadData reads a data file; every failure is bad data (exit 2) and names
@@ -47,4 +48,51 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 // counts).
 func detectorErr(path string, err error) error {
 	return dataErr(fmt.Errorf("%s: %w", path, err))
+}
+
+// normalClassLabels turns a file's class indices (ds.Class: the tensor .npz
+// files, multi-class LIBSVM or ARFF files) into anomaly labels: class normal
+// is 0, every other class 1.
+func normalClassLabels(ds *dataset.Dataset, path string, normal int) (*dataset.Dataset, error) {
+	if ds.Class == nil {
+		return nil, usagef("--normal-class: %s has anomaly labels, not class indices; drop --normal-class", path)
+	}
+	out, err := dataset.NormalClass(ds, normal)
+	if err != nil {
+		return nil, dataErr(fmt.Errorf("%s: no row of class %d", path, normal))
+	}
+	return out, nil
+}
+
+// rowsOfClass returns the rows of ds whose class is normal, as a dense
+// matrix: fit --normal-class trains on the normal class only.
+func rowsOfClass(ds *dataset.Dataset, path string, normal int) (*dataset.Dataset, error) {
+	lab, err := normalClassLabels(ds, path, normal)
+	if err != nil {
+		return nil, err
+	}
+	var keep []int
+	for i, v := range lab.Y {
+		if v == 0 {
+			keep = append(keep, i)
+		}
+	}
+	_, c := ds.X.Dims()
+	sub := mat.NewDense(len(keep), c, nil)
+	for k, i := range keep {
+		for j := 0; j < c; j++ {
+			sub.Set(k, j, ds.X.At(i, j))
+		}
+	}
+	out := *lab
+	out.X, out.Y, out.Class, out.Split = sub, nil, nil, nil
+	return &out, nil
+}
+
+// noLabels is eval's error for a file without anomaly labels.
+func noLabels(ds *dataset.Dataset, path string) error {
+	if ds.Class != nil {
+		return usagef("%s holds class indices, not anomaly labels: name the normal class with --normal-class N", path)
+	}
+	return dataErr(fmt.Errorf("%s: no labels: eval needs a label column (label or y, or --label NAME) or a y array", path))
 }

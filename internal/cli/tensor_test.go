@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+)
+
+// npy encodes a little-endian C-order array in NumPy's .npy format 1.0.
+func npy(descr string, shape []int, data any) []byte {
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = fmt.Sprint(s)
+	}
+	tuple := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		tuple += ","
+	}
+	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, tuple)
+	pad := 64 - (10+len(h)+1)%64
+	h += strings.Repeat(" ", pad%64) + "\n"
+	var b bytes.Buffer
+	b.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&b, binary.LittleEndian, uint16(len(h)))
+	b.WriteString(h)
+	binary.Write(&b, binary.LittleEndian, data)
+	return b.Bytes()
+}
+
+// writeTensorNPZ writes n samples of shape 2×3 with classes 0, 1, 2 in turn
+// (the layout of the tensor files: X is N-d, y holds class indices).
+func writeTensorNPZ(t *testing.T, path string, n int) {
+	t.Helper()
+	x := make([]float64, n*6)
+	y := make([]int64, n)
+	for i := range n {
+		y[i] = int64(i % 3)
+		for j := range 6 {
+			x[i*6+j] = float64(y[i]*10) + float64(j)*0.1 + float64(i)*0.01
+		}
+	}
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for name, content := range map[string][]byte{
+		"X.npy": npy("<f8", []int{n, 2, 3}, x),
+		"y.npy": npy("<i8", []int{n}, y),
+	} {
+		w, _ := zw.Create(name)
+		w.Write(content)
+	}
+	zw.Close()
+	write(t, path, b.String())
+}
+
+// TestTensorFile checks that fit takes the sample shape from an N-d array
+// and that --normal-class turns class indices into a normal class (fit) and
+// anomaly labels (eval).
+func TestTensorFile(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "t.npz")
+	writeTensorNPZ(t, data, 30)
+	model := filepath.Join(dir, "m.bin")
+	code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", data, "--out", model, "--normal-class", "0")
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	// 10 of the 30 rows are class 0.
+	if !strings.Contains(stderr, "fitted 10 rows × 6 features") {
+		t.Errorf("fit summary %q", stderr)
+	}
+	f, err := os.Open(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, params, _, err := detector.Load(f)
+	f.Close()
+	if err != nil || params["shape"] != "2x3" {
+		t.Errorf("model params %v (%v): want shape=2x3 from the file", params, err)
+	}
+	// Classes 1 and 2 sit 10 and 20 away in every feature: a perfect ranking.
+	code, stdout, stderr := run(context.Background(), "eval", "--model", model, "--data", data, "--normal-class", "0", "--json")
+	if code != 0 || !strings.HasPrefix(stdout, `{"auc_roc":1,"auc_pr":1,`) || !strings.Contains(stdout, `"n":30,"anomalies":20`) {
+		t.Errorf("eval: exit %d, %q, %q", code, stdout, stderr)
+	}
+	code, _, stderr = run(context.Background(), "eval", "--model", model, "--data", data)
+	if code != ExitUsage || !strings.Contains(stderr, "--normal-class N") {
+		t.Errorf("eval without --normal-class: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = run(context.Background(), "fit", "--method", "meandist", "--data", data, "--out", model, "--normal-class", "5")
+	if code != ExitData || !strings.Contains(stderr, "no row of class 5") {
+		t.Errorf("fit --normal-class 5: exit %d, %q", code, stderr)
+	}
+}
