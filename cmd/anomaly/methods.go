@@ -5,5 +5,7 @@ package main
 // it lands.
 import (
 	_ "github.com/kernelad/anomaly/expose"
+	_ "github.com/kernelad/anomaly/kde"
 	_ "github.com/kernelad/anomaly/ocsvm"
+	_ "github.com/kernelad/anomaly/svdd"
 )
