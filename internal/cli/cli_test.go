@@ -370,6 +370,14 @@ func TestBadInput(t *testing.T) {
 				return []string{"fit", "--method", "meanlabeled", "--labeled", "--data", filepath.Join(s.dir, "nolabel.csv"), "--out", s.out}
 			},
 			code: ExitData, want: []string{"{dir}/nolabel.csv: --labeled needs labels"}},
+		{name: "--normal-class with --labeled",
+			args: func(s setup) []string {
+				return []string{"fit", "--method", "meanlabeled", "--labeled", "--normal-class", "0", "--data", s.train, "--out", s.out}
+			},
+			code: ExitUsage, want: []string{"--normal-class and --labeled: give one"}},
+		{name: "--normal-class on a file with anomaly labels",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--normal-class", "0") },
+			code: ExitUsage, want: []string{"has anomaly labels, not class indices"}},
 		{name: "unknown flag",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--gamma", "1") },
 			code: ExitUsage, want: []string{"unknown flag: --gamma"}},

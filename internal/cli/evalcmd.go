@@ -70,7 +70,7 @@ model's threshold) and threshold.`,
 	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
 	f.StringVar(&o.data, "data", "", "labelled data file")
 	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
-	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): the normal class; every other class is an anomaly")
+	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): the normal class, every other class an anomaly (-1: none)")
 	f.BoolVar(&o.json, "json", false, `print JSON: {"auc_roc", "auc_pr", "precision_at_n", "n", "anomalies", "flagged", "threshold"}`)
 	return c
 }

@@ -66,7 +66,7 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
 	f.Float64Var(&o.contamination, "contamination", detector.DefaultContamination, "expected share of anomalies in the training data, in (0, 0.5]")
 	f.Uint64Var(&o.seed, "seed", 0, "random seed")
-	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only")
+	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only (-1: all rows)")
 	f.BoolVar(&o.labeled, "labeled", false, "use the labels of the data file (semi-supervised methods only)")
 	return c
 }
@@ -86,31 +86,9 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if !ok {
 		return usagef("unknown method %q (available: %s)", o.method, strings.Join(detector.Names(), ", "))
 	}
-	params, err := parseSet(o.sets)
+	params, shape, err := fitParams(o, m)
 	if err != nil {
 		return err
-	}
-	if o.hasContamination {
-		if err := addParam(params, "contamination", strconv.FormatFloat(o.contamination, 'g', -1, 64), "--contamination"); err != nil {
-			return err
-		}
-	}
-	if o.hasSeed {
-		if err := addParam(params, "seed", strconv.FormatUint(o.seed, 10), "--seed"); err != nil {
-			return err
-		}
-	}
-	var shape []int
-	if o.shape != "" {
-		if shape, err = parseShape(o.shape); err != nil {
-			return err
-		}
-		if !hasParam(m, "shape") {
-			return usagef("--shape: method %s takes no sample shape", o.method)
-		}
-		if err := addParam(params, "shape", o.shape, "--shape"); err != nil {
-			return err
-		}
 	}
 	// Build once before reading the data, so parameter mistakes are reported
 	// before a large file is loaded.
@@ -127,9 +105,6 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return err
 	}
 	if o.normalClass >= 0 {
-		if o.labeled {
-			return usagef("--normal-class and --labeled: give one")
-		}
 		if ds, err = rowsOfClass(ds, o.data, o.normalClass); err != nil {
 			return err
 		}
@@ -149,7 +124,6 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return err
 	}
 	defer out.Abort()
-
 	var bar *progressBar
 	if ps, ok := d.(progressSetter); ok && isTerminal(stderr) {
 		bar = newProgressBar(stderr)
@@ -163,8 +137,9 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	bar.done()
 	secs := time.Since(start).Seconds()
+	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
 	if ctx.Err() != nil {
-		return &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
+		return interrupted
 	}
 	if err != nil {
 		return detectorErr(o.data, err)
@@ -173,7 +148,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return internalErr(fmt.Errorf("%s: %w", o.out, err))
 	}
 	if ctx.Err() != nil {
-		return &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
+		return interrupted
 	}
 	if err := out.Commit(); err != nil {
 		return err
@@ -181,6 +156,36 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "%s: fitted %d rows × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
 		o.method, ds.Rows(), ds.Cols(), o.data, secs, d.Threshold(), o.out)
 	return nil
+}
+
+// fitParams gathers the method parameters from --set and the dedicated
+// flags, and parses --shape for the loader.
+func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape []int, err error) {
+	if o.normalClass >= 0 && o.labeled {
+		return nil, nil, usagef("--normal-class and --labeled: give one")
+	}
+	if params, err = parseSet(o.sets); err != nil {
+		return nil, nil, err
+	}
+	if o.hasContamination {
+		err = addParam(params, "contamination", strconv.FormatFloat(o.contamination, 'g', -1, 64), "--contamination")
+	}
+	if o.hasSeed && err == nil {
+		err = addParam(params, "seed", strconv.FormatUint(o.seed, 10), "--seed")
+	}
+	if o.shape != "" && err == nil {
+		if shape, err = parseShape(o.shape); err != nil {
+			return nil, nil, err
+		}
+		if !hasParam(m, "shape") {
+			return nil, nil, usagef("--shape: method %s takes no sample shape", m.Name)
+		}
+		err = addParam(params, "shape", o.shape, "--shape")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return params, shape, nil
 }
 
 func hasParam(m detector.Method, name string) bool {
