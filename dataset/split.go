@@ -103,8 +103,8 @@ func stratify(y []int, nTrain int, src rand.Source) (train, test []int) {
 
 // Subset returns the rows idx of ds (in that order) as a new data set; X is
 // copied (a *mat.Dense stays dense, a *sparse.CSR stays sparse) and the
-// per-row fields Y, Class and Split follow. It panics on an index out of
-// range.
+// per-row fields Y, Class and Split follow. An empty idx gives an empty
+// *mat.Dense (gonum has no 0 × d matrix). It panics on an index out of range.
 func Subset(ds *Dataset, idx []int) *Dataset {
 	out := &Dataset{
 		Shape:   slices.Clone(ds.Shape),
@@ -125,10 +125,11 @@ func Subset(ds *Dataset, idx []int) *Dataset {
 		}
 		out.X = sparse.NewCSR(len(idx), c, indptr, ind, data)
 	default:
-		dst := mat.NewDense(max(len(idx), 1), max(c, 1), nil)
 		if len(idx) == 0 || c == 0 {
-			dst = &mat.Dense{}
+			out.X = &mat.Dense{} // gonum has no 0 × c matrix
+			break
 		}
+		dst := mat.NewDense(len(idx), c, nil)
 		row := make([]float64, c)
 		for k, i := range idx {
 			if dm, ok := m.(*mat.Dense); ok {
@@ -161,10 +162,13 @@ const ADBenchMaxRows = 10000
 // (shared/anchors/peers.py): if ds has more than 10,000 rows, a stratified
 // subsample of 10,000 rows; a 70/30 stratified train/test split; min-max
 // scaling fit on the train part and applied to both (test values may fall
-// outside [0, 1]). Random choices come from a math/rand/v2 PCG seeded with
-// (seed, seed). It needs labels (ds.Y). A sparse X stays sparse when its
-// columns have minimum 0 on the train part (non-negative data); otherwise
-// it is an error rather than a densified copy.
+// outside [0, 1]). Both stratified draws replay scikit-learn's
+// train_test_split with random_state = seed (SklearnStratifiedSplit), so
+// for seeds below 2³² the rows, and their order, are exactly those of the
+// reference figures in shared/anchors/RESULTS.md. It needs labels (ds.Y).
+// A sparse X stays sparse when its columns have minimum 0 on the train part
+// (non-negative data); otherwise it is an error rather than a densified
+// copy.
 func SplitADBench(ds *Dataset, seed uint64) (train, test *Dataset, err error) {
 	if ds.Y == nil {
 		return nil, nil, errors.New("dataset: the ADBench protocol needs labels (y), and " + name(ds) + " has none")
@@ -173,12 +177,22 @@ func SplitADBench(ds *Dataset, seed uint64) (train, test *Dataset, err error) {
 	if n < 4 {
 		return nil, nil, fmt.Errorf("dataset: %s has %d rows, too few to split", name(ds), n)
 	}
-	src := rand.NewPCG(seed, seed)
+	if seed > math.MaxUint32 {
+		return nil, nil, fmt.Errorf("dataset: ADBench seed %d must be below 2^32 (scikit-learn's random_state range)", seed)
+	}
 	work := ds
 	if n > ADBenchMaxRows {
-		work = Subset(ds, StratifiedSubsample(ds.Y, ADBenchMaxRows, src))
+		sub, _, err := SklearnStratifiedSplit(ds.Y, ADBenchMaxRows, n-ADBenchMaxRows, uint32(seed))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name(ds), err)
+		}
+		work = Subset(ds, sub)
 	}
-	tr, te := StratifiedSplit(work.Y, 0.3, src)
+	nTrain, nTest := sklearnTestSize(work.Rows(), 0.3)
+	tr, te, err := SklearnStratifiedSplit(work.Y, nTrain, nTest, uint32(seed))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name(ds), err)
+	}
 	train, test = Subset(work, tr), Subset(work, te)
 	train.X, test.X, err = Scale(&MinMax{}, train.X, test.X)
 	if err != nil {
