@@ -68,7 +68,7 @@ func Load(path string, opt Options) (*Dataset, error) {
 	if st.IsDir() {
 		return nil, &Error{Path: path, Err: errors.New("is a directory, not a data file")}
 	}
-	return finish(read(f, st.Size(), path, opt))
+	return read(f, st.Size(), path, opt)
 }
 
 // Read reads a data set of size bytes from ra. The name gives the format by
@@ -78,7 +78,7 @@ func Read(ra io.ReaderAt, size int64, name string, opt Options) (*Dataset, error
 	if err != nil {
 		return nil, err
 	}
-	return finish(read(ra, size, name, opt))
+	return read(ra, size, name, opt)
 }
 
 func reader(path string) (func(io.ReaderAt, int64, string, Options) (*Dataset, error), error) {
@@ -107,14 +107,6 @@ func openErr(err error) error {
 		return errors.New("permission denied")
 	}
 	return fmt.Errorf("cannot read: %v", err)
-}
-
-// finish applies the checks common to every format.
-func finish(ds *Dataset, err error) (*Dataset, error) {
-	if err != nil {
-		return nil, err
-	}
-	return ds, nil
 }
 
 // applyShape checks opt.Shape (or an array's own sample shape) against the

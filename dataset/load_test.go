@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -205,5 +206,45 @@ func TestARFF(t *testing.T) {
 				t.Errorf("X %v Y %v Class %v cols %q", got, ds.Y, ds.Class, ds.Columns)
 			}
 		})
+	}
+}
+
+// TestLIBSVMRoundTrip writes a dense data set as LIBSVM and reads it back as
+// CSR: the same values bit for bit and the same labels.
+func TestLIBSVMRoundTrip(t *testing.T) {
+	ds := GaussianMixture(200, 4, 0.1, rand.NewPCG(5, 5))
+	X := ds.X.(*mat.Dense)
+	for i := 0; i < 200; i += 3 { // some zeros to omit
+		X.Set(i, i%4, 0)
+	}
+	var b bytes.Buffer
+	if err := WriteLIBSVM(&b, X, ds.Y); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(bytes.NewReader(b.Bytes()), int64(b.Len()), "rt.svm", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := back.X.(*sparse.CSR); !ok || !mat.Equal(back.X, X) || !slices.Equal(back.Y, ds.Y) {
+		t.Error("LIBSVM round trip changed the data")
+	}
+	var b2 bytes.Buffer
+	WriteLIBSVM(&b2, back.X, back.Y)
+	if !bytes.Equal(b.Bytes(), b2.Bytes()) {
+		t.Error("writing the CSR copy gives another file")
+	}
+}
+
+func TestNormalClass(t *testing.T) {
+	ds := &Dataset{X: mat.NewDense(4, 1, nil), Class: []int{2, 0, 2, -1}}
+	got, err := NormalClass(ds, 2)
+	if err != nil || !slices.Equal(got.Y, []int{0, 1, 0, -1}) {
+		t.Errorf("NormalClass: %v %v", got, err)
+	}
+	if _, err := NormalClass(ds, 7); err == nil {
+		t.Error("absent class: want an error")
+	}
+	if _, err := NormalClass(&Dataset{X: ds.X}, 0); err == nil {
+		t.Error("no classes: want an error")
 	}
 }
