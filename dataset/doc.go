@@ -49,12 +49,13 @@
 // indices 1-based and strictly increasing, an optional "qid:N" right after
 // the label (ignored), anything after '#' a comment, blank lines skipped.
 // X is a *sparse.CSR with as many columns as the largest index; it is never
-// densified. Labels: when every label is 0 or 1, 1 = anomaly and 0 = normal.
-// When the labels are +1 and −1 (at least one −1), LIBSVM's one-class
-// convention applies: +1 is an inlier (→ 0, normal) and −1 an outlier
-// (→ 1, anomaly). So a file whose labels are all 1 reads as all anomalies;
-// write 0 for normal rows. Any other set of integer labels is a class index:
-// it goes to Class and Y is nil.
+// densified. Labels follow LIBSVM's one-class convention when every label is
+// +1 or −1 and the file has a −1 or writes +1 with its sign: +1 is an inlier
+// (→ 0, normal) and −1 an outlier (→ 1, anomaly). Otherwise, when every
+// label is 0 or 1, 1 = anomaly and 0 = normal (scikit-learn's
+// dump_svmlight_file writes such files). So "+1" lines alone are all normal
+// but "1" lines alone are all anomalies. Any other set of integer labels is
+// a class index: it goes to Class and Y is nil.
 //
 // ARFF. Dense ARFF: "@relation", "@attribute NAME numeric|real|integer",
 // one nominal class attribute "@attribute NAME {v1,v2,...}", "@data" and

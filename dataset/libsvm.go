@@ -31,6 +31,7 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	b := sparse.NewBuilder(0)
 	var labels []float64
+	plus := false // some label is written "+1"
 	var cols []int
 	var vals []float64
 	line := 0
@@ -53,6 +54,9 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 				return nil, lerr("missing label: the line starts with %q", fields[0])
 			}
 			return nil, lerr("bad label %q: want an integer (1/0 or +1/-1)", fields[0])
+		}
+		if fields[0][0] == '+' {
+			plus = true
 		}
 		cols, vals = cols[:0], vals[:0]
 		prev := 0
@@ -112,15 +116,15 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 		return nil, err
 	}
 	ds := &Dataset{X: X, Shape: shape, Source: path}
-	ds.Y, ds.Class = libsvmLabels(labels)
+	ds.Y, ds.Class = libsvmLabels(labels, plus)
 	return ds, nil
 }
 
-// libsvmLabels maps the label column: {0, 1} is kept (1 = anomaly); a file
-// with a −1 label and otherwise only +1 follows LIBSVM's one-class
-// convention (+1 inlier → 0, −1 outlier → 1); anything else is a class index
-// returned as class.
-func libsvmLabels(lab []float64) (y, class []int) {
+// libsvmLabels maps the label column. Labels all in {−1, +1} with a −1 or a
+// "+1" written with its sign (plus) follow LIBSVM's one-class convention
+// (+1 inlier → 0, −1 outlier → 1); otherwise {0, 1} is kept (1 = anomaly);
+// anything else is a class index returned as class.
+func libsvmLabels(lab []float64, plus bool) (y, class []int) {
 	zeroOne, pm := true, true
 	hasNeg := false
 	for _, v := range lab {
@@ -136,16 +140,16 @@ func libsvmLabels(lab []float64) (y, class []int) {
 	}
 	out := make([]int, len(lab))
 	switch {
-	case zeroOne:
-		for i, v := range lab {
-			out[i] = int(v)
-		}
-		return out, nil
-	case pm && hasNeg:
+	case pm && (hasNeg || plus):
 		for i, v := range lab {
 			if v == -1 {
 				out[i] = 1
 			}
+		}
+		return out, nil
+	case zeroOne:
+		for i, v := range lab {
+			out[i] = int(v)
 		}
 		return out, nil
 	}

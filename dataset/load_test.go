@@ -144,6 +144,9 @@ func TestLIBSVM(t *testing.T) {
 	}{
 		{name: "0/1 labels", content: "1 1:0.5 3:2\n0 2:-1\n", r: 2, c: 3, dense: []float64{0.5, 0, 2, 0, -1, 0}, y: []int{1, 0}},
 		{name: "one-class +1/-1", content: "+1 1:1\n-1 2:1 # outlier\n+1 qid:7 1:2\n", r: 3, c: 2, dense: []float64{1, 0, 0, 1, 2, 0}, y: []int{0, 1, 0}},
+		{name: "signed +1 alone is normal", content: "+1 1:1\n+1 1:2\n", r: 2, c: 1, dense: []float64{1, 2}, y: []int{0, 0}},
+		{name: "unsigned 1 alone is anomaly", content: "1 1:1\n1 1:2\n", r: 2, c: 1, dense: []float64{1, 2}, y: []int{1, 1}},
+		{name: "1/-1 unsigned", content: "1 1:1\n-1 1:2\n", r: 2, c: 1, dense: []float64{1, 2}, y: []int{0, 1}},
 		{name: "multi-class", content: "# header comment\n3 1:1\n\n2 1:2\n", r: 2, c: 1, dense: []float64{1, 2}, class: []int{3, 2}},
 		{name: "label only row", content: "0 2:5\n1\n", r: 2, c: 2, dense: []float64{0, 5, 0, 0}, y: []int{0, 1}},
 	} {
