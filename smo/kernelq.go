@@ -104,34 +104,75 @@ func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
 }
 
 func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
-	xj := m.Row(j)
-	s := m.scale
-	var yj float64 = 1
-	if m.y != nil {
-		yj = float64(m.y[j])
-	}
+	dst = dst[:len(rows)]
 	if m.rbf {
-		sj, g := m.sq[j], -m.gamma
+		m.fillRBF(dst, j, rows)
+	} else {
+		xj := m.Row(j)
 		for k, i := range rows {
-			d2 := m.sq[i] + sj - 2*dot(m.Row(i), xj)
-			if d2 < 0 {
-				d2 = 0
-			}
-			v := s * math.Exp(g*d2)
-			if m.y != nil {
-				v *= yj * float64(m.y[i])
-			}
-			dst[k] = float32(v)
+			dst[k] = float32(m.scale * m.k.Eval(m.Row(i), xj))
 		}
-		return
 	}
+	if m.y != nil {
+		if m.y[j] < 0 {
+			for k, i := range rows {
+				if m.y[i] > 0 {
+					dst[k] = -dst[k]
+				}
+			}
+		} else {
+			for k, i := range rows {
+				if m.y[i] < 0 {
+					dst[k] = -dst[k]
+				}
+			}
+		}
+	}
+}
+
+// fillRBF is the RBF column: scale·exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)).
+func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
+	d, data, sq := m.d, m.data, m.sq
+	xj := data[j*d : j*d+d : j*d+d]
+	sj, g, s := sq[j], -m.gamma, m.scale
 	for k, i := range rows {
-		v := s * m.k.Eval(m.Row(i), xj)
-		if m.y != nil {
-			v *= yj * float64(m.y[i])
+		xi := data[i*d : i*d+d : i*d+d]
+		xi = xi[:len(xj)]
+		var d0, d1 float64
+		t := 0
+		for ; t+2 <= len(xj); t += 2 {
+			d0 += xi[t] * xj[t]
+			d1 += xi[t+1] * xj[t+1]
 		}
-		dst[k] = float32(v)
+		if t < len(xj) {
+			d0 += xi[t] * xj[t]
+		}
+		d2 := sq[i] + sj - 2*(d0+d1)
+		if d2 < 0 {
+			d2 = 0
+		}
+		dst[k] = float32(s * expNeg(g*d2))
 	}
+}
+
+// expNeg is e^x for x ≤ 0 with relative error below 3e-13 (far under the
+// single precision the cache stores): x = k·ln2 + r, |r| ≤ ln2/2, e^r by its
+// Taylor polynomial of degree 10 (remainder < 3e-13), times 2^k. It returns
+// 0 below −708, where e^x is subnormal.
+func expNeg(x float64) float64 {
+	if x < -708 {
+		return 0
+	}
+	const (
+		log2e = 1.4426950408889634
+		ln2hi = 6.93147180369123816490e-01
+		ln2lo = 1.90821492927058770002e-10
+	)
+	k := int64(x*log2e - 0.5) // round to nearest for x ≤ 0 (truncation toward 0)
+	kf := float64(k)
+	r := (x - kf*ln2hi) - kf*ln2lo
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320+r*(1.0/362880+r*(1.0/3628800))))))))))
+	return p * math.Float64frombits(uint64(k+1023)<<52)
 }
 
 func dot(x, y []float64) float64 {

@@ -123,8 +123,9 @@ type Result struct {
 	// CachePeakBytes is the largest number of bytes of Q values the column
 	// cache held at any time; CacheBudgetBytes is the bound it kept to.
 	CachePeakBytes, CacheBudgetBytes int64
-	// Columns counts the columns (or column parts) computed by Q.Column.
-	Columns int64
+	// Columns counts the calls of Q.Column (whole columns or the missing
+	// tail of a cached one) and Entries the Q values they computed.
+	Columns, Entries int64
 }
 
 const (
@@ -138,19 +139,19 @@ const (
 )
 
 type solver struct {
-	q              Matrix
-	l              int
-	activeSize     int
-	y              []int8
-	alpha, g, gbar []float64
-	p, c, qd       []float64
-	status         []int8
-	perm           []int // perm[k] = original index at position k
-	cache          *cache
-	eps            float64
-	unshrink       bool
-	columns        int64
-	err            error
+	q                Matrix
+	l                int
+	activeSize       int
+	y                []int8
+	alpha, g, gbar   []float64
+	p, c, qd         []float64
+	status           []int8
+	perm             []int // perm[k] = original index at position k
+	cache            *cache
+	eps              float64
+	unshrink         bool
+	columns, entries int64
+	err              error
 }
 
 // Solve minimises the problem and returns its solution. It returns an error,
@@ -347,6 +348,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		CachePeakBytes:   4 * s.cache.peak,
 		CacheBudgetBytes: 4 * s.cache.budget,
 		Columns:          s.columns,
+		Entries:          s.entries,
 	}
 	res.Rho, res.Lower, res.Upper = s.rho()
 	var obj float64
@@ -420,6 +422,7 @@ func (s *solver) getQ(i, length int) []float32 {
 	if valid < length {
 		s.q.Column(data[valid:length], s.perm[i], s.perm[valid:length])
 		s.columns++
+		s.entries += int64(length - valid)
 	}
 	return data[:length]
 }

@@ -279,3 +279,16 @@ func TestExpansion(t *testing.T) {
 		}
 	}
 }
+
+// expNeg against math.Exp over the range RBF columns use.
+func TestExpNeg(t *testing.T) {
+	for x := 0.0; x > -708; x -= 0.00731 {
+		want := math.Exp(x)
+		if got := expNeg(x); math.Abs(got-want) > 3e-13*want {
+			t.Fatalf("expNeg(%v) = %v, math.Exp %v", x, got, want)
+		}
+	}
+	if expNeg(0) != 1 || expNeg(-800) != 0 {
+		t.Error("expNeg(0) or expNeg(−800)")
+	}
+}

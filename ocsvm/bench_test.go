@@ -1,0 +1,46 @@
+package ocsvm
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// BenchmarkFitADBench fits on the LIBSVM parity splits (issue 3, item 5);
+// testdata/bench_vs_libsvm.sh prints it next to svm-train's times on the
+// same files.
+func BenchmarkFitADBench(b *testing.B) {
+	for _, name := range parityData {
+		for _, nu := range parityNu {
+			b.Run(fmt.Sprintf("%s/nu=%g", name, nu), func(b *testing.B) {
+				train, _ := loadSplit(b, name, paritySeed)
+				m, err := New(Config{Nu: nu})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := m.Fit(context.Background(), train.X); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(m.Stats().Iterations), "iter")
+			})
+		}
+	}
+}
+
+// BenchmarkFitSize is the size grid on Gaussian data (d = 10, ν = 0.5).
+func BenchmarkFitSize(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000, 4000} {
+		X := randX(n, 10, uint64(n))
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			m, _ := New(Config{})
+			for i := 0; i < b.N; i++ {
+				if err := m.Fit(context.Background(), X); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
