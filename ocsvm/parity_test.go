@@ -105,16 +105,16 @@ func TestWriteSplits(t *testing.T) {
 // golden is one line of testdata/libsvm_golden.tsv, made by
 // testdata/libsvm_golden.py from svm-train -s 2 (LIBSVM 3.24).
 type golden struct {
-	name          string
-	seed          int
-	nu, gamma     float64
-	n, d          int
-	hash          string
-	obj, rho      float64 // LIBSVM's Σα = νn scaling
-	nSV, nBSV     int
-	iter          int
-	auc           float64 // test AUC of −decision value
-	fitSec        float64 // svm-train wall time
+	name      string
+	seed      int
+	nu, gamma float64
+	n, d      int
+	hash      string
+	obj, rho  float64 // LIBSVM's Σα = νn scaling
+	nSV, nBSV int
+	iter      int
+	auc       float64 // test AUC of −decision value
+	fitSec    float64 // svm-train wall time
 }
 
 func readGolden(t testing.TB) []golden {
