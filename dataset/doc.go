@@ -102,11 +102,15 @@
 // scales CSR input without densifying it. Scale fits on one matrix and
 // applies to two, keeping CSR sparse or failing.
 //
-// StratifiedSplit and StratifiedSubsample keep label proportions the way
-// scikit-learn's train_test_split(stratify=y) does; Subset takes rows.
-// SplitADBench is the protocol of the reference runs: a stratified
-// subsample of 10,000 rows when n > 10,000, a 70/30 stratified split, and
-// min-max scaling fit on the train part.
+// StratifiedSplit and StratifiedSubsample keep label proportions with the
+// rounding of scikit-learn's train_test_split(stratify=y) (the same
+// per-class counts up to random tie-breaking), drawing from any
+// math/rand/v2 Source; Subset takes rows. SplitADBench is the protocol of
+// the reference runs: a stratified subsample of 10,000 rows when
+// n > 10,000, a 70/30 stratified split, and min-max scaling fit on the
+// train part; its draws replay scikit-learn's exactly for random_state =
+// seed (SklearnStratifiedSplit), so the rows are those of the reference
+// figures.
 //
 // GaussianMixture and Banana generate labelled data. Every random choice
 // takes a math/rand/v2 Source, so a seed reproduces a result exactly.
