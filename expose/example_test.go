@@ -1,0 +1,51 @@
+package expose_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/expose"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Fit EXPoSE on a cloud of points around the origin and score a point in
+// the cloud and one far from it.
+func Example() {
+	rng := rand.New(rand.NewPCG(1, 1))
+	X := mat.NewDense(500, 2, nil)
+	for i := 0; i < 500; i++ {
+		X.Set(i, 0, rng.NormFloat64())
+		X.Set(i, 1, rng.NormFloat64())
+	}
+	d, err := expose.New(expose.Config{Gamma: 0.5, Features: 500, Src: rand.NewPCG(2, 2)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		fmt.Println(err)
+		return
+	}
+	Y := mat.NewDense(2, 2, []float64{0.1, -0.2, 6, 6})
+	scores, _ := d.Score(nil, Y)
+	labels := detector.Label(nil, scores, d.Threshold())
+	fmt.Println("far point scores higher:", scores[1] > scores[0])
+	fmt.Println("labels:", labels)
+	// Output:
+	// far point scores higher: true
+	// labels: [0 1]
+}
+
+// The SGD solver of Algorithm 1 with the number of iterations derived from a
+// target accuracy: T = ⌈M²/ε²⌉ = 400 for M = 1, ε = 0.05.
+func Example_sgd() {
+	d, err := detector.New("expose", map[string]string{"solver": "sgd", "epsilon": "0.05", "seed": "1"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(d.(*expose.Detector).Iterations())
+	// Output: 400
+}

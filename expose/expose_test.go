@@ -1,0 +1,278 @@
+package expose
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// randData returns n × d standard normal data from seed.
+func randData(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	X := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return X
+}
+
+func mustNew(t testing.TB, cfg Config) *Detector {
+	t.Helper()
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The batch embedding is the mean of the feature rows, computed here by
+// forming the whole feature matrix, which the package itself never does.
+func TestBatchEqualsMeanOfFeatures(t *testing.T) {
+	X := randData(1037, 4, 1) // 1037 rows: not a multiple of the chunk size
+	d := mustNew(t, Config{Gamma: 0.3, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7)})
+	if err := d.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	var Z mat.Dense
+	d.FeatureMap().Transform(&Z, X)
+	want := make([]float64, 300)
+	for i := 0; i < 1037; i++ {
+		floats.Add(want, Z.RawRowView(i))
+	}
+	floats.Scale(1.0/1037, want)
+	if !floats.EqualApprox(d.Embedding(), want, 1e-13) {
+		t.Fatalf("embedding differs from the mean feature row")
+	}
+	scores, err := d.Score(nil, X.Slice(0, 5, 0, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range scores {
+		if w := -floats.Dot(Z.RawRowView(i), want); math.Abs(s-w) > 1e-13 {
+			t.Fatalf("score %d = %v, want −⟨φ(x), w⟩ = %v", i, s, w)
+		}
+	}
+}
+
+// Theorem 1 of the paper: E‖w_T − w*‖² ≤ M²/T. Samples are drawn without
+// replacement from a fixed data set whose batch embedding is w*; the mean
+// over 30 seeds must stay under the bound for T = 10, 100, 1000.
+func TestTheorem1(t *testing.T) {
+	const n, seeds = 4000, 30
+	X := randData(n, 5, 2)
+	fm := randfeat.NewFourier(kernel.RBF{Gamma: 0.2}, 5, 500, rand.NewPCG(3, 3))
+	wstar, err := sumFeatures(context.Background(), fm, X, 256, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floats.Scale(1.0/n, wstar)
+	for _, T := range []int{10, 100, 1000} {
+		var mean float64
+		for s := uint64(1); s <= seeds; s++ {
+			rng := rand.New(rand.NewPCG(s, 99))
+			w := make([]float64, fm.Dim())
+			if err := sgd(context.Background(), w, 0, fm, X, drawRows(rng, n, T), 1, 128, nil); err != nil {
+				t.Fatal(err)
+			}
+			mean += floats.Distance(w, wstar, 2) * floats.Distance(w, wstar, 2) / seeds
+		}
+		bound := 1.0 / float64(T) // M = 1
+		t.Logf("T=%d: mean ‖w_T − w*‖² = %.3g, bound M²/T = %.3g", T, mean, bound)
+		if mean > bound {
+			t.Errorf("T=%d: mean squared distance %.4g exceeds M²/T = %.4g", T, mean, bound)
+		}
+	}
+}
+
+// SGD with T ≥ n over a permutation, without an active projection, is the
+// running mean: w_{n+1} equals the batch embedding.
+func TestSGDFullPassIsMean(t *testing.T) {
+	X := randData(300, 3, 4)
+	fm := randfeat.NewFourier(kernel.RBF{Gamma: 0.5}, 3, 200, rand.NewPCG(5, 5))
+	w := make([]float64, 200)
+	rows := drawRows(rand.New(rand.NewPCG(1, 1)), 300, 300)
+	if err := sgd(context.Background(), w, 0, fm, X, rows, 10, 64, nil); err != nil { // M = 10: never projects
+		t.Fatal(err)
+	}
+	want, _ := sumFeatures(context.Background(), fm, X, 64, nil)
+	floats.Scale(1.0/300, want)
+	if !floats.EqualApprox(w, want, 1e-12) {
+		t.Fatal("a full SGD pass is not the mean embedding")
+	}
+}
+
+func TestSampleWithoutReplacement(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct{ n, k int }{{10, 10}, {1000, 7}, {5, 1}} {
+		got := sampleWithoutReplacement(rng, c.n, c.k)
+		seen := map[int]bool{}
+		for _, v := range got {
+			if v < 0 || v >= c.n || seen[v] {
+				t.Fatalf("n=%d k=%d: bad or repeated index %d in %v", c.n, c.k, v, got)
+			}
+			seen[v] = true
+		}
+	}
+	rows := drawRows(rng, 4, 10) // two full passes and a partial one
+	counts := map[int]int{}
+	for _, r := range rows {
+		counts[r]++
+	}
+	for r := 0; r < 4; r++ {
+		if counts[r] < 2 || counts[r] > 3 {
+			t.Fatalf("row %d drawn %d times in %v", r, counts[r], rows)
+		}
+	}
+}
+
+func TestSparseEqualsDense(t *testing.T) {
+	X := randData(200, 6, 8)
+	// Zero out most entries so the CSR copy is genuinely sparse.
+	b := sparse.NewBuilder(6)
+	for i := 0; i < 200; i++ {
+		var ind []int
+		var val []float64
+		for j := 0; j < 6; j++ {
+			if (i+j)%3 != 0 {
+				X.Set(i, j, 0)
+				continue
+			}
+			ind, val = append(ind, j), append(val, X.At(i, j))
+		}
+		if err := b.AddRow(ind, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	S := b.Build(6)
+	for _, solver := range []string{Batch, SGD} {
+		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1)})
+		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1)})
+		if err := dd.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		if err := ds.Fit(context.Background(), S); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := dd.Score(nil, X)
+		c, _ := ds.Score(nil, S)
+		if !floats.EqualApprox(a, c, 1e-12) {
+			t.Fatalf("%s: sparse and dense scores differ", solver)
+		}
+		// The scale rule's variance is summed in a different order over the
+		// stored non-zeros, so γ agrees to rounding, not bit for bit.
+		if math.Abs(dd.Gamma()-ds.Gamma()) > 1e-12*dd.Gamma() {
+			t.Fatalf("%s: scale gamma differs: %v vs %v", solver, dd.Gamma(), ds.Gamma())
+		}
+	}
+}
+
+func TestPartialFitBatchEqualsFit(t *testing.T) {
+	X := randData(500, 3, 9)
+	full := mustNew(t, Config{Gamma: 0.4, Features: 128, Src: rand.NewPCG(2, 2)})
+	part := mustNew(t, Config{Gamma: 0.4, Features: 128, Src: rand.NewPCG(2, 2)})
+	if err := full.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int{{0, 123}, {123, 400}, {400, 500}} {
+		if err := part.PartialFit(context.Background(), X.Slice(r[0], r[1], 0, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !floats.EqualApprox(full.Embedding(), part.Embedding(), 1e-13) {
+		t.Fatal("partial fits do not add up to the batch embedding")
+	}
+}
+
+func TestSaveLoad(t *testing.T) {
+	X := randData(300, 4, 10)
+	params := map[string]string{"features": "64", "seed": "3", "solver": "sgd", "iterations": "200"}
+	d, err := detector.New("expose", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := detector.Save(&buf, "expose", params, d); err != nil {
+		t.Fatal(err)
+	}
+	name, _, l, err := detector.Load(bytes.NewReader(buf.Bytes()))
+	if err != nil || name != "expose" {
+		t.Fatalf("load: %v %q", err, name)
+	}
+	a, _ := d.Score(nil, X)
+	b, _ := l.Score(nil, X)
+	if !floats.Equal(a, b) || d.Threshold() != l.Threshold() {
+		t.Fatal("loaded model scores differently")
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		params map[string]string
+	}{
+		{"features zero", map[string]string{"features": "0"}},
+		{"bad solver", map[string]string{"solver": "adam"}},
+		{"bad gamma", map[string]string{"gamma": "-1"}},
+		{"gamma text", map[string]string{"gamma": "wide"}},
+		{"contamination", map[string]string{"contamination": "0.7"}},
+		{"orf laplacian", map[string]string{"map": "orf", "kernel": "laplacian"}},
+		{"unknown key", map[string]string{"gama": "1"}},
+		{"negative epsilon", map[string]string{"epsilon": "-0.1"}},
+		{"huge T", map[string]string{"epsilon": "1e-9", "solver": "sgd"}},
+	} {
+		if _, err := detector.New("expose", c.params); err == nil {
+			t.Errorf("%s: no error for %v", c.name, c.params)
+		}
+	}
+	d, err := detector.New("expose", map[string]string{"epsilon": "0.1", "solver": "sgd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if T := d.(*Detector).Iterations(); T != 100 { // ⌈M²/ε²⌉ = ⌈1/0.01⌉
+		t.Fatalf("T from epsilon 0.1 = %d, want 100", T)
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	d := mustNew(t, Config{Features: 16})
+	if _, err := d.Score(nil, randData(2, 2, 1)); err != detector.ErrNotFitted {
+		t.Fatalf("score before fit: %v", err)
+	}
+	bad := randData(5, 2, 1)
+	bad.Set(3, 1, math.NaN())
+	var ve *detector.ValueError
+	if err := d.Fit(context.Background(), bad); err == nil || !asValueError(err, &ve) || ve.Row != 3 || ve.Col != 1 {
+		t.Fatalf("NaN: %v", err)
+	}
+	if err := d.Fit(context.Background(), randData(20, 2, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Score(nil, randData(2, 3, 1)); err == nil {
+		t.Fatal("wrong feature count accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := d.Fit(ctx, randData(5000, 2, 1)); err != context.Canceled {
+		t.Fatalf("cancelled fit: %v", err)
+	}
+}
+
+func asValueError(err error, ve **detector.ValueError) bool {
+	v, ok := err.(*detector.ValueError)
+	*ve = v
+	return ok
+}

@@ -1,0 +1,83 @@
+package expose
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kernelad/anomaly/randfeat"
+	"gonum.org/v1/gonum/mat"
+)
+
+// state is the saved form of a fitted detector. Every cosine map in
+// randfeat (RFF and ORF alike) is z(x) = √(2/D) cos(Wx + b), so the map is
+// saved as its frequencies W (D × d, row-major) and phases b, and restored
+// as a randfeat.Fourier with those arrays.
+type state struct {
+	Gamma     float64
+	Dim       int
+	W         []float64
+	B         []float64
+	Embedding []float64
+	N         int
+	Threshold float64
+}
+
+// cosineMap is what a saveable feature map provides.
+type cosineMap interface {
+	Frequencies() (W *mat.Dense, b []float64)
+}
+
+// MarshalBinary encodes the fitted model.
+func (d *Detector) MarshalBinary() ([]byte, error) {
+	if !d.fitted {
+		return nil, errors.New("expose: model is not fitted")
+	}
+	cm, ok := d.fmap.(cosineMap)
+	if !ok {
+		return nil, fmt.Errorf("expose: feature map %T cannot be saved", d.fmap)
+	}
+	W, b := cm.Frequencies()
+	r, c := W.Dims()
+	flat := make([]float64, 0, r*c)
+	for i := 0; i < r; i++ {
+		flat = append(flat, W.RawRowView(i)...)
+	}
+	var buf bytes.Buffer
+	err := gob.NewEncoder(&buf).Encode(state{Gamma: d.gamma, Dim: d.dim, W: flat, B: b, Embedding: d.w, N: d.n, Threshold: d.thresh})
+	return buf.Bytes(), err
+}
+
+// UnmarshalBinary restores a model written by MarshalBinary, checking that
+// its arrays are consistent with each other and with the configuration.
+func (d *Detector) UnmarshalBinary(data []byte) error {
+	var s state
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return fmt.Errorf("expose: decoding model: %w", err)
+	}
+	D := len(s.B)
+	switch {
+	case s.Dim < 1 || D < 1:
+		return errors.New("expose: model has no features")
+	case D != d.cfg.Features:
+		return fmt.Errorf("expose: model has %d features, its parameters say %d", D, d.cfg.Features)
+	case len(s.W) != D*s.Dim || len(s.Embedding) != D:
+		return errors.New("expose: model arrays have inconsistent sizes")
+	case !(s.Gamma > 0) || s.N < 1 || math.IsNaN(s.Threshold):
+		return errors.New("expose: model has invalid scalars")
+	}
+	for _, v := range [][]float64{s.W, s.B, s.Embedding} {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return errors.New("expose: model holds non-finite values")
+			}
+		}
+	}
+	d.gamma, d.dim, d.n, d.thresh = s.Gamma, s.Dim, s.N, s.Threshold
+	d.fmap = &randfeat.Fourier{W: mat.NewDense(D, s.Dim, s.W), B: s.B}
+	d.w = s.Embedding
+	d.fitted = true
+	return nil
+}
