@@ -1,0 +1,123 @@
+package cpd
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/tensor"
+)
+
+// SampleError reports the sample (row of the batch matrix, zero-based) whose
+// decomposition failed.
+type SampleError struct {
+	Row int
+	Err error
+}
+
+func (e *SampleError) Error() string { return fmt.Sprintf("cpd: sample %d: %v", e.Row+1, e.Err) }
+func (e *SampleError) Unwrap() error { return e.Err }
+
+// DecomposeBatch factorises every row of X, each row being one sample tensor
+// of the given shape flattened row-major, and returns one Kruskal tensor per
+// row in row order. The work is spread over runtime.GOMAXPROCS(0) workers,
+// each reusing one workspace; rows of a *mat.Dense (any mat.RawMatrixer) are
+// read in place.
+//
+// The shape must describe the rows (a *tensor.ShapeError otherwise) and cfg
+// is validated once against it. With Random initialisation, one seed per row
+// is drawn from cfg.Src in row order before the parallel work starts, so the
+// result does not depend on scheduling. A failure on one row (non-finite
+// values) is returned as a *SampleError; ctx cancels the batch.
+func DecomposeBatch(ctx context.Context, X mat.Matrix, shape []int, cfg Config) ([]Kruskal, error) {
+	rows, cols := X.Dims()
+	if err := tensor.CheckShape(shape, cols); err != nil {
+		return nil, err
+	}
+	cfg, err := cfg.check(shape)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Kruskal, rows)
+	if rows == 0 {
+		return out, nil
+	}
+	var seeds []uint64
+	if cfg.Init == Random {
+		rng := rand.New(srcOrDefault(cfg.Src))
+		seeds = make([]uint64, rows)
+		for i := range seeds {
+			seeds[i] = rng.Uint64()
+		}
+	}
+	raw, isRaw := X.(mat.RawMatrixer)
+	workers := min(runtime.GOMAXPROCS(0), rows)
+	var (
+		next    atomic.Int64
+		failed  atomic.Bool
+		errOnce sync.Once
+		first   error
+		wg      sync.WaitGroup
+	)
+	fail := func(e error) {
+		errOnce.Do(func() { first = e })
+		failed.Store(true)
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A single worker may use both cores inside one large tensor.
+			ws := newWorkspace(shape, cfg.Rank, workers == 1)
+			var buf *tensor.Dense
+			var rm mat.RawMatrixer
+			if isRaw {
+				rm = raw
+			} else {
+				buf = tensor.Zeros(shape...)
+			}
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= rows {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					fail(err)
+					return
+				}
+				var data []float64
+				if rm != nil {
+					r := rm.RawMatrix()
+					data = r.Data[i*r.Stride : i*r.Stride+cols]
+				} else {
+					buf.Row(X, i)
+					data = buf.Data()
+				}
+				var rng *rand.Rand
+				if seeds != nil {
+					rng = rand.New(rand.NewPCG(seeds[i], uint64(i)))
+				}
+				k, err := ws.decompose(ctx, data, cfg, rng)
+				if err != nil {
+					if err == ctx.Err() {
+						fail(err)
+					} else {
+						fail(&SampleError{Row: i, Err: err})
+					}
+					return
+				}
+				out[i] = k
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}

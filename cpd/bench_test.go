@@ -1,0 +1,76 @@
+package cpd
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// BenchmarkDecompose times problem (a) of ../shared/anchors/cpals_ref.py: a
+// 100×100×100 tensor of rank 5 with N(0,1) factors and 1% noise, fitted at
+// rank 5, plus a grid of smaller sizes. One op = one full decomposition
+// (initialisation included, data generation excluded).
+func BenchmarkDecompose(b *testing.B) {
+	for _, c := range []struct {
+		shape []int
+		rank  int
+	}{
+		{[]int{100, 100, 100}, 5},
+		{[]int{50, 50, 50}, 5},
+		{[]int{12, 10, 8}, 2},
+		{[]int{125, 45}, 2},
+	} {
+		for _, init := range []Init{SVD, Random} {
+			b.Run(fmt.Sprintf("%v/rank%d/%v", c.shape, c.rank, init), func(b *testing.B) {
+				x, _, _ := planted(rand.New(rand.NewPCG(1000, 0)), c.shape, c.rank, 0.01)
+				cfg := Config{Rank: c.rank, Init: init}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					cfg.Src = rand.NewPCG(uint64(i), 0)
+					if _, err := Decompose(context.Background(), x, cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDecomposeBatch times problem (b) of cpals_ref.py: 500 matrices
+// of 125×45, each rank 2 plus 1% noise, fitted at rank 2 (one op = all 500),
+// and the 12×10×8 rank-2 tensors of the stm scaling benchmark.
+func BenchmarkDecomposeBatch(b *testing.B) {
+	for _, c := range []struct {
+		n     int
+		shape []int
+		rank  int
+	}{
+		{500, []int{125, 45}, 2},
+		{1600, []int{12, 10, 8}, 2},
+	} {
+		rng := rand.New(rand.NewPCG(7, 0))
+		d := 1
+		for _, s := range c.shape {
+			d *= s
+		}
+		X := mat.NewDense(c.n, d, nil)
+		for i := range c.n {
+			x, _, _ := planted(rng, c.shape, c.rank, 0.01)
+			X.SetRow(i, x.Data())
+		}
+		for _, init := range []Init{SVD, Random} {
+			b.Run(fmt.Sprintf("%dx%v/rank%d/%v", c.n, c.shape, c.rank, init), func(b *testing.B) {
+				cfg := Config{Rank: c.rank, Init: init}
+				for i := 0; i < b.N; i++ {
+					cfg.Src = rand.NewPCG(uint64(i), 0)
+					if _, err := DecomposeBatch(context.Background(), X, c.shape, cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
