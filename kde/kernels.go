@@ -111,9 +111,14 @@ func logSurface(n int) float64 {
 //	Linear        V_d / (d+1)
 //	Cosine        S_(d−1) · I_d,  I_d = ∫_0^1 r^(d−1) cos(πr/2) dr
 //
-// where integrating I_d by parts gives the finite sum I_d = Σ_(k odd ≤ d) t_k
-// with t_1 = 2/π and t_(k+2) = −(d−k)(d−k−1)(2/π)² t_k. They are the
-// constants of scikit-learn's KernelDensity (sklearn/neighbors, kernel_norm).
+// They are the constants of scikit-learn's KernelDensity
+// (sklearn/neighbors, kernel_norm) except for the cosine kernel: there
+// scikit-learn evaluates I_d by a finite alternating sum that drops the last
+// boundary term for even d and cancels catastrophically for larger d (its
+// density integrates to 0.363 for d = 2, 0.0045 for d = 6, 0.108 for d = 21,
+// and its constant is NaN from d = 36 on; checked with scipy.integrate.quad).
+// Here I_d comes from the series in cosineMoment, so every kernel integrates
+// to one; for odd d ≤ 9 the two agree to 1e-11.
 func (k Kernel) logNorm(h float64, d int) float64 {
 	var f float64
 	switch k {
@@ -129,17 +134,27 @@ func (k Kernel) logNorm(h float64, d int) float64 {
 	case Linear:
 		f = logVolume(d) - math.Log(float64(d)+1)
 	case Cosine:
-		// ∫_0^1 r^(d−1) cos(πr/2) dr by repeated integration by parts: each
-		// step trades two powers of r for a factor −(d−k)(d−k−1)(2/π)².
-		var sum float64
-		t := 2 / math.Pi
-		for j := 1; j <= d; j += 2 {
-			sum += t
-			t *= -float64(d-j) * float64(d-j-1) * (2 / math.Pi) * (2 / math.Pi)
-		}
-		f = math.Log(sum) + logSurface(d-1)
+		f = math.Log(cosineMoment(d)) + logSurface(d-1)
 	default:
 		panic("kde: invalid kernel")
 	}
 	return -f - float64(d)*math.Log(h)
+}
+
+// cosineMoment returns I_d = ∫_0^1 r^(d−1) cos(πr/2) dr from the power
+// series of the cosine, I_d = Σ_k (−1)^k (π/2)^(2k) / ((2k)! (d + 2k)). The
+// terms are at most 1.24/d in size and the sum is about (π/2)/(d(d+1)), so
+// about log10(d) digits cancel; 40 terms reach round-off.
+func cosineMoment(d int) float64 {
+	var s float64
+	t := 1.0 // (π/2)^(2k) / (2k)!
+	for k := 0; k < 40; k++ {
+		term := t / float64(d+2*k)
+		if k%2 == 1 {
+			term = -term
+		}
+		s += term
+		t *= (math.Pi / 2) * (math.Pi / 2) / float64((2*k+1)*(2*k+2))
+	}
+	return s
 }

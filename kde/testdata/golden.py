@@ -17,6 +17,11 @@ Those entries are set to -inf after a brute-force NumPy check that no
 training row lies within h; the script prints how many. Every other entry is
 also checked against the brute-force NumPy sum (to 1e-10 relative).
 
+The cosine rows keep scikit-learn's normalising constant, which is wrong for
+even d and inaccurate for larger d (sklearn's kernel_norm(1, 6, 'cosine')
+times the true integral is 0.0045, not 1); the Go test swaps the package's
+correct constant for scikit-learn's before comparing.
+
     /usr/bin/python3 kde/testdata/golden.py     # from the repository root
 Made with scikit-learn 1.2.1, numpy 1.24.2 (Debian python3-sklearn).
 """

@@ -1,0 +1,93 @@
+// Package kde detects anomalies with a kernel density estimate: a row is
+// anomalous when the estimated density of the training data at it is low.
+//
+// # Formulation
+//
+// Given training rows x_1 … x_n ∈ R^d (rows are samples), a kernel profile K
+// and a bandwidth h > 0, the estimate is
+//
+//	p̂(x) = (1/n) Σ_i c(h, d) · K(‖x − x_i‖ / h),   c(h, d) = 1 / (h^d ∫ K(‖u‖) du)
+//
+// so that p̂ integrates to one over R^d. The score is −log p̂(x): higher =
+// more anomalous, as every detector in this module. The six profiles are
+// scikit-learn's (see [Kernel]); c(h, d) uses the volume V_d = π^(d/2)/Γ(d/2+1)
+// of the unit ball, e.g. (2π)^(−d/2) h^(−d) for the Gaussian and
+// (d+2)/(2 V_d h^d) for the Epanechnikov profile, exactly as
+// scikit-learn's KernelDensity, so LogDensity equals its score_samples —
+// except for the cosine kernel, whose constant scikit-learn gets wrong for
+// even d and for larger d (its "density" integrates to 0.0045 in six
+// dimensions); here it integrates to one (see Kernel's constants).
+//
+// The sum is evaluated as a log-sum-exp, log Σ_i e^(l_i) = l_max +
+// log Σ_i e^(l_i − l_max) with l_i = log K(‖x − x_i‖/h), so a point far from
+// all training rows keeps a large finite score under the Gaussian (and
+// exponential) kernel instead of underflowing to +Inf. Under a
+// finite-support kernel (tophat, epanechnikov, linear, cosine) a point with
+// no training row closer than h has density exactly zero and scores +Inf;
+// package eval and detector.ThresholdFromScores accept infinite scores.
+//
+// # Bandwidth
+//
+// Config.Bandwidth fixes h. Otherwise Config.Rule picks it at Fit:
+//
+//	Scott      h = n^(−1/(d+4))                (scikit-learn's 'scott')
+//	Silverman  h = (n(d+2)/4)^(−1/(d+4))       (scikit-learn's 'silverman')
+//	CV         argmax_h (1/m) Σ_(i∈S) log p̂_(−i)(x_i) over a grid
+//
+// Scott and Silverman are scikit-learn's bare factors: they are not
+// multiplied by the data's spread (scipy's gaussian_kde does that), so on
+// min-max scaled data they are large (0.3–0.9) and the density is smooth.
+// CV is leave-one-out likelihood cross-validation: p̂_(−i) drops row i from
+// its own sum (normalised by n − 1); S is m = min(n, 1000) rows evenly spaced
+// through the training set (Config.CVRows), each scored against all n − 1
+// others, so no random choice is involved. The default grid is 21 values
+// h_S·10^(−1.5 + 0.1k), k = 0…20 (from h_S/31.6 to 3.16·h_S), around the
+// classical rule of thumb h_S = σ̄·n^(−1/(d+4)) with σ̄ the mean column
+// standard deviation; Config.CVGrid replaces it. A bandwidth under which a
+// held-out row has zero density scores −Inf; ties go to the larger h. On
+// data with many exact duplicate rows the leave-one-out likelihood grows
+// without bound as h → 0 (a duplicate stays in the sum), so CV then picks
+// the smallest grid value; use a rule or a fixed h there.
+//
+// # Scorers
+//
+// Exact (Config.Algorithm) sums over every training row: squared distances
+// for a block of 64 query rows come from one matrix product on
+// mean-centred data (‖q‖² + ‖x‖² − 2qᵀx, clamped at 0), blocks are spread
+// over runtime.GOMAXPROCS(0) goroutines.
+//
+// Tree builds a kd-tree (median split of the widest coordinate; leaves of
+// LeafSize to 2·LeafSize − 1 rows; each node keeps the tight bounding box of
+// its rows). For a query x, a node with N rows at box distances
+// [r_min, r_max] contributes between N·K(r_max/h) and N·K(r_min/h). The
+// walk visits the nearer child first and stops refining a node — adding
+// the midpoint N(K(r_min/h) + K(r_max/h))/2 — when
+//
+//	K(r_min/h) − K(r_max/h) ≤ ATol/c(h,d) + RTol·L/n
+//
+// with L a lower bound of Σ_i K known at that moment (rows summed so far,
+// lower bounds of pruned and pending nodes). Each pruned node errs by at
+// most half its spread, so the returned density satisfies
+// |p̂ − p| ≤ (ATol + RTol·p)/2, within scikit-learn's documented guarantee
+// |p̂ − p| ≤ ATol + RTol·p (ATol is on the normalised density, as
+// scikit-learn's atol). With RTol = ATol = 0 only nodes whose kernel value is
+// the same for every row are summed in one step (a node of identical rows,
+// or one wholly outside — or, for the tophat, inside — the support), so the
+// tree is exact to round-off. Auto (the default) uses Exact unless a
+// tolerance is set.
+//
+// Note that scikit-learn's tree at rtol = atol = 0 can return a finite
+// log-density near log(n·10⁻¹⁶) where the true density of a finite-support
+// kernel is zero (round-off in its bound bookkeeping); this package returns
+// −Inf there (testdata/golden.py documents the case).
+//
+// # Use
+//
+//	d, err := kde.New(kde.Config{Kernel: kde.Gaussian, Rule: kde.Scott})
+//	err = d.Fit(ctx, Xtrain)
+//	scores, err := d.Score(nil, Xtest) // −log p̂
+//
+// or through the registry: detector.New("kde", map[string]string{"bandwidth":
+// "silverman", "kernel": "epanechnikov"}); parameters kernel, bandwidth,
+// algorithm, rtol, atol, leaf_size, contamination.
+package kde

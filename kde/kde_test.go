@@ -1,0 +1,208 @@
+package kde
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+	"gonum.org/v1/gonum/mat"
+)
+
+func randMatrix(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// TestNormalisation integrates c(h,d)·K(‖u‖/h) over R^d numerically in one
+// and two dimensions (a Riemann sum on a fine grid): every kernel must give 1.
+func TestNormalisation(t *testing.T) {
+	const h = 0.7
+	for _, k := range []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine} {
+		for _, d := range []int{1, 2} {
+			c := math.Exp(k.logNorm(h, d))
+			const step, lim = 0.004, 12.0
+			var s float64
+			for x := -lim; x <= lim; x += step {
+				if d == 1 {
+					r := math.Abs(x)
+					s += math.Exp(k.logProfile(r, r*r, h)) * step
+					continue
+				}
+				for y := -lim / 2; y <= lim/2; y += step * 2 {
+					r2 := x*x + y*y
+					s += math.Exp(k.logProfile(math.Sqrt(r2), r2, h)) * step * step * 2
+				}
+			}
+			if got := c * s; math.Abs(got-1) > 3e-3 {
+				t.Errorf("%v d=%d: ∫ density = %.5f, want 1", k, d, got)
+			}
+		}
+	}
+}
+
+// TestFarPoint: one training row at the origin, a query at distance r. The
+// Gaussian log-density is −r²/(2h²) + log c(h,d) (formula), finite even where
+// exp underflows; finite-support kernels give −Inf (score +Inf).
+func TestFarPoint(t *testing.T) {
+	train := mat.NewDense(1, 2, []float64{0, 0})
+	far := mat.NewDense(1, 2, []float64{300, 400}) // r = 500
+	for _, alg := range []Algorithm{Exact, Tree} {
+		for _, k := range []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine} {
+			d, err := New(Config{Kernel: k, Bandwidth: 1, Algorithm: alg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Fit(context.Background(), train); err != nil {
+				t.Fatal(err)
+			}
+			s, err := d.Score(nil, far)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want float64
+			switch k {
+			case Gaussian:
+				want = 500*500/2.0 + math.Log(2*math.Pi) // −log((2π)^(−1) e^(−r²/2))
+			case Exponential:
+				want = 500 - k.logNorm(1, 2)
+			default:
+				want = math.Inf(1)
+			}
+			if s[0] != want && math.Abs(s[0]-want) > 1e-9*want {
+				t.Errorf("alg %d %v: score %v, want %v", alg, k, s[0], want)
+			}
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, cfg := range []Config{
+		{Kernel: 9}, {Bandwidth: -1}, {Bandwidth: math.NaN()}, {RTol: -1}, {ATol: math.Inf(1)},
+		{Contamination: 0.7}, {LeafSize: -1}, {Rule: 7}, {Algorithm: 5}, {CVGrid: []float64{0}},
+	} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v): no error", cfg)
+		}
+	}
+	d, _ := New(Config{})
+	if _, err := d.Score(nil, mat.NewDense(1, 2, nil)); !errors.Is(err, detector.ErrNotFitted) {
+		t.Errorf("Score before Fit: %v", err)
+	}
+	if err := d.Fit(context.Background(), randMatrix(20, 3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	var de *detector.DimError
+	if _, err := d.Score(nil, mat.NewDense(1, 2, nil)); !errors.As(err, &de) {
+		t.Errorf("wrong width: %v", err)
+	}
+	var ve *detector.ValueError
+	if _, err := d.Score(nil, mat.NewDense(1, 3, []float64{0, math.NaN(), 0})); !errors.As(err, &ve) {
+		t.Errorf("NaN: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := d.Fit(ctx, randMatrix(500, 3, 1)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Fit: %v", err)
+	}
+}
+
+// TestRegistryAndSave builds every kernel and bandwidth through the
+// registry, checks the contamination share of training rows above the
+// threshold, and round-trips a model through detector.Save/Load.
+func TestRegistryAndSave(t *testing.T) {
+	X := randMatrix(300, 4, 2)
+	Y := randMatrix(50, 4, 3)
+	for _, p := range []map[string]string{
+		{},
+		{"kernel": "epanechnikov", "bandwidth": "silverman"},
+		{"kernel": "cosine", "bandwidth": "3", "algorithm": "tree", "rtol": "1e-3", "leaf_size": "8"},
+		{"bandwidth": "cv", "contamination": "0.2"},
+	} {
+		d, err := detector.New("kde", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := d.Score(nil, X)
+		above := 0
+		for _, v := range s {
+			if v > d.Threshold() {
+				above++
+			}
+		}
+		c := 0.1
+		if p["contamination"] != "" {
+			c = 0.2
+		}
+		if want := int(c * 300); above < want-1 || above > want+1 {
+			t.Errorf("%v: %d of 300 training rows above the threshold, want about %d", p, above, want)
+		}
+		var buf bytes.Buffer
+		if err := detector.Save(&buf, "kde", p, d); err != nil {
+			t.Fatal(err)
+		}
+		_, _, back, err := detector.Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := d.Score(nil, Y)
+		b, _ := back.Score(nil, Y)
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("%v: loaded model scores %v, want %v", p, b[i], a[i])
+			}
+		}
+		if back.Threshold() != d.Threshold() {
+			t.Errorf("threshold %v after load, want %v", back.Threshold(), d.Threshold())
+		}
+	}
+	for _, p := range []map[string]string{{"kernel": "box"}, {"bandwidth": "-1"}, {"algorithm": "ball"}, {"rtol": "-1"}, {"leaf_size": "0"}, {"colour": "red"}} {
+		if _, err := detector.New("kde", p); err == nil {
+			t.Errorf("%v: no error", p)
+		}
+	}
+	d, _ := New(Config{})
+	if err := d.UnmarshalBinary([]byte("garbage")); err == nil {
+		t.Error("garbage state: no error")
+	}
+}
+
+// TestCV: on a sample from N(0, 1) in one dimension the leave-one-out
+// choice must land near the asymptotically optimal Gaussian bandwidth
+// 1.06·n^(−1/5) (Silverman's rule for normal data), within the grid's
+// 10^0.1 spacing times sampling noise (a factor 2).
+func TestCV(t *testing.T) {
+	X := randMatrix(800, 1, 5)
+	d, _ := New(Config{Rule: CV})
+	if err := d.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	ref := 1.06 * math.Pow(800, -0.2)
+	if h := d.Bandwidth(); h < ref/2 || h > ref*2 {
+		t.Errorf("CV bandwidth %.4f, want within a factor 2 of %.4f", h, ref)
+	}
+}
+
+func Example() {
+	// Training rows around the origin; one query near them, one far away.
+	train := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
+	query := mat.NewDense(2, 2, []float64{0.5, 0.5, 8, 8})
+	d, _ := New(Config{Kernel: Gaussian, Bandwidth: 1})
+	_ = d.Fit(context.Background(), train)
+	s, _ := d.Score(nil, query)
+	fmt.Printf("near %.4f far %.4f\n", s[0], s[1])
+	// Output: near 2.0879 far 52.2231
+}

@@ -1,0 +1,77 @@
+// Package kpca detects anomalies by kernel PCA reconstruction error
+// (Hoffmann, "Kernel PCA for novelty detection", Pattern Recognition 40,
+// 2007): a row is anomalous when its image in the kernel's feature space is
+// far from the principal subspace of the training images.
+//
+// # Formulation
+//
+// Rows are samples. With a kernel k(x, y) = ⟨φ(x), φ(y)⟩ and training rows
+// x_1 … x_n, let φ̄ = (1/n) Σ_i φ(x_i) and φ̃(x) = φ(x) − φ̄. The centred
+// Gram matrix is
+//
+//	K̃ = K − 1K/n − K1/n + 1K1/n²,  i.e. K̃_ij = K_ij − r_i − r_j + g,
+//	r_i = (1/n) Σ_j K_ij,  g = (1/n²) Σ_ij K_ij.
+//
+// Let (λ_j, u_j), j = 1…q, be its q leading eigenpairs (unit u_j); the
+// principal axes in feature space are e_j = Σ_i u_ij φ̃(x_i)/√λ_j. For a row
+// x, with k_x = (k(x, x_1), …, k(x, x_n)) and m_x = (1/n) Σ_i k(x, x_i),
+//
+//	‖φ̃(x)‖²  = k(x, x) − 2 m_x + g
+//	k̃(x)_i   = k(x, x_i) − m_x − r_i + g
+//	z_j(x)    = ⟨φ̃(x), e_j⟩ = k̃(x)ᵀ u_j / √λ_j
+//	score(x)  = ‖φ̃(x) − Σ_j z_j(x) e_j‖² = ‖φ̃(x)‖² − Σ_(j≤q) z_j(x)²
+//
+// the squared distance from φ̃(x) to the principal subspace; higher = more
+// anomalous. For a training row it is K̃_ii − Σ_j λ_j u_ij². z_j equals
+// scikit-learn's KernelPCA.transform (up to sign). The score is a
+// difference of two terms and can come out a tiny negative number (of order
+// 10⁻¹⁵·k(x, x)) for rows inside the principal subspace; it is not clamped.
+//
+// # Components
+//
+// Config.Components fixes q (default 50, at most n − 1); Config.Variance in
+// (0, 1] instead keeps the fewest components with Σ_(j≤q) λ_j ≥ Variance ·
+// trace(K̃) (trace(K̃) = Σ_i ‖φ̃(x_i)‖² is the total variance times n).
+// Eigenvalues at or below the numerical rank cutoff n·ε·λ_1 (ε = 2⁻⁵², NumPy's
+// matrix_rank tolerance) are dropped: their axes are round-off. Eigenvalues
+// returns the kept λ_j and the explained share.
+//
+// # Methods
+//
+// Exact forms the n × n Gram matrix (kernel.Gram, all cores) and centres it.
+// Up to n = 1000 rows a full symmetric eigendecomposition (gonum's
+// EigenSym) gives the eigenpairs. Above that only the q leading pairs are
+// computed, by block Lanczos with full reorthogonalisation: a Krylov basis
+// V of blocks K̃V_0, K̃²V_0, … (block size max(8, q/2), random start from
+// Config.Src) grows until every wanted Ritz pair (θ, y) of Vᵀ K̃ V has
+// ‖K̃y − θy‖ ≤ 10⁻¹⁰·θ_1; if the basis would exceed max(12 blocks, 10q)
+// vectors (a slowly decaying spectrum) or q > n/4, the full
+// eigendecomposition is used instead. (gonum v0.17 has no LAPACK dsyevr
+// with an index range; a full EigenSym of a 7,000 × 7,000 matrix takes
+// minutes, the Lanczos solve seconds.) The cost is one n × n Gram matrix
+// (8n² bytes) and about 2n²·(5–6q) flops.
+//
+// Nystrom picks Config.Landmarks training rows l_1 … l_m at random and maps
+// every row to its Nyström features z(x) = K_mm^(−1/2) k_m(x)
+// (randfeat.NewNystrom), an isometric picture of the projection of φ(x) on
+// the landmarks' span S. Then linear PCA of the centred features
+// z(x_i) − z̄ gives axes v_j (the q leading eigenvectors of the m × m
+// scatter matrix), and
+//
+//	score(x) = [k(x, x) − ‖z(x)‖²] + ‖z(x) − z̄‖² − Σ_(j≤q) (v_jᵀ(z(x) − z̄))²
+//
+// where the bracket is ‖φ(x)‖² minus its part in S, the error no axis in S
+// can reconstruct. With m = n every training row is a landmark, S contains
+// φ̄ and the principal axes, and the score equals the exact one (to
+// round-off, tested). The cost is O(nm(d + m)) time and O(nm) memory.
+//
+// # Use
+//
+//	p, err := kpca.New(kpca.Config{Components: 50})
+//	err = p.Fit(ctx, Xtrain)
+//	scores, err := p.Score(nil, Xtest)
+//
+// or through the registry: detector.New("kpca", map[string]string{"method":
+// "nystrom", "landmarks": "1000"}); parameters kernel, gamma, components,
+// variance, method, landmarks, seed, contamination.
+package kpca
