@@ -1,0 +1,193 @@
+package kpca
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+	"gonum.org/v1/gonum/mat"
+)
+
+func randMatrix(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+func TestErrors(t *testing.T) {
+	for _, cfg := range []Config{
+		{Kernel: "sigmoid"}, {Gamma: -1}, {Components: -1}, {Variance: 1.5}, {Variance: 0.5, Components: 3},
+		{Method: 4}, {Landmarks: -2}, {Contamination: 0.9},
+	} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v): no error", cfg)
+		}
+	}
+	p, _ := New(Config{})
+	if _, err := p.Score(nil, mat.NewDense(1, 2, nil)); !errors.Is(err, detector.ErrNotFitted) {
+		t.Errorf("Score before Fit: %v", err)
+	}
+	if err := p.Fit(context.Background(), mat.NewDense(1, 2, nil)); err == nil {
+		t.Error("Fit on one row: no error")
+	}
+	if err := p.Fit(context.Background(), randMatrix(40, 3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	var de *detector.DimError
+	if _, err := p.Score(nil, mat.NewDense(1, 2, nil)); !errors.As(err, &de) {
+		t.Errorf("wrong width: %v", err)
+	}
+	if err := p.UnmarshalBinary([]byte{1, 2, 3}); err == nil {
+		t.Error("garbage state: no error")
+	}
+}
+
+// TestVariance: with Variance = v the kept eigenvalues explain at least v
+// of trace(K̃) and one fewer would not (definition); the exact and the
+// Nyström (m = n) paths keep the same count.
+func TestVariance(t *testing.T) {
+	X := randMatrix(200, 4, 2)
+	for _, v := range []float64{0.5, 0.9, 0.99} {
+		var counts []int
+		for _, m := range []Method{Exact, Nystrom} {
+			p, _ := New(Config{Variance: v, Method: m, Landmarks: 200})
+			if err := p.Fit(context.Background(), X); err != nil {
+				t.Fatal(err)
+			}
+			vals, ex := p.Eigenvalues()
+			total := sum(vals) / ex // trace(K̃)
+			if ex < v-1e-12 || (sum(vals)-vals[len(vals)-1])/total >= v {
+				t.Errorf("variance %v method %d: %d components explain %.4f", v, m, len(vals), ex)
+			}
+			counts = append(counts, len(vals))
+		}
+		if counts[0] != counts[1] {
+			t.Errorf("variance %v: exact keeps %d components, Nyström m=n %d", v, counts[0], counts[1])
+		}
+	}
+}
+
+func sum(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// TestNystromApproximates: with fewer landmarks than rows the Nyström scores
+// rank like the exact ones (Spearman-free check: correlation > 0.95 on a
+// smooth two-cluster problem) and are never below the exact part inside the
+// landmark span (the bracket term is ≥ 0 up to round-off).
+func TestNystromApproximates(t *testing.T) {
+	X := randMatrix(600, 3, 3)
+	Y := randMatrix(200, 3, 4)
+	ex, _ := New(Config{Components: 10})
+	ny, _ := New(Config{Components: 10, Method: Nystrom, Landmarks: 150, Src: rand.NewPCG(1, 1)})
+	for _, p := range []*KPCA{ex, ny} {
+		if err := p.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := ex.Score(nil, Y)
+	b, _ := ny.Score(nil, Y)
+	if r := corr(a, b); r < 0.95 {
+		t.Errorf("correlation of exact and Nyström scores %.3f < 0.95", r)
+	}
+}
+
+func corr(a, b []float64) float64 {
+	n := float64(len(a))
+	ma, mb := sum(a)/n, sum(b)/n
+	var sab, saa, sbb float64
+	for i := range a {
+		sab += (a[i] - ma) * (b[i] - mb)
+		saa += (a[i] - ma) * (a[i] - ma)
+		sbb += (b[i] - mb) * (b[i] - mb)
+	}
+	return sab / math.Sqrt(saa*sbb)
+}
+
+// TestRegistryAndSave builds kpca through the registry with several
+// parameter sets, checks the training share above the threshold and
+// round-trips the model through detector.Save/Load.
+func TestRegistryAndSave(t *testing.T) {
+	X := randMatrix(300, 4, 5)
+	Y := randMatrix(30, 4, 6)
+	for _, p := range []map[string]string{
+		{},
+		{"kernel": "laplacian", "gamma": "0.3", "components": "8"},
+		{"method": "nystrom", "landmarks": "60", "seed": "3", "variance": "0.8"},
+		{"kernel": "poly", "components": "5", "contamination": "0.2"},
+	} {
+		d, err := detector.New("kpca", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := d.Score(nil, X)
+		above := 0
+		for _, v := range s {
+			if v > d.Threshold() {
+				above++
+			}
+		}
+		c := 0.1
+		if p["contamination"] != "" {
+			c = 0.2
+		}
+		if want := int(c * 300); above < want-1 || above > want+1 {
+			t.Errorf("%v: %d of 300 training rows above the threshold, want about %d", p, above, want)
+		}
+		var buf bytes.Buffer
+		if err := detector.Save(&buf, "kpca", p, d); err != nil {
+			t.Fatal(err)
+		}
+		_, _, back, err := detector.Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := d.Score(nil, Y)
+		b, _ := back.Score(nil, Y)
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-12*math.Max(1, math.Abs(a[i])) {
+				t.Fatalf("%v: loaded model scores %v, want %v", p, b[i], a[i])
+			}
+		}
+	}
+	for _, p := range []map[string]string{{"kernel": "sigmoid"}, {"gamma": "-2"}, {"method": "svd"}, {"components": "0"},
+		{"variance": "0.5", "components": "4"}, {"landmarks": "0"}, {"colour": "red"}} {
+		if _, err := detector.New("kpca", p); err == nil {
+			t.Errorf("%v: no error", p)
+		}
+	}
+}
+
+func Example() {
+	// Training rows on a circle; one query on it, one at its centre.
+	n := 60
+	train := mat.NewDense(n, 2, nil)
+	for i := 0; i < n; i++ {
+		a := 2 * math.Pi * float64(i) / float64(n)
+		train.Set(i, 0, math.Cos(a))
+		train.Set(i, 1, math.Sin(a))
+	}
+	query := mat.NewDense(2, 2, []float64{0, 1, 0, 0})
+	p, _ := New(Config{Gamma: 1, Components: 8})
+	_ = p.Fit(context.Background(), train)
+	s, _ := p.Score(nil, query)
+	fmt.Printf("on the circle %.4f, centre %.4f\n", s[0], s[1])
+	// Output: on the circle 0.0032, centre 0.5727
+}
