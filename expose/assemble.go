@@ -1,0 +1,87 @@
+package expose
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/randfeat"
+)
+
+// This file is the seam for fits that run outside this process (the Beam
+// module in beam/): the embedding is a sum over rows, so any engine that can
+// add vectors can compute it, provided it uses the feature map and the
+// threshold sample that Fit would have drawn. PlanBatch hands those out,
+// drawn from cfg.Src exactly as Fit draws them; FromEmbedding turns the
+// engine's result back into a fitted Detector that saves and scores like one
+// fitted in process.
+
+// PlanBatch returns what a batch fit of n rows of dim columns at kernel width
+// gamma draws from cfg.Src, in Fit's order: the feature map, then the
+// training rows (0-based, in the rows' global order) scored to set the
+// threshold. rows is nil when every row is scored (n ≤ ThresholdRows, or
+// ThresholdRows < 0). A fit of the same rows in process, with a fresh source
+// of the same seed, draws the same map and rows. gamma must be resolved
+// (kernel.ScaleGamma of the data under the scale rule). cfg.Src advances as
+// it does in Fit; cfg.Solver must be batch.
+func PlanBatch(cfg Config, n, dim int, gamma float64) (fm randfeat.Map, rows []int, err error) {
+	d, err := New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.cfg.Solver != Batch {
+		return nil, nil, fmt.Errorf("expose: a distributed fit needs the batch solver, not %s", d.cfg.Solver)
+	}
+	if n < 1 || dim < 1 {
+		return nil, nil, &detector.EmptyError{Rows: n, Cols: dim}
+	}
+	if !(gamma > 0) || math.IsInf(gamma, 0) {
+		return nil, nil, fmt.Errorf("expose: gamma %v must be positive and finite", gamma)
+	}
+	fm = d.drawMap(dim, gamma)
+	if lim := d.cfg.ThresholdRows; lim > 0 && n > lim {
+		rows = sampleWithoutReplacement(d.rng, n, lim)
+	}
+	return fm, rows, nil
+}
+
+// FromEmbedding returns a fitted detector with feature map fm, embedding w
+// (the mean of φ over the n training rows), kernel width gamma and decision
+// threshold. cfg must be the configuration the map was planned with (its
+// Features must equal fm.Dim()); fm must be a cosine map (randfeat.Fourier
+// or Orthogonal) so the detector can be saved.
+func FromEmbedding(cfg Config, fm randfeat.Map, w []float64, n int, gamma, threshold float64) (*Detector, error) {
+	d, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fm == nil:
+		return nil, errors.New("expose: no feature map")
+	case fm.Dim() != d.cfg.Features:
+		return nil, fmt.Errorf("expose: feature map has %d features, the configuration says %d", fm.Dim(), d.cfg.Features)
+	case len(w) != fm.Dim():
+		return nil, fmt.Errorf("expose: embedding has %d entries, the feature map %d", len(w), fm.Dim())
+	case n < 1:
+		return nil, &detector.EmptyError{Rows: n, Cols: fm.InputDim()}
+	case !(gamma > 0) || math.IsInf(gamma, 0) || math.IsNaN(threshold):
+		return nil, errors.New("expose: invalid gamma or threshold")
+	}
+	if _, ok := fm.(cosineMap); !ok {
+		return nil, fmt.Errorf("expose: feature map %T cannot be saved", fm)
+	}
+	for _, x := range w {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, errors.New("expose: embedding holds non-finite values")
+		}
+	}
+	d.gamma, d.fmap, d.w, d.n, d.dim = gamma, fm, append([]float64(nil), w...), n, fm.InputDim()
+	d.thresh = threshold
+	d.fitted = true
+	return d, nil
+}
+
+// Contamination returns the resolved contamination rate of the detector's
+// configuration (the default 0.1 when it was left 0).
+func (d *Detector) Contamination() float64 { return d.cfg.Contamination }
