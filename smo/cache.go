@@ -49,6 +49,14 @@ func (c *cache) pushFront(i int32) {
 
 // get returns the storage of column i with at least length entries and the
 // number of leading entries already valid; the caller fills the rest.
+//
+// Accounting is by capacity, so used bounds every float32 the cache can
+// reach, and every buffer has the capacity of a whole column. That costs
+// LIBSVM's trick of caching more short columns while the active set is
+// small, but columns grow in place and evicted buffers are recycled, so
+// after warm-up the cache allocates nothing and leaves no garbage for the
+// collector: the kernel values in memory, reachable or not, stay within the
+// budget.
 func (c *cache) get(i int, length int) (data []float32, valid int) {
 	if length <= 0 {
 		return nil, 0
@@ -63,21 +71,43 @@ func (c *cache) get(i int, length int) (data []float32, valid int) {
 		c.pushFront(ii)
 		return e.data, length
 	}
-	more := int64(length - valid)
-	// Evict least recently used columns until the new part fits.
+	if cap(e.data) >= length {
+		e.data = e.data[:length]
+		c.pushFront(ii)
+		return e.data, valid
+	}
+	old := e.data
+	c.used -= int64(cap(old))
+	e.data = nil
+	// Evict least recently used columns until the new one fits, keeping an
+	// evicted buffer that can hold it.
+	var reuse []float32
+	need := int64(len(c.head) - 1) // a new buffer holds a whole column
 	s := c.sentinel()
-	for c.used+more > c.budget {
-		old := c.head[s].prev
-		if old == s {
+	for c.used+need > c.budget {
+		h := c.head[s].prev
+		if h == s {
 			break
 		}
-		c.unlink(old)
-		c.used -= int64(len(c.head[old].data))
-		c.head[old].data = nil
+		c.unlink(h)
+		d := c.head[h].data
+		c.head[h].data = nil
+		c.used -= int64(cap(d))
+		if reuse == nil && cap(d) >= length {
+			reuse = d
+		}
 	}
-	nd := make([]float32, length)
-	copy(nd, e.data)
-	c.used += more
+	var nd []float32
+	if reuse != nil && c.used+int64(cap(reuse)) <= c.budget {
+		nd = reuse[:length]
+	} else {
+		// Every buffer gets room for a whole column, so a column cached
+		// over the active set is later extended in place and any evicted
+		// buffer can be recycled: after warm-up the cache allocates nothing.
+		nd = make([]float32, length, len(c.head)-1)
+	}
+	copy(nd, old)
+	c.used += int64(cap(nd))
 	if c.used > c.peak {
 		c.peak = c.used
 	}
@@ -111,20 +141,20 @@ func (c *cache) swap(i, j int) {
 	if lj {
 		c.pushFront(ii)
 	}
-	s := c.sentinel()
-	for h := c.head[s].next; h != s; {
-		next := c.head[h].next
+	// Scan the entries in index order: a contiguous pass, cheaper than
+	// chasing the LRU links.
+	for h := range c.head[:len(c.head)-1] {
 		d := c.head[h].data
-		if len(d) > i {
-			if len(d) > j {
-				d[i], d[j] = d[j], d[i]
-			} else {
-				// The column covers i but not j: drop it, as LIBSVM does.
-				c.unlink(h)
-				c.used -= int64(len(d))
-				c.head[h].data = nil
-			}
+		if len(d) <= i {
+			continue
 		}
-		h = next
+		if len(d) > j {
+			d[i], d[j] = d[j], d[i]
+		} else {
+			// The column covers i but not j: drop it, as LIBSVM does.
+			c.unlink(int32(h))
+			c.used -= int64(cap(d))
+			c.head[h].data = nil
+		}
 	}
 }
