@@ -237,21 +237,33 @@ func (d *Detector) Fit(ctx context.Context, X mat.Matrix) error {
 		}
 		floats.Scale(1/float64(n), w)
 		count = n
-		if lim := d.cfg.ThresholdRows; lim > 0 && n > lim {
+		if lim := d.thresholdCap(); n > lim {
 			rows = sampleWithoutReplacement(d.rng, n, lim)
 		}
 	case SGD:
-		rows = drawRows(d.rng, n, d.cfg.Iterations)
+		smp := &sampler{rng: d.rng, n: n}
 		w = make([]float64, fm.Dim())
-		if err = sgd(ctx, w, 0, fm, X, rows, d.cfg.Radius, d.cfg.ChunkRows, d.progress); err != nil {
+		rows, err = sgd(ctx, w, 0, fm, X, d.cfg.Iterations, smp.next, d.cfg.Radius, d.cfg.ChunkRows, d.thresholdCap(), d.progress)
+		if err != nil {
 			return err
 		}
-		count = len(rows)
+		count = d.cfg.Iterations
 	}
-	d.gamma, d.fmap, d.w, d.n, d.dim = gamma, fm, w, count, dim
-	d.setThreshold(X, rows)
+	th, err := threshold(ctx, fm, w, X, rows, d.cfg)
+	if err != nil {
+		return err
+	}
+	d.gamma, d.fmap, d.w, d.n, d.dim, d.thresh = gamma, fm, w, count, dim, th
 	d.fitted = true
 	return nil
+}
+
+// thresholdCap is the most training rows scored to set the threshold.
+func (d *Detector) thresholdCap() int {
+	if d.cfg.ThresholdRows < 0 {
+		return math.MaxInt
+	}
+	return d.cfg.ThresholdRows
 }
 
 // PartialFit folds more rows into the model; on an unfitted detector it
@@ -285,24 +297,40 @@ func (d *Detector) PartialFit(ctx context.Context, X mat.Matrix) error {
 		floats.Scale(float64(seen)/tot, w)
 		floats.AddScaled(w, 1/tot, s)
 	case SGD:
-		if err := sgd(ctx, w, seen, fm, X, seq(n), d.cfg.Radius, d.cfg.ChunkRows, d.progress); err != nil {
+		next := 0
+		inOrder := func(dst []int) []int {
+			for i := range dst {
+				dst[i] = next
+				next++
+			}
+			return dst
+		}
+		if _, err := sgd(ctx, w, seen, fm, X, n, inOrder, d.cfg.Radius, d.cfg.ChunkRows, 0, d.progress); err != nil {
 			return err
 		}
 	}
-	d.gamma, d.fmap, d.w, d.n, d.dim = gamma, fm, w, seen+n, dim
-	d.setThreshold(X, nil)
+	th, err := threshold(ctx, fm, w, X, nil, d.cfg)
+	if err != nil {
+		return err
+	}
+	d.gamma, d.fmap, d.w, d.n, d.dim, d.thresh = gamma, fm, w, seen+n, dim, th
 	d.fitted = true
 	return nil
 }
 
-// setThreshold scores the given training rows (all when rows is nil) with
-// the current model and sets the threshold from the contamination rate.
-func (d *Detector) setThreshold(X mat.Matrix, rows []int) {
+// threshold scores the given training rows (all when rows is nil) with the
+// model (fm, w) and returns the threshold for the contamination rate.
+func threshold(ctx context.Context, fm randfeat.Map, w []float64, X mat.Matrix, rows []int, cfg Config) (float64, error) {
 	var sub mat.Matrix = X
 	if rows != nil {
 		sub = gatherRows(X, rows)
 	}
-	d.thresh = detector.ThresholdFromScores(d.score(nil, sub), d.cfg.Contamination)
+	n, _ := sub.Dims()
+	s := make([]float64, n)
+	if err := scoreInto(ctx, s, fm, w, sub, cfg.ChunkRows); err != nil {
+		return 0, err
+	}
+	return detector.ThresholdFromScores(s, cfg.Contamination), nil
 }
 
 // Score writes −⟨φ(y), w⟩ for every row y of X into dst.
@@ -313,20 +341,35 @@ func (d *Detector) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	if err := detector.CheckMatrix(X, d.dim); err != nil {
 		return nil, err
 	}
-	return d.score(dst, X), nil
-}
-
-// score maps X chunk by chunk on all cores and takes inner products with w.
-func (d *Detector) score(dst []float64, X mat.Matrix) []float64 {
 	n, _ := X.Dims()
 	dst = detector.ScoreDst(dst, n)
-	parallelChunks(n, d.cfg.ChunkRows, func(buf *mat.Dense, lo, hi int) {
-		z := featuresOf(d.fmap, X, lo, hi, buf)
-		for i := 0; i < hi-lo; i++ {
-			dst[lo+i] = -floats.Dot(z.RawRowView(i), d.w)
-		}
-	}, d.fmap.Dim())
-	return dst
+	err := scoreInto(context.Background(), dst, d.fmap, d.w, X, d.cfg.ChunkRows)
+	return dst, err
+}
+
+// scoreInto maps X chunk by chunk on all cores and writes −⟨φ(x), w⟩ into
+// dst, checking ctx between chunks.
+func scoreInto(ctx context.Context, dst []float64, fm randfeat.Map, w []float64, X mat.Matrix, chunk int) error {
+	n, _ := X.Dims()
+	nchunks := (n + chunk - 1) / chunk
+	workers := min(runtime.GOMAXPROCS(0), nchunks)
+	var wg sync.WaitGroup
+	for wk := 0; wk < workers; wk++ {
+		wg.Add(1)
+		go func(wk int) {
+			defer wg.Done()
+			var buf mat.Dense
+			for k := wk; k < nchunks && ctx.Err() == nil; k += workers {
+				lo, hi := k*chunk, min((k+1)*chunk, n)
+				z := featuresOf(fm, X, lo, hi, &buf)
+				for i := 0; i < hi-lo; i++ {
+					dst[lo+i] = -floats.Dot(z.RawRowView(i), w)
+				}
+			}
+		}(wk)
+	}
+	wg.Wait()
+	return ctx.Err()
 }
 
 // sumFeatures returns Σ_i φ(x_i) over the rows of X, computed chunk by chunk
@@ -380,21 +423,31 @@ func sumFeatures(ctx context.Context, fm randfeat.Map, X mat.Matrix, chunk int, 
 	return total, nil
 }
 
-// sgd runs Algorithm 1 from iterate w after t0 completed iterations over the
-// given rows of X, in order: w ← (1 − 1/t) w + (1/t) φ(x_t), then w is
-// projected onto the ball of radius M. Features are computed a chunk of
-// sampled rows at a time; the updates themselves are sequential.
-func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, X mat.Matrix, rows []int, M float64, chunk int, progress detector.ProgressFunc) error {
-	var buf mat.Dense
+// sgd runs T iterations of Algorithm 1 from iterate w after t0 completed
+// iterations: w ← (1 − 1/t) w + (1/t) φ(x_t), then w is projected onto the
+// ball of radius M. next fills a slice with the rows to visit next (the
+// sampler, or the rows in order). Features are computed a chunk of rows at
+// a time, with ctx checked between chunks; the updates are sequential. It
+// returns the first keep rows visited (a uniform sample of the data when the
+// rows are drawn at random), for the threshold.
+func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, X mat.Matrix, T int, next func([]int) []int, M float64, chunk, keep int, progress detector.ProgressFunc) ([]int, error) {
+	var (
+		buf  mat.Dense
+		kept []int
+		idx  = make([]int, chunk)
+	)
 	t := t0
-	for lo := 0; lo < len(rows); lo += chunk {
+	for done := 0; done < T; {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
-		hi := min(lo+chunk, len(rows))
-		sub := gatherRows(X, rows[lo:hi])
-		z := featuresOf(fm, sub, 0, hi-lo, &buf)
-		for i := 0; i < hi-lo; i++ {
+		rows := next(idx[:min(chunk, T-done)])
+		if len(kept) < keep {
+			kept = append(kept, rows[:min(len(rows), keep-len(kept))]...)
+		}
+		sub := gatherRows(X, rows)
+		z := featuresOf(fm, sub, 0, len(rows), &buf)
+		for i := range rows {
 			t++
 			g := 1 / float64(t)
 			floats.Scale(1-g, w)
@@ -403,11 +456,12 @@ func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, X mat.Matrix
 				floats.Scale(M/nrm, w)
 			}
 		}
+		done += len(rows)
 		if progress != nil {
-			progress("sgd", hi, len(rows))
+			progress("sgd", done, T)
 		}
 	}
-	return nil
+	return kept, nil
 }
 
 // featuresOf maps rows [lo, hi) of X into buf (resized as needed).
@@ -470,67 +524,40 @@ func gatherRows(X mat.Matrix, rows []int) mat.Matrix {
 	return out
 }
 
-// parallelChunks runs fn over row chunks [lo, hi) of n rows on all cores;
-// each worker gets its own feature buffer of width D.
-func parallelChunks(n, chunk int, fn func(buf *mat.Dense, lo, hi int), D int) {
-	nchunks := (n + chunk - 1) / chunk
-	workers := min(runtime.GOMAXPROCS(0), nchunks)
-	if workers <= 1 {
-		var buf mat.Dense
-		for lo := 0; lo < n; lo += chunk {
-			fn(&buf, lo, min(lo+chunk, n))
+// sampler draws training rows uniformly without replacement, in passes over
+// the data: within a pass no row repeats, and a new pass starts when all n
+// rows have been drawn. It is a partial Fisher–Yates shuffle over a sparse
+// map of displaced entries, so drawing k rows costs O(k) time and memory
+// whatever n is.
+type sampler struct {
+	rng     *rand.Rand
+	n       int
+	i       int         // rows drawn in this pass
+	swapped map[int]int // position → row, where it differs from the identity
+}
+
+// next fills dst with the next rows and returns it.
+func (s *sampler) next(dst []int) []int {
+	for k := range dst {
+		if s.i == s.n || s.swapped == nil {
+			s.i, s.swapped = 0, map[int]int{}
 		}
-		return
-	}
-	var wg sync.WaitGroup
-	for wk := 0; wk < workers; wk++ {
-		wg.Add(1)
-		go func(wk int) {
-			defer wg.Done()
-			var buf mat.Dense
-			for k := wk; k < nchunks; k += workers {
-				fn(&buf, k*chunk, min((k+1)*chunk, n))
+		at := func(p int) int {
+			if v, ok := s.swapped[p]; ok {
+				return v
 			}
-		}(wk)
-	}
-	wg.Wait()
-}
-
-// drawRows returns T row indices for SGD: sampling without replacement, in
-// fresh passes over the data when T exceeds n. The cost is O(T), not O(n).
-func drawRows(rng *rand.Rand, n, T int) []int {
-	out := make([]int, 0, T)
-	for len(out) < T {
-		k := min(T-len(out), n)
-		out = append(out, sampleWithoutReplacement(rng, n, k)...)
-	}
-	return out
-}
-
-// sampleWithoutReplacement draws k distinct indices from [0, n) in random
-// order with a partial Fisher–Yates shuffle over a sparse map, in O(k) time
-// and memory.
-func sampleWithoutReplacement(rng *rand.Rand, n, k int) []int {
-	swapped := make(map[int]int, k)
-	at := func(i int) int {
-		if v, ok := swapped[i]; ok {
-			return v
+			return p
 		}
-		return i
+		j := s.i + s.rng.IntN(s.n-s.i)
+		dst[k] = at(j)
+		s.swapped[j] = at(s.i)
+		s.i++
 	}
-	out := make([]int, k)
-	for i := 0; i < k; i++ {
-		j := i + rng.IntN(n-i)
-		out[i] = at(j)
-		swapped[j] = at(i)
-	}
-	return out
+	return dst
 }
 
-func seq(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
+// sampleWithoutReplacement draws k distinct rows of [0, n) (k ≤ n): the
+// first k draws of a fresh sampler.
+func sampleWithoutReplacement(rng *rand.Rand, n, k int) []int {
+	return (&sampler{rng: rng, n: n}).next(make([]int, k))
 }

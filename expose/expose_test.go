@@ -82,7 +82,8 @@ func TestTheorem1(t *testing.T) {
 		for s := uint64(1); s <= seeds; s++ {
 			rng := rand.New(rand.NewPCG(s, 99))
 			w := make([]float64, fm.Dim())
-			if err := sgd(context.Background(), w, 0, fm, X, drawRows(rng, n, T), 1, 128, nil); err != nil {
+			smp := &sampler{rng: rng, n: n}
+			if _, err := sgd(context.Background(), w, 0, fm, X, T, smp.next, 1, 128, 0, nil); err != nil {
 				t.Fatal(err)
 			}
 			mean += floats.Distance(w, wstar, 2) * floats.Distance(w, wstar, 2) / seeds
@@ -101,8 +102,8 @@ func TestSGDFullPassIsMean(t *testing.T) {
 	X := randData(300, 3, 4)
 	fm := randfeat.NewFourier(kernel.RBF{Gamma: 0.5}, 3, 200, rand.NewPCG(5, 5))
 	w := make([]float64, 200)
-	rows := drawRows(rand.New(rand.NewPCG(1, 1)), 300, 300)
-	if err := sgd(context.Background(), w, 0, fm, X, rows, 10, 64, nil); err != nil { // M = 10: never projects
+	smp := &sampler{rng: rand.New(rand.NewPCG(1, 1)), n: 300}
+	if _, err := sgd(context.Background(), w, 0, fm, X, 300, smp.next, 10, 64, 0, nil); err != nil { // M = 10: never projects
 		t.Fatal(err)
 	}
 	want, _ := sumFeatures(context.Background(), fm, X, 64, nil)
@@ -124,7 +125,7 @@ func TestSampleWithoutReplacement(t *testing.T) {
 			seen[v] = true
 		}
 	}
-	rows := drawRows(rng, 4, 10) // two full passes and a partial one
+	rows := (&sampler{rng: rng, n: 4}).next(make([]int, 10)) // two full passes and a partial one
 	counts := map[int]int{}
 	for _, r := range rows {
 		counts[r]++

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -41,9 +42,24 @@ var (
 // Fourier is the random Fourier feature map of Rahimi and Recht:
 // z(x) = √(2/D) cos(Wx + b), W's rows drawn from the kernel's spectral
 // distribution and b ~ U[0, 2π).
+//
+// W and B must not be changed once the map has been used: Transform keeps a
+// transposed copy of W.
 type Fourier struct {
 	W *mat.Dense // D × d frequencies, one per row
 	B []float64  // D phases
+
+	wtOnce sync.Once
+	wt     mat.Dense // Wᵀ, d × D, made on first use
+}
+
+// transposed returns Wᵀ (d × D, row-major), computed once. With it the
+// product X·Wᵀ is d row updates (axpys of length D) per input row instead
+// of D dot products of length d: much faster for the small d of tabular
+// data, and the CSR path costs one axpy per stored entry.
+func (f *Fourier) transposed() *mat.Dense {
+	f.wtOnce.Do(func() { f.wt.CloneFrom(f.W.T()) })
+	return &f.wt
 }
 
 // NewFourier draws a D-feature map for d-dimensional inputs from src. For
@@ -74,7 +90,7 @@ const transformRows = 256
 
 // Transform sets dst to z(X). Blocks of rows are mapped by
 // runtime.GOMAXPROCS(0) workers: for dense X each block is one gemm
-// X_b·Wᵀ; a *sparse.CSR X goes through CSR.MulDenseT block by block and is
+// X_b·Wᵀ; a *sparse.CSR X goes through CSR.MulDense block by block and is
 // never densified; any other mat.Matrix is copied a block at a time.
 func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 	n, c := X.Dims()
@@ -92,15 +108,16 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 		panic(mat.ErrShape)
 	}
 	scale := math.Sqrt(2 / float64(D))
+	wt := f.transposed()
 	forBlocks((n+transformRows-1)/transformRows, func() func(int) {
 		var buf *mat.Dense
 		return func(blk int) {
 			i0, i1 := blk*transformRows, min((blk+1)*transformRows, n)
 			out := dst.Slice(i0, i1, 0, D).(*mat.Dense)
 			if s, ok := X.(*sparse.CSR); ok {
-				s.SliceRows(i0, i1).MulDenseT(out, f.W)
+				s.SliceRows(i0, i1).MulDense(out, wt)
 			} else {
-				out.Mul(rowBlock(X, i0, i1, &buf), f.W.T())
+				out.Mul(rowBlock(X, i0, i1, &buf), wt)
 			}
 			for i := 0; i < i1-i0; i++ {
 				cosRow(out.RawRowView(i), f.B, scale)
@@ -127,12 +144,11 @@ func (f *Fourier) TransformRow(dst, x []float64) []float64 {
 	return dst
 }
 
-// cosRow sets row[j] = scale·cos(row[j] + b[j]).
+// cosRow sets row[j] = scale·cos(row[j] + b[j]). The cosines are most of
+// the cost of every random Fourier feature map; internal/fastmath evaluates
+// them four at a time (AVX2/FMA) to within 2⁻⁵⁰ of math.Cos.
 func cosRow(row, b []float64, scale float64) {
-	b = b[:len(row)]
-	for j, v := range row {
-		row[j] = scale * math.Cos(v+b[j])
-	}
+	fastmath.CosAdd(row, b[:len(row)], scale)
 }
 
 // Orthogonal is the orthogonal random feature map of Yu et al. (2016) for an

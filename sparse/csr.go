@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -191,6 +192,28 @@ func (m *CSR) MulDenseT(dst *mat.Dense, B mat.RawMatrixer) {
 				s += m.data[k] * b[m.ind[k]]
 			}
 			row[p] = s
+		}
+	}
+}
+
+// MulDense sets dst = m · B, where B is c × p (so dst is r × p), with one
+// scaled row update of length p per stored entry of m. dst must be r × p.
+func (m *CSR) MulDense(dst *mat.Dense, B mat.RawMatrixer) {
+	raw := B.RawMatrix()
+	if raw.Rows != m.c {
+		panic(mat.ErrShape)
+	}
+	dr, dc := dst.Dims()
+	if dr != m.r || dc != raw.Cols {
+		panic(mat.ErrShape)
+	}
+	out := dst.RawMatrix()
+	for i := 0; i < m.r; i++ {
+		row := out.Data[i*out.Stride : i*out.Stride+dc]
+		clear(row)
+		for k := m.indptr[i]; k < m.indptr[i+1]; k++ {
+			j := m.ind[k]
+			floats.AddScaled(row, m.data[k], raw.Data[j*raw.Stride:j*raw.Stride+raw.Cols])
 		}
 	}
 }

@@ -53,6 +53,14 @@ func TestMulDenseT(t *testing.T) {
 	if !mat.EqualApprox(got, &want, 1e-15) {
 		t.Fatalf("got %v want %v", mat.Formatted(got), mat.Formatted(&want))
 	}
+	var wt mat.Dense
+	wt.CloneFrom(w.T())
+	got2 := mat.NewDense(2, 4, nil)
+	got2.Set(0, 0, 99) // MulDense overwrites, it does not accumulate
+	m.MulDense(got2, &wt)
+	if !mat.EqualApprox(got2, &want, 1e-15) {
+		t.Fatalf("MulDense: got %v want %v", mat.Formatted(got2), mat.Formatted(&want))
+	}
 }
 
 func ExampleCSR() {
