@@ -51,6 +51,9 @@ type workspace struct {
 // eigScratch is the scratch of one svd initialisation or pseudo-inverse.
 type eigScratch struct {
 	gram, w, work, unf, vt []float64
+	// subspace iteration (eig.go)
+	q, z, h, hw, tau, tmp, qrwork, hwork []float64
+	idx                                  []int
 }
 
 func (s *eigScratch) ensure(n int) {
@@ -556,29 +559,38 @@ func (w *workspace) svdInit(data []float64, n int, s *eigScratch) error {
 			blas64.Syrk(blas.NoTrans, 1, ut, 0, gs)
 		}
 	}
-	ev := s.w[:small]
-	if !lapack64.Syev(lapack.EVCompute, gs, ev, s.work, len(s.work)) {
-		return errSVD
-	}
-	// Eigenvalues ascend: the leading vectors are the last columns.
+	// out receives the R leading eigenvectors of the Gram matrix, n × R.
 	a := w.factors[n]
-	if I <= C {
-		for i := range I {
+	out := a
+	if I > C {
+		if cap(s.vt) < C*R {
+			s.vt = make([]float64, C*R)
+		}
+		// s.vt held the transpose above; it is no longer needed.
+		out = s.vt[:C*R]
+	}
+	done := false
+	if b := subspaceBlock(small, R); b > 0 {
+		done = s.topEigen(gs, R, b, out)
+	}
+	if !done {
+		ev := s.w[:small]
+		if !lapack64.Syev(lapack.EVCompute, gs, ev, s.work, len(s.work)) {
+			return errSVD
+		}
+		// Eigenvalues ascend: the leading vectors are the last columns.
+		for i := range small {
 			for r := range R {
-				a[i*R+r] = gs.Data[i*small+small-1-r]
+				out[i*R+r] = gs.Data[i*small+small-1-r]
 			}
 		}
+	}
+	if I <= C {
 		return nil
 	}
-	// U = X_(n) V (normalised later): V holds the leading eigenvectors of
+	// U = X_(n) V (normalised later), V the leading eigenvectors of
 	// X_(n)ᵀX_(n) (C × R).
-	v := make([]float64, C*R)
-	for c := range C {
-		for r := range R {
-			v[c*R+r] = gs.Data[c*small+small-1-r]
-		}
-	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, un, blas64.General{Rows: C, Cols: R, Stride: R, Data: v}, 0, w.factor(n))
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, un, blas64.General{Rows: C, Cols: R, Stride: R, Data: out}, 0, w.factor(n))
 	return nil
 }
 
