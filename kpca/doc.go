@@ -32,8 +32,9 @@
 // Config.Components fixes q (default 50, at most n − 1); Config.Variance in
 // (0, 1] instead keeps the fewest components with Σ_(j≤q) λ_j ≥ Variance ·
 // trace(K̃) (trace(K̃) = Σ_i ‖φ̃(x_i)‖² is the total variance times n).
-// Eigenvalues at or below the numerical rank cutoff n·ε·λ_1 (ε = 2⁻⁵², NumPy's
-// matrix_rank tolerance) are dropped: their axes are round-off. Eigenvalues
+// Eigenvalues at or below the numerical rank cutoff n·ε·max(λ_1, k_max)
+// (ε = 2⁻⁵², NumPy's matrix_rank tolerance; k_max = max_i k(x_i, x_i)) are
+// dropped: their axes are round-off. Eigenvalues
 // returns the kept λ_j and the explained share.
 //
 // # Methods

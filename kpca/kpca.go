@@ -193,12 +193,14 @@ func (p *KPCA) target(n int, trace float64) eigTarget {
 }
 
 // keep returns how many leading eigenvalues are numerically positive:
-// λ_j > n·ε·λ_1, the rank cutoff of NumPy's matrix_rank.
-func keep(vals []float64, n int) int {
+// λ_j > n·ε·max(λ_1, k_max), NumPy's matrix_rank cutoff, with k_max the
+// largest k(x_i, x_i) so that a Gram matrix that is zero up to round-off
+// (identical rows) keeps no component.
+func keep(vals []float64, n int, kmax float64) int {
 	if len(vals) == 0 || !(vals[0] > 0) {
 		return 0
 	}
-	tol := float64(n) * 0x1p-52 * vals[0]
+	tol := float64(n) * 0x1p-52 * math.Max(vals[0], kmax)
 	q := 0
 	for q < len(vals) && vals[q] > tol {
 		q++
@@ -225,6 +227,10 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	f.progress("gram", n, n)
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	var kmax float64
+	for i := 0; i < n; i++ {
+		kmax = math.Max(kmax, k.At(i, i))
 	}
 	rowMean := make([]float64, n)
 	var grand float64
@@ -254,7 +260,7 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 		return nil, err
 	}
 	f.progress("eigen", 1, 1)
-	q := keep(vals, n)
+	q := keep(vals, n, kmax)
 	f.vals = vals[:q]
 	var sum float64
 	for _, v := range f.vals {
@@ -353,7 +359,11 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		return nil, err
 	}
 	f.progress("eigen", 1, 1)
-	q := keep(vals, n)
+	var kmax float64
+	for _, v := range kxx {
+		kmax = math.Max(kmax, v)
+	}
+	q := keep(vals, n, kmax)
 	f.vals = vals[:q]
 	var sum float64
 	for _, v := range f.vals {

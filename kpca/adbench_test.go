@@ -1,0 +1,81 @@
+package kpca
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/eval"
+)
+
+// anchorKPCA is the median test AUC-ROC over seeds 1–3 of kernel PCA
+// reconstruction error with scikit-learn's KernelPCA (RBF, gamma = scale,
+// 50 components) in ../shared/anchors/RESULTS.md (column kpca_recon).
+var anchorKPCA = map[string]float64{
+	"4_breastw": 0.976, "6_cardio": 0.834, "10_cover": 0.935, "16_http": 0.001, "18_Ionosphere": 0.915,
+	"23_mammography": 0.870, "24_mnist": 0.846, "28_pendigits": 0.803, "29_Pima": 0.665, "30_satellite": 0.672,
+	"31_satimage-2": 0.963, "32_shuttle": 0.965, "34_smtp": 0.955, "38_thyroid": 0.948, "40_vowels": 0.945,
+}
+
+// TestADBenchAUC (ANOMALY_LONG=1) runs the ADBench protocol
+// (dataset.SplitADBench, seeds 1–3) on the 15 data sets with the exact
+// method and the anchors' settings (RBF, gamma = scale, 50 components) and
+// compares the median test AUC with scikit-learn's. 16_http is reported but
+// not asserted: its normal rows score at round-off level (~1e-11, see
+// RESULTS.md), so the ranking is decided by rounding. ANOMALY_KPCA_SETS
+// (comma-separated) restricts the data sets.
+func TestADBenchAUC(t *testing.T) {
+	if os.Getenv("ANOMALY_LONG") != "1" {
+		t.Skip("set ANOMALY_LONG=1 to run the 15 ADBench data sets (several minutes)")
+	}
+	dir := filepath.Join("..", "..", "shared", "data", "adbench")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("%s absent: %v", dir, err)
+	}
+	names := make([]string, 0, len(anchorKPCA))
+	for n := range anchorKPCA {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ds, err := dataset.Load(filepath.Join(dir, name+".npz"), dataset.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var aucs []float64
+		var fit time.Duration
+		for seed := uint64(1); seed <= 3; seed++ {
+			tr, te, err := dataset.SplitADBench(ds, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := New(Config{Components: 50})
+			t0 := time.Now()
+			if err := p.Fit(context.Background(), tr.X); err != nil {
+				t.Fatal(err)
+			}
+			fit += time.Since(t0)
+			s, err := p.Score(nil, te.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range s {
+				if math.IsNaN(v) {
+					t.Fatalf("%s seed %d: NaN score", name, seed)
+				}
+			}
+			aucs = append(aucs, eval.AUCROC(s, te.Y))
+		}
+		sort.Float64s(aucs)
+		med, want := aucs[1], anchorKPCA[name]
+		t.Logf("%-15s median AUC %.3f (seeds %.3f %.3f %.3f), scikit-learn %.3f, Δ %+.3f, mean fit %.2fs", name, med, aucs[0], aucs[1], aucs[2], want, med-want, fit.Seconds()/3)
+		if name != "16_http" && math.Abs(med-want) > 0.01 {
+			t.Errorf("%s: median AUC %.3f differs from scikit-learn's %.3f by more than 0.01", name, med, want)
+		}
+	}
+}

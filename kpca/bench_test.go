@@ -1,0 +1,58 @@
+package kpca
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/kernelad/anomaly/dataset"
+	"gonum.org/v1/gonum/mat"
+)
+
+// benchTrain returns the 7,000 training rows of the seed-1 ADBench split of
+// 10_cover (d = 10), or uniform random rows when the shared data is absent.
+// testdata/bench_sklearn.py times scikit-learn on the same rows.
+func benchTrain(b *testing.B) (*mat.Dense, string) {
+	ds, err := dataset.Load(filepath.Join("..", "..", "shared", "data", "adbench", "10_cover.npz"), dataset.Options{})
+	if err == nil {
+		if tr, _, err := dataset.SplitADBench(ds, 1); err == nil {
+			return mat.DenseCopyOf(tr.X), "10_cover"
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := mat.NewDense(7000, 10, nil)
+	for i := 0; i < 7000; i++ {
+		for j := 0; j < 10; j++ {
+			x.Set(i, j, rng.Float64())
+		}
+	}
+	return x, "uniform"
+}
+
+// BenchmarkFit times Fit (RBF, gamma = scale, 50 components) on the first n
+// training rows: the exact method (dense eigendecomposition for n ≤ 1000,
+// block Lanczos above) and Nyström with 500 landmarks.
+func BenchmarkFit(b *testing.B) {
+	train, src := benchTrain(b)
+	for _, n := range []int{1000, 2500, 5000} {
+		x := train.Slice(0, n, 0, 10)
+		for _, c := range []struct {
+			name string
+			cfg  Config
+		}{
+			{"exact", Config{Components: 50}},
+			{"nystrom500", Config{Components: 50, Method: Nystrom}},
+		} {
+			b.Run(fmt.Sprintf("%s/%s/n=%d", src, c.name, n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					p, _ := New(c.cfg)
+					if err := p.Fit(context.Background(), x); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
