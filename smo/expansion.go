@@ -36,7 +36,7 @@ func NewExpansion(k kernel.Kernel, X mat.Matrix, coef []float64) *Expansion {
 		if c == 0 {
 			continue
 		}
-		mat.Row(row, i, X)
+		rowInto(row, X, i)
 		e.SV = append(e.SV, row...)
 		e.Coef = append(e.Coef, c)
 	}
@@ -90,7 +90,7 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 			defer wg.Done()
 			x := make([]float64, d)
 			for r := lo; r < hi; r++ {
-				mat.Row(x, r, X)
+				rowInto(x, X, r)
 				dst[r] = e.at(x)
 			}
 		}(lo, hi)

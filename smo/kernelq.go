@@ -41,17 +41,8 @@ func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *Ke
 		panic("smo: label length differs from the row count")
 	}
 	m := &KernelMatrix{k: k, d: d, data: make([]float64, n*d), y: y, scale: scale, workers: runtime.GOMAXPROCS(0)}
-	if raw, ok := X.(mat.RawMatrixer); ok {
-		r := raw.RawMatrix()
-		for i := 0; i < n; i++ {
-			copy(m.data[i*d:(i+1)*d], r.Data[i*r.Stride:i*r.Stride+d])
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			for j := 0; j < d; j++ {
-				m.data[i*d+j] = X.At(i, j)
-			}
-		}
+	for i := 0; i < n; i++ {
+		rowInto(m.data[i*d:(i+1)*d], X, i)
 	}
 	if r, ok := k.(kernel.RBF); ok {
 		m.rbf, m.gamma = true, r.Gamma
@@ -173,6 +164,28 @@ func expNeg(x float64) float64 {
 	r := (x - kf*ln2hi) - kf*ln2lo
 	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320+r*(1.0/362880+r*(1.0/3628800))))))))))
 	return p * math.Float64frombits(uint64(k+1023)<<52)
+}
+
+// rowNonZeroer is the sparse fast path (*sparse.CSR of this module).
+type rowNonZeroer interface {
+	RowNonZeros(i int) (ind []int, vals []float64)
+}
+
+// rowInto copies row i of X into dst (len(dst) = columns of X).
+func rowInto(dst []float64, X mat.Matrix, i int) {
+	switch m := X.(type) {
+	case mat.RawMatrixer:
+		r := m.RawMatrix()
+		copy(dst, r.Data[i*r.Stride:i*r.Stride+len(dst)])
+	case rowNonZeroer:
+		clear(dst)
+		ind, vals := m.RowNonZeros(i)
+		for k, j := range ind {
+			dst[j] = vals[k]
+		}
+	default:
+		mat.Row(dst, i, X)
+	}
 }
 
 func dot(x, y []float64) float64 {
