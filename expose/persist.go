@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/randfeat"
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,7 +34,7 @@ type cosineMap interface {
 // MarshalBinary encodes the fitted model.
 func (d *Detector) MarshalBinary() ([]byte, error) {
 	if !d.fitted {
-		return nil, errors.New("expose: model is not fitted")
+		return nil, detector.ErrNotFitted
 	}
 	cm, ok := d.fmap.(cosineMap)
 	if !ok {

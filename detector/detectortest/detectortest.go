@@ -1,0 +1,573 @@
+package detectortest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/eval"
+)
+
+// Options describes a method to the suite.
+type Options struct {
+	// Random says the method's output depends on its seed parameter; the
+	// suite then sets seed=1 and seed=2 and requires different scores.
+	Random bool
+	// AUCFloor is the smallest acceptable AUC-ROC on the held-out half of
+	// the synthetic set. 0 skips the AUC check (say why in the test).
+	AUCFloor float64
+	// Data picks the synthetic set: "" or "gaussian" for
+	// dataset.GaussianMixture (Rows training + Rows test rows, Features
+	// columns), "banana" for dataset.Banana (2 columns).
+	Data string
+	// Rows is the number of training rows (default 200); the AUC test set
+	// has as many.
+	Rows int
+	// Features is the column count of the synthetic set (default 4). When
+	// Shape is set it is the product of Shape.
+	Features int
+	// Shape is the sample shape of a tensor method (e.g. {4, 3}): rows are
+	// vectorised samples of this shape, and the suite passes
+	// shape=4x3 unless Params already hold it.
+	Shape []int
+	// Contamination is the rate passed as contamination= (default 0.1).
+	Contamination float64
+	// Config, when not nil, returns the detector's configuration as a
+	// value; Fit must leave it unchanged. It is compared through its %#v
+	// rendering: values (numbers, strings, slices, maps, nested structs)
+	// deeply, pointers, interfaces holding pointers (a rand.Source) and
+	// funcs by address — a seeded source is consumed by a fit by design.
+	Config func(d detector.Detector) any
+	// Cancel sets up the long fit of the Cancel check.
+	Cancel Cancel
+	// Skip maps a check name to the reason it does not apply; the check
+	// is reported as skipped with that reason.
+	Skip map[string]string
+}
+
+// Cancel is a fit that takes well over a second: Rows × Cols rows of
+// dataset.GaussianMixture with Params merged over the suite's parameters.
+type Cancel struct {
+	Rows, Cols int
+	Params     map[string]string
+}
+
+// CheckNames lists the suite's checks in the order they run.
+var CheckNames = []string{
+	"Shapes", "Predict", "Contamination", "ConfigUnchanged", "Seed",
+	"GenericMatrix", "DimError", "NonFinite", "NotFitted", "Concurrent",
+	"Cancel", "SaveLoad", "AUC",
+}
+
+// suite holds what the checks share: the method, its parameters and the
+// synthetic data.
+type suite struct {
+	name   string
+	params map[string]string
+	opts   Options
+	train  *mat.Dense
+	test   *mat.Dense
+	yTest  []int
+	c      float64
+}
+
+// Run runs every check for the registered method name built with params
+// (plus contamination, seed and shape as Options ask). Each check is a
+// subtest named as in CheckNames.
+func Run(t *testing.T, name string, params map[string]string, opts Options) {
+	t.Helper()
+	if _, ok := detector.Lookup(name); !ok {
+		t.Fatalf("method %q is not registered (have %v)", name, detector.Names())
+	}
+	s := &suite{name: name, opts: opts, params: maps.Clone(params)}
+	if s.params == nil {
+		s.params = map[string]string{}
+	}
+	if opts.Rows == 0 {
+		s.opts.Rows = 200
+	}
+	if opts.Features == 0 {
+		s.opts.Features = 4
+	}
+	if len(opts.Shape) > 0 {
+		f := 1
+		for _, k := range opts.Shape {
+			f *= k
+		}
+		s.opts.Features = f
+		if _, ok := s.params["shape"]; !ok {
+			s.params["shape"] = shapeString(opts.Shape)
+		}
+	}
+	s.c = opts.Contamination
+	if s.c == 0 {
+		s.c = detector.DefaultContamination
+	}
+	if _, ok := s.params["contamination"]; !ok {
+		s.params["contamination"] = strconv.FormatFloat(s.c, 'g', -1, 64)
+	}
+	if opts.Random {
+		if _, ok := s.params["seed"]; !ok {
+			s.params["seed"] = "1"
+		}
+	}
+	s.train, s.test, s.yTest = s.data(s.opts.Rows)
+
+	checks := map[string]func(*testing.T){
+		"Shapes":          s.shapes,
+		"Predict":         s.predict,
+		"Contamination":   s.contamination,
+		"ConfigUnchanged": s.configUnchanged,
+		"Seed":            s.seed,
+		"GenericMatrix":   s.genericMatrix,
+		"DimError":        s.dimError,
+		"NonFinite":       s.nonFinite,
+		"NotFitted":       s.notFitted,
+		"Concurrent":      s.concurrent,
+		"Cancel":          s.cancel,
+		"SaveLoad":        s.saveLoad,
+		"AUC":             s.auc,
+	}
+	for _, c := range CheckNames {
+		t.Run(c, func(t *testing.T) {
+			if why, ok := opts.Skip[c]; ok {
+				t.Skip(why)
+			}
+			checks[c](t)
+		})
+	}
+}
+
+func shapeString(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, k := range shape {
+		parts[i] = strconv.Itoa(k)
+	}
+	return strings.Join(parts, "x")
+}
+
+// data returns n seeded training rows (contaminated at rate c) and n test
+// rows with labels, drawn in one call so both halves share the clusters.
+func (s *suite) data(n int) (train, test *mat.Dense, yTest []int) {
+	src := rand.NewPCG(20261122, 7)
+	var ds *dataset.Dataset
+	switch s.opts.Data {
+	case "", "gaussian":
+		ds = dataset.GaussianMixture(2*n, s.opts.Features, s.c, src)
+	case "banana":
+		ds = dataset.Banana(2*n, s.c, src)
+	default:
+		panic("detectortest: unknown Options.Data " + s.opts.Data)
+	}
+	X := mat.DenseCopyOf(ds.X)
+	_, d := X.Dims()
+	train = mat.DenseCopyOf(X.Slice(0, n, 0, d))
+	test = mat.DenseCopyOf(X.Slice(n, 2*n, 0, d))
+	return train, test, ds.Y[n:]
+}
+
+// newDet builds an unfitted detector from the suite's parameters with
+// extra merged over them.
+func (s *suite) newDet(t *testing.T, extra map[string]string) (detector.Detector, map[string]string) {
+	t.Helper()
+	p := maps.Clone(s.params)
+	maps.Copy(p, extra)
+	d, err := detector.New(s.name, p)
+	if err != nil {
+		t.Fatalf("detector.New(%q, %v): %v", s.name, p, err)
+	}
+	return d, p
+}
+
+// fitted returns a detector fitted on the training rows.
+func (s *suite) fitted(t *testing.T, extra map[string]string) detector.Detector {
+	t.Helper()
+	d, p := s.newDet(t, extra)
+	if err := d.Fit(context.Background(), s.train); err != nil {
+		t.Fatalf("Fit(%v) on %d×%d: %v", p, s.opts.Rows, s.opts.Features, err)
+	}
+	return d
+}
+
+func mustScore(t *testing.T, d detector.Detector, X mat.Matrix) []float64 {
+	t.Helper()
+	sc, err := d.Score(nil, X)
+	if err != nil {
+		t.Fatalf("Score: %v", err)
+	}
+	return sc
+}
+
+func (s *suite) shapes(t *testing.T) {
+	d := s.fitted(t, nil)
+	n, _ := s.test.Dims()
+	sc := mustScore(t, d, s.test)
+	if len(sc) != n {
+		t.Fatalf("Score returned %d scores for %d rows", len(sc), n)
+	}
+	for i, v := range sc {
+		if math.IsNaN(v) {
+			t.Fatalf("score %d is NaN", i)
+		}
+	}
+	dst := make([]float64, 1, n+3)
+	got, err := d.Score(dst, s.test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n || &got[0] != &dst[:1][0] {
+		t.Errorf("Score(dst with capacity %d) returned len %d, reused dst: %v", cap(dst), len(got), &got[0] == &dst[:1][0])
+	}
+	if !reflect.DeepEqual(got, sc) {
+		t.Errorf("Score into a reused dst differs from Score(nil, X)")
+	}
+	long := make([]float64, n+5)
+	got, err = d.Score(long, s.test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Errorf("Score(dst of len %d) returned len %d, want %d", len(long), len(got), n)
+	}
+	_, cols := s.test.Dims()
+	one, err := d.Score(nil, s.test.Slice(3, 4, 0, cols))
+	if err != nil {
+		t.Fatalf("Score of one row: %v", err)
+	}
+	if len(one) != 1 {
+		t.Fatalf("Score of one row returned %d scores", len(one))
+	}
+	if !near(one[0], sc[3], 1e-12) {
+		t.Errorf("row 3 scored alone: %v; in the batch: %v", one[0], sc[3])
+	}
+}
+
+// near reports |a−b| ≤ tol·max(1, |a|, |b|), or a == b (infinities).
+func near(a, b, tol float64) bool {
+	if a == b {
+		return true
+	}
+	return math.Abs(a-b) <= tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+func (s *suite) predict(t *testing.T) {
+	d := s.fitted(t, nil)
+	thr := d.Threshold()
+	if math.IsNaN(thr) {
+		t.Fatal("Threshold is NaN")
+	}
+	for _, X := range []*mat.Dense{s.train, s.test} {
+		sc := mustScore(t, d, X)
+		lab, err := detector.Predict(nil, d, X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lab) != len(sc) {
+			t.Fatalf("Predict returned %d labels for %d scores", len(lab), len(sc))
+		}
+		for i := range sc {
+			if want := sc[i] > thr; (lab[i] == 1) != want || (lab[i] != 0 && lab[i] != 1) {
+				t.Fatalf("row %d: label %d, score %v, threshold %v", i, lab[i], sc[i], thr)
+			}
+		}
+	}
+}
+
+// FlaggedBounds returns the range the number of training rows flagged must
+// lie in for scores sc at contamination c: [⌊c·n⌋ − t, ⌈c·n⌉ + t], t the
+// ties at the quantile's neighbouring order statistics (see the package
+// documentation), clamped to 0..n.
+func FlaggedBounds(sc []float64, c float64) (lo, hi, ties int) {
+	s := append([]float64(nil), sc...)
+	sort.Float64s(s)
+	n := len(s)
+	pos := (1 - c) * float64(n-1)
+	ilo := int(math.Floor(pos))
+	ihi := min(ilo+1, n-1)
+	vals := map[float64]bool{s[ilo]: true, s[ihi]: true}
+	cnt := 0
+	for _, v := range s {
+		if vals[v] {
+			cnt++
+		}
+	}
+	ties = cnt - len(vals)
+	cn := c * float64(n)
+	return max(0, int(math.Floor(cn))-ties), min(n, int(math.Ceil(cn))+ties), ties
+}
+
+func (s *suite) contamination(t *testing.T) {
+	d := s.fitted(t, nil)
+	sc := mustScore(t, d, s.train)
+	thr := d.Threshold()
+	flagged := 0
+	for _, v := range sc {
+		if v > thr {
+			flagged++
+		}
+	}
+	lo, hi, ties := FlaggedBounds(sc, s.c)
+	if flagged < lo || flagged > hi {
+		t.Errorf("%d of %d training rows flagged at contamination %v; want %d..%d (%d ties); threshold %v",
+			flagged, len(sc), s.c, lo, hi, ties, thr)
+	}
+}
+
+func (s *suite) configUnchanged(t *testing.T) {
+	d, p := s.newDet(t, nil)
+	before := maps.Clone(p)
+	var cfgBefore string
+	if s.opts.Config != nil {
+		cfgBefore = fmt.Sprintf("%#v", s.opts.Config(d))
+	}
+	if err := d.Fit(context.Background(), s.train); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, p) {
+		t.Errorf("Fit changed the parameter map: %v → %v", before, p)
+	}
+	if s.opts.Config == nil {
+		t.Log("no Options.Config: only the parameter map was compared")
+		return
+	}
+	if after := fmt.Sprintf("%#v", s.opts.Config(d)); after != cfgBefore {
+		t.Errorf("Fit changed the Config:\nbefore %s\nafter  %s", cfgBefore, after)
+	}
+}
+
+func (s *suite) seed(t *testing.T) {
+	a := s.fitted(t, nil)
+	b := s.fitted(t, nil)
+	sa, sb := mustScore(t, a, s.test), mustScore(t, b, s.test)
+	if !reflect.DeepEqual(sa, sb) || a.Threshold() != b.Threshold() {
+		t.Errorf("same parameters %v, different results (threshold %v vs %v)", s.params, a.Threshold(), b.Threshold())
+	}
+	if !s.opts.Random {
+		return
+	}
+	c := s.fitted(t, map[string]string{"seed": "2"})
+	if reflect.DeepEqual(sa, mustScore(t, c, s.test)) {
+		t.Errorf("seed 1 and seed 2 give identical scores; is the seed used?")
+	}
+}
+
+// plainMatrix hides every optional interface of the matrix it wraps.
+type plainMatrix struct{ m mat.Matrix }
+
+func (p plainMatrix) Dims() (int, int)    { return p.m.Dims() }
+func (p plainMatrix) At(i, j int) float64 { return p.m.At(i, j) }
+func (p plainMatrix) T() mat.Matrix       { return mat.Transpose{Matrix: p} }
+
+func (s *suite) genericMatrix(t *testing.T) {
+	a := s.fitted(t, nil)
+	b, _ := s.newDet(t, nil)
+	if err := b.Fit(context.Background(), plainMatrix{s.train}); err != nil {
+		t.Fatalf("Fit on a generic mat.Matrix: %v", err)
+	}
+	sa := mustScore(t, a, s.test)
+	sb, err := b.Score(nil, plainMatrix{s.test})
+	if err != nil {
+		t.Fatalf("Score of a generic mat.Matrix: %v", err)
+	}
+	for i := range sa {
+		if !near(sa[i], sb[i], 1e-12) {
+			t.Fatalf("row %d: dense %v, generic %v", i, sa[i], sb[i])
+		}
+	}
+}
+
+func (s *suite) dimError(t *testing.T) {
+	d := s.fitted(t, nil)
+	n, c := s.test.Dims()
+	for _, cols := range []int{c + 1, c - 1} {
+		if cols < 1 {
+			continue
+		}
+		X := mat.NewDense(n, cols, nil)
+		_, err := d.Score(nil, X)
+		var de *detector.DimError
+		if !errors.As(err, &de) {
+			t.Errorf("Score with %d columns (fitted on %d): error %v, want a *detector.DimError", cols, c, err)
+			continue
+		}
+		if de.Got != cols || de.Want != c {
+			t.Errorf("DimError{Got: %d, Want: %d}, want {%d, %d}", de.Got, de.Want, cols, c)
+		}
+	}
+}
+
+func (s *suite) nonFinite(t *testing.T) {
+	fitted := s.fitted(t, nil)
+	n, c := s.train.Dims()
+	for _, tc := range []struct {
+		v        float64
+		row, col int
+	}{
+		{math.NaN(), 3, c - 1},
+		{math.Inf(1), n - 1, 0},
+		{math.Inf(-1), 0, c / 2},
+	} {
+		X := mat.DenseCopyOf(s.train)
+		X.Set(tc.row, tc.col, tc.v)
+		d, _ := s.newDet(t, nil)
+		for _, op := range []struct {
+			name string
+			run  func() error
+		}{
+			{"Fit", func() error { return d.Fit(context.Background(), X) }},
+			{"Score", func() error { _, err := fitted.Score(nil, X); return err }},
+		} {
+			err := op.run()
+			var ve *detector.ValueError
+			if !errors.As(err, &ve) {
+				t.Errorf("%s with %v at row %d, column %d: error %v, want a *detector.ValueError", op.name, tc.v, tc.row, tc.col, err)
+				continue
+			}
+			if ve.Row != tc.row || ve.Col != tc.col {
+				t.Errorf("%s: ValueError names row %d, column %d; the %v is at %d, %d", op.name, ve.Row, ve.Col, tc.v, tc.row, tc.col)
+			}
+		}
+	}
+}
+
+func (s *suite) notFitted(t *testing.T) {
+	d, p := s.newDet(t, nil)
+	if _, err := d.Score(nil, s.test); !errors.Is(err, detector.ErrNotFitted) {
+		t.Errorf("Score before Fit: error %v, want detector.ErrNotFitted", err)
+	}
+	var buf bytes.Buffer
+	if err := detector.Save(&buf, s.name, p, d); !errors.Is(err, detector.ErrNotFitted) {
+		t.Errorf("Save before Fit: error %v, want detector.ErrNotFitted", err)
+	}
+}
+
+func (s *suite) concurrent(t *testing.T) {
+	d := s.fitted(t, nil)
+	want := mustScore(t, d, s.test)
+	const workers = 8
+	got := make([][]float64, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[w], errs[w] = d.Score(nil, s.test)
+		}()
+	}
+	wg.Wait()
+	for w := range workers {
+		if errs[w] != nil {
+			t.Errorf("goroutine %d: %v", w, errs[w])
+		} else if !reflect.DeepEqual(got[w], want) {
+			t.Errorf("goroutine %d: scores differ from a lone Score call", w)
+		}
+	}
+}
+
+// cancelAfter is when the Cancel check cancels the fit; cancelBound is how
+// long Fit may take to return after that. The bound is the (one
+// second); detectors check ctx once per block of work, which takes
+// milliseconds, so the bound leaves room for a loaded machine and -race.
+const (
+	cancelAfter = 100 * time.Millisecond
+	cancelBound = time.Second
+)
+
+func (s *suite) cancel(t *testing.T) {
+	cn := s.opts.Cancel
+	if cn.Rows == 0 || cn.Cols == 0 {
+		t.Fatal("Options.Cancel is not set: give a fit that takes well over a second")
+	}
+	X := mat.DenseCopyOf(dataset.GaussianMixture(cn.Rows, cn.Cols, s.c, rand.NewPCG(3, 3)).X)
+	d, p := s.newDet(t, cn.Params)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelled time.Time
+	var mu sync.Mutex
+	timer := time.AfterFunc(cancelAfter, func() {
+		mu.Lock()
+		cancelled = time.Now()
+		mu.Unlock()
+		cancel()
+	})
+	start := time.Now()
+	err := d.Fit(ctx, X)
+	done := time.Now()
+	timer.Stop()
+	mu.Lock()
+	at := cancelled
+	mu.Unlock()
+	if at.IsZero() {
+		t.Fatalf("Fit(%v) of %d×%d finished in %v, before the cancel at %v (err %v): enlarge Options.Cancel",
+			p, cn.Rows, cn.Cols, done.Sub(start), cancelAfter, err)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Fit returned %v, want ctx.Err() (context.Canceled)", err)
+	}
+	if late := done.Sub(at); late > cancelBound {
+		t.Errorf("Fit returned %v after the cancel, want within %v", late, cancelBound)
+	} else {
+		t.Logf("Fit of %d×%d returned %v after the cancel", cn.Rows, cn.Cols, late)
+	}
+}
+
+func (s *suite) saveLoad(t *testing.T) {
+	d := s.fitted(t, nil)
+	var buf bytes.Buffer
+	if err := detector.Save(&buf, s.name, s.params, d); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	name, params, e, err := detector.Load(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("Load of a just-saved model: %v", err)
+	}
+	if name != s.name || !reflect.DeepEqual(params, s.params) {
+		t.Errorf("Load gave %q %v, saved %q %v", name, params, s.name, s.params)
+	}
+	if e.Threshold() != d.Threshold() {
+		t.Errorf("threshold %v after Load, %v before", e.Threshold(), d.Threshold())
+	}
+	if want, got := mustScore(t, d, s.test), mustScore(t, e, s.test); !reflect.DeepEqual(got, want) {
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("row %d: score %v after Load, %v before", i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func (s *suite) auc(t *testing.T) {
+	if s.opts.AUCFloor == 0 {
+		t.Skip("no AUC floor given")
+	}
+	d := s.fitted(t, nil)
+	auc := eval.AUCROC(mustScore(t, d, s.test), s.yTest)
+	if auc < s.opts.AUCFloor {
+		t.Errorf("AUC-ROC %.4f on the held-out %s set, floor %.4f", auc, s.dataName(), s.opts.AUCFloor)
+	} else {
+		t.Logf("AUC-ROC %.4f on the held-out %s set (floor %.4f)", auc, s.dataName(), s.opts.AUCFloor)
+	}
+}
+
+func (s *suite) dataName() string {
+	if s.opts.Data == "banana" {
+		return fmt.Sprintf("banana %d-row", s.opts.Rows)
+	}
+	return fmt.Sprintf("Gaussian-mixture %d×%d", s.opts.Rows, s.opts.Features)
+}
