@@ -123,6 +123,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newFitCmd(stderr),
 		newScoreCmd(stdout, stderr),
 		newEvalCmd(stdout),
+		newBenchCmd(stdout, stderr),
+		newBenchTaskCmd(stdout),
+		newExportCmd(stderr),
 	)
 	return root
 }

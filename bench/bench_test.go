@@ -1,0 +1,205 @@
+package bench_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/kernelad/anomaly/bench"
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+	"gonum.org/v1/gonum/mat"
+
+	_ "github.com/kernelad/anomaly/expose"
+)
+
+// norm2 is a test method: the score of a row is its squared norm (after
+// min-max scaling, rows far from the origin). fail=true makes Fit fail,
+// wait=true makes Fit wait for ctx.
+type norm2 struct{ fail, wait bool }
+
+func init() {
+	detector.Register(detector.Method{
+		Name: "testnorm", Summary: "test: squared norm", Version: 1,
+		Params: []detector.Param{{Name: "fail", Default: "false"}, {Name: "wait", Default: "false"}, {Name: "seed", Default: "0"}},
+		New: func(p *detector.Params) (detector.Detector, error) {
+			d := &norm2{fail: p.Bool("fail", false), wait: p.Bool("wait", false)}
+			p.Uint64("seed", 0)
+			return d, p.Err()
+		},
+	})
+}
+
+func (d *norm2) Fit(ctx context.Context, X mat.Matrix) error {
+	if d.fail {
+		return errors.New("testnorm: asked to fail")
+	}
+	if d.wait {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return nil
+}
+
+func (d *norm2) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	r, c := X.Dims()
+	dst = detector.ScoreDst(dst, r)
+	for i := range dst {
+		var s float64
+		for j := 0; j < c; j++ {
+			s += X.At(i, j) * X.At(i, j)
+		}
+		dst[i] = s
+	}
+	return dst, nil
+}
+
+func (d *norm2) Threshold() float64 { return 0 }
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		v    []float64
+		want float64
+	}{
+		{[]float64{3}, 3},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		if got := bench.Median(tc.v); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
+	if !math.IsNaN(bench.Median(nil)) {
+		t.Error("Median(nil) is not NaN")
+	}
+}
+
+// The class protocol on basicmotions (20 rows per class, MANIFEST.md):
+// 20 normal rows and max(2, round(0.05/0.95·20)) = 2 anomalies, split
+// 70/30 by scikit-learn's rounding: test ⌈0.3·22⌉ = 7 rows, train 15, one
+// anomaly on each side.
+func TestClassSplit(t *testing.T) {
+	ds, err := bench.Open(bench.EmbeddedPrefix + "basicmotions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < 4; c++ {
+		train, test, err := bench.ClassSplit(ds, c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if train.Rows() != 15 || test.Rows() != 7 || train.Anomalies() != 1 || test.Anomalies() != 1 {
+			t.Errorf("class %d: train %d rows (%d anomalies), test %d (%d)", c, train.Rows(), train.Anomalies(), test.Rows(), test.Anomalies())
+		}
+		if len(train.Shape) != 2 {
+			t.Errorf("class %d: the sample shape is lost: %v", c, train.Shape)
+		}
+	}
+	if _, _, err := bench.ClassSplit(ds, 9, 1); err == nil {
+		t.Error("a class with no rows gives no error")
+	}
+	if _, _, err := bench.Split(ds, -1, 1); err == nil {
+		t.Error("the ADBench protocol on class labels gives no error")
+	}
+	cardio, _ := bench.Open(bench.EmbeddedPrefix + "6_cardio")
+	if _, _, err := bench.ClassSplit(cardio, 0, 1); err == nil {
+		t.Error("the class protocol on anomaly labels gives no error")
+	}
+}
+
+func TestRunMarksFailures(t *testing.T) {
+	ref := bench.EmbeddedPrefix + "4_breastw"
+	cfg := bench.Config{Methods: []string{"testnorm"}, Data: []string{ref}, Seeds: []uint64{1, 2}}
+	for _, tc := range []struct {
+		params map[string]string
+		status string
+	}{
+		{nil, "ok"},
+		{map[string]string{"fail": "true"}, "failed"},
+		{map[string]string{"wait": "true"}, "timeout"},
+	} {
+		cfg.Params = map[string]map[string]string{"testnorm": tc.params}
+		cfg.Timeout = 50 * time.Millisecond
+		var calls int
+		cfg.Progress = func(string, int, int) { calls++ }
+		res, err := bench.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Cells[0]
+		if c.Status() != tc.status || len(c.Trials) != 2 || calls != 2 {
+			t.Errorf("%v: status %s, %d trials, %d progress calls (%s)", tc.params, c.Status(), len(c.Trials), calls, c.Err)
+		}
+		if tc.status == "ok" {
+			// RESULTS.md: 4_breastw test split of 205 rows, 72 anomalies.
+			o := c.Trials[0].Outcome
+			if o.TestRows != 205 || o.TestAnomalies != 72 || !(c.AUC > 0.5) || o.Memory != "heap" {
+				t.Errorf("ok run: %+v, cell AUC %v", o, c.AUC)
+			}
+		} else if !math.IsNaN(c.AUC) {
+			t.Errorf("%s cell has AUC %v", tc.status, c.AUC)
+		}
+	}
+	if _, err := bench.Run(context.Background(), bench.Config{Methods: []string{"nosuch"}}); err == nil {
+		t.Error("unknown method: no error")
+	}
+	if _, err := bench.Run(context.Background(), bench.Config{Methods: []string{"testnorm"}, Seeds: []uint64{1 << 32}}); err == nil {
+		t.Error("seed 2^32: no error")
+	}
+}
+
+// The SGD iterate approaches the batch embedding: ‖w_T − w*‖ shrinks (for
+// the running mean of T i.i.d. features it falls like 1/√T), and the final
+// AUC is near the batch AUC.
+func TestSGDTrace(t *testing.T) {
+	ds, _ := bench.Open(bench.EmbeddedPrefix + "4_breastw")
+	train, test, err := dataset.SplitADBench(ds, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, batch, err := bench.SGDTrace(context.Background(), train, test, bench.SGDTraceConfig{Features: 500, Iterations: 400, Every: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr) != 20 || tr[19].T != 400 {
+		t.Fatalf("%d points, last T %d", len(tr), tr[len(tr)-1].T)
+	}
+	first, last := tr[0], tr[19]
+	if !(last.Dist < first.Dist/2) || math.Abs(last.AUC-batch) > 0.02 {
+		t.Errorf("dist %v → %v, AUC %v vs batch %v", first.Dist, last.Dist, last.AUC, batch)
+	}
+}
+
+// Run expose on one embedded data set with seeds 1 and 2, in this process.
+func ExampleRun() {
+	res, err := bench.Run(context.Background(), bench.Config{
+		Methods: []string{"expose"},
+		Data:    []string{bench.EmbeddedPrefix + "4_breastw"},
+		Seeds:   []uint64{1, 2},
+		Params:  map[string]map[string]string{"expose": {"features": "500"}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range res.Cells {
+		fmt.Printf("%s %s: %d/%d runs, median AUC %.2f\n", c.Data, c.Method, c.OK, len(c.Trials), c.AUC)
+	}
+	// Output: 4_breastw expose: 2/2 runs, median AUC 0.99
+}
+
+// The ADBench protocol of one task, and its figures.
+func ExampleRunTask() {
+	ds, err := bench.Open(bench.EmbeddedPrefix + "6_cardio")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	o := bench.RunTask(context.Background(), ds, bench.Task{Method: "expose", Seed: 1, Class: -1,
+		Params: map[string]string{"features": "500"}})
+	fmt.Println(o.TrainRows, o.TestRows, o.TestAnomalies, o.AUC > 0.9)
+	// Output: 1281 550 53 true
+}

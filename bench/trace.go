@@ -1,0 +1,127 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/expose"
+	"github.com/kernelad/anomaly/kernel"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// SGDTraceConfig configures SGDTrace. Zero fields take the defaults.
+type SGDTraceConfig struct {
+	// Features is the number of random Fourier features D (default 2000).
+	Features int
+	// Iterations is T, the number of SGD steps (default 2000).
+	Iterations int
+	// Every is the number of steps between recorded iterates (default 10).
+	Every int
+	// Seed seeds the feature map and the sampled rows.
+	Seed uint64
+}
+
+// SGDPoint is the state of EXPoSE's SGD after T steps.
+type SGDPoint struct {
+	T int `json:"t"`
+	// Dist is ‖w_T − w*‖, w* the batch mean embedding of the train part in
+	// the same feature map.
+	Dist float64 `json:"dist"`
+	// AUC is the test AUC-ROC of the scores −⟨φ(y), w_T⟩.
+	AUC float64 `json:"auc"`
+	// ScoreDiff is the mean over test rows of |η_T(y) − η*(y)|.
+	ScoreDiff float64 `json:"score_diff"`
+}
+
+// SGDTrace follows Algorithm 1 of the EXPoSE paper (Schneider, Ertel,
+// Ramos) on a train/test split, as in the paper's Figure 2: rows x_t are
+// drawn uniformly with replacement from the train part, w_t = (1 − 1/t)
+// w_{t−1} + (1/t) φ(x_t) projected onto the unit ball, run through
+// expose.Detector.PartialFit with the sgd solver one chunk of Every rows at
+// a time. After each chunk it records ‖w_t − w*‖ against the batch mean
+// embedding w* = (1/n) Σ φ(x_i) in the same random feature map, the test
+// AUC of w_t, and the mean score difference to w*. The kernel is the RBF
+// kernel with scikit-learn's gamma = scale on the train part. It also
+// returns the test AUC of w*.
+func SGDTrace(ctx context.Context, train, test *dataset.Dataset, cfg SGDTraceConfig) (trace []SGDPoint, batchAUC float64, err error) {
+	if cfg.Features == 0 {
+		cfg.Features = 2000
+	}
+	if cfg.Iterations == 0 {
+		cfg.Iterations = 2000
+	}
+	if cfg.Every == 0 {
+		cfg.Every = 10
+	}
+	if cfg.Features < 1 || cfg.Iterations < 1 || cfg.Every < 1 {
+		return nil, 0, fmt.Errorf("bench: SGDTrace needs positive Features, Iterations and Every (got %d, %d, %d)", cfg.Features, cfg.Iterations, cfg.Every)
+	}
+	if test.Y == nil {
+		return nil, 0, fmt.Errorf("bench: SGDTrace needs test labels")
+	}
+	n, d := train.X.Dims()
+	gamma := kernel.ScaleGamma(train.X)
+	det, err := expose.New(expose.Config{Solver: expose.SGD, Gamma: gamma, Features: cfg.Features,
+		Src: rand.NewPCG(cfg.Seed, 1)})
+	if err != nil {
+		return nil, 0, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 2))
+	row := make([]float64, d)
+	chunk := mat.NewDense(cfg.Every, d, nil)
+	var (
+		wStar, ztest *mat.Dense
+		scoreStar    []float64
+	)
+	m, _ := test.X.Dims()
+	scores := make([]float64, m)
+	for t := 0; t < cfg.Iterations; t += cfg.Every {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		k := min(cfg.Every, cfg.Iterations-t)
+		sub := chunk.Slice(0, k, 0, d).(*mat.Dense)
+		for i := 0; i < k; i++ {
+			mat.Row(row, rng.IntN(n), train.X)
+			sub.SetRow(i, row)
+		}
+		if err := det.PartialFit(ctx, sub); err != nil {
+			return nil, 0, err
+		}
+		if wStar == nil {
+			// The map exists after the first chunk: the batch embedding
+			// and the test features in that map.
+			fm := det.FeatureMap()
+			D := fm.Dim()
+			var ztrain mat.Dense
+			fm.Transform(&ztrain, train.X)
+			ws := make([]float64, D)
+			for i := 0; i < n; i++ {
+				floats.Add(ws, ztrain.RawRowView(i))
+			}
+			floats.Scale(1/float64(n), ws)
+			wStar = mat.NewDense(1, D, ws)
+			ztest = &mat.Dense{}
+			fm.Transform(ztest, test.X)
+			scoreStar = make([]float64, m)
+			for i := range scoreStar {
+				scoreStar[i] = -floats.Dot(ztest.RawRowView(i), ws)
+			}
+			batchAUC = eval.AUCROC(scoreStar, test.Y)
+		}
+		w := det.Embedding()
+		var diff float64
+		for i := range scores {
+			scores[i] = -floats.Dot(ztest.RawRowView(i), w)
+			diff += math.Abs(scores[i] - scoreStar[i])
+		}
+		trace = append(trace, SGDPoint{T: t + k, Dist: floats.Distance(w, wStar.RawRowView(0), 2),
+			AUC: eval.AUCROC(scores, test.Y), ScoreDiff: diff / float64(m)})
+	}
+	return trace, batchAUC, nil
+}

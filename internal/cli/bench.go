@@ -1,0 +1,532 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kernelad/anomaly/bench"
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/spf13/cobra"
+)
+
+type benchOptions struct {
+	methods   string
+	data      string
+	seeds     string
+	format    string
+	plotDir   string
+	timeout   time.Duration
+	sets      []string
+	inProcess bool
+}
+
+const benchLong = `Run detection methods on data sets under one protocol and print, for every
+(data set, method) pair, the median over seeds of AUC-ROC, average precision
+(AP), fit seconds, score seconds and peak memory.
+
+Protocol (ADBench; dataset.SplitADBench): a data set with more than 10,000
+rows is first cut to a stratified subsample of 10,000 rows; then a 70/30
+stratified train/test split; min-max scaling fit on the train part and
+applied to both. Both draws replay scikit-learn's train_test_split with
+random_state = seed, so the rows are those of the reference figures in
+shared/anchors/RESULTS.md. Each method is fit unsupervised on the whole
+train part (anomalies included, labels unused) and scores the test part.
+
+Data sets labelled by class instead of anomaly (the tensor .npz files) use
+the class protocol: each class in turn is normal, anomalies are drawn from
+the other classes until they make up 5% of the set (at least 2), and the set
+then goes through the protocol above; the cell is the median over classes
+and seeds. Tensor methods (those with a shape parameter) get the sample
+shape and run only on tensor data; every other method runs on the flattened
+rows of tensor data ("flat" in the input column), side by side.
+
+Memory: each run (one method, data set, seed and class) is a separate
+process running this program ("anomaly bench-task"); the figure is its
+maximum resident set size (getrusage ru_maxrss), so it includes the Go
+runtime and the loaded data set. --in-process runs everything in this
+process instead and reports the peak of live Go heap objects.
+
+A run that fails or exceeds --timeout (the process is killed) gives a
+marked cell ("failed", "timeout"; "partial" when some seeds finished) and
+the benchmark goes on. With no --data, the data sets embedded in the binary
+are used (see dataset/embedded for their sources and citations), every
+method at its defaults; "all" in --methods means every registered method.
+
+--data takes files or directories (every data file directly inside).
+--set METHOD.KEY=VALUE sets a method parameter for every run of that
+method. --plot DIR writes ROC and PR curves per data set (first seed; first
+class under the class protocol) as DIR/DATA_roc.png and DIR/DATA_pr.png.
+
+Formats: table (aligned text), csv, json (every run), markdown (the README's
+results table: an AUC matrix and the long table).`
+
+func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
+	var o benchOptions
+	c := &cobra.Command{
+		Use:   "bench [--methods a,b|all] [--data f1,f2] [--seeds 1,2,3] [--format table|csv|json|markdown] [--plot DIR]",
+		Short: "Benchmark methods on data sets (ADBench protocol): AUC, AP, time, memory",
+		Long:  benchLong,
+		Example: `  anomaly bench
+  anomaly bench --methods expose,ocsvm --data ../shared/data/adbench --format csv
+  anomaly bench --data ../shared/data/tensor/natops.npz --seeds 1 --timeout 2m --plot out/`,
+		Args: noArgs,
+	}
+	c.RunE = runE(func(ctx context.Context) error {
+		return runBench(ctx, o, c.Flags().Changed("data"), stdout, stderr)
+	})
+	f := c.Flags()
+	f.StringVar(&o.methods, "methods", "all", "comma-separated method names, or all")
+	f.StringVar(&o.data, "data", "", "comma-separated data files or directories (default: the embedded data sets)")
+	f.StringVar(&o.seeds, "seeds", "1,2,3", "comma-separated seeds (below 2^32)")
+	f.StringVar(&o.format, "format", "table", "table, csv, json or markdown")
+	f.StringVar(&o.plotDir, "plot", "", "directory for ROC and PR curves (PNG)")
+	f.DurationVar(&o.timeout, "timeout", 0, "time limit of each run (fit and score), as in 90s or 5m; 0 = none")
+	f.StringArrayVar(&o.sets, "set", nil, "method parameter METHOD.KEY=VALUE (repeatable)")
+	f.BoolVar(&o.inProcess, "in-process", false, "run in this process (memory: peak Go heap instead of per-run RSS; a timed-out run keeps running in the background)")
+	return c
+}
+
+func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr io.Writer) error {
+	cfg := bench.Config{Timeout: o.timeout}
+	if o.timeout < 0 {
+		return usagef("--timeout %v must be ≥ 0", o.timeout)
+	}
+	switch o.format {
+	case "table", "csv", "json", "markdown":
+	default:
+		return usagef("--format %q: want table, csv, json or markdown", o.format)
+	}
+	if o.methods != "all" && o.methods != "" {
+		for _, m := range splitList(o.methods) {
+			if _, ok := detector.Lookup(m); !ok {
+				return usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
+			}
+			cfg.Methods = append(cfg.Methods, m)
+		}
+	}
+	methods := cfg.Methods
+	if methods == nil {
+		methods = detector.Names()
+	}
+	for _, s := range splitList(o.seeds) {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || v > math.MaxUint32 {
+			return usagef("--seeds: %q is not a seed (an integer in [0, 2^32))", s)
+		}
+		cfg.Seeds = append(cfg.Seeds, v)
+	}
+	if len(cfg.Seeds) == 0 {
+		return usagef("--seeds: no seed given")
+	}
+	params, err := benchSets(o.sets, methods)
+	if err != nil {
+		return err
+	}
+	if len(params) > 0 {
+		cfg.Params = params
+	}
+	if hasData {
+		if cfg.Data, err = expandData(o.data); err != nil {
+			return err
+		}
+		for _, ref := range cfg.Data {
+			if _, err := bench.Open(ref); err != nil {
+				var de *dataset.Error
+				if !errors.As(err, &de) {
+					err = fmt.Errorf("%s: %w", ref, err)
+				}
+				return dataErr(err)
+			}
+		}
+	}
+	if o.plotDir != "" {
+		if err := os.MkdirAll(o.plotDir, 0o755); err != nil {
+			return internalErr(fmt.Errorf("--plot %s: %v", o.plotDir, unwrapPath(err)))
+		}
+		cfg.KeepScores = true
+	}
+	if !o.inProcess {
+		exe, err := os.Executable()
+		if err != nil {
+			return internalErr(fmt.Errorf("bench: cannot find this program to run each task: %v (use --in-process)", err))
+		}
+		cfg.Runner = processRunner(exe)
+	}
+	var bar *progressBar
+	if isTerminal(stderr) {
+		bar = newProgressBar(stderr)
+		cfg.Progress = bar.update
+	}
+	start := time.Now()
+	res, err := bench.Run(ctx, cfg)
+	bar.done()
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{ExitInterrupted, fmt.Errorf("bench interrupted")}
+		}
+		return usageErr(err)
+	}
+	elapsed := time.Since(start)
+	if o.plotDir != "" {
+		if err := benchPlots(res, o.plotDir); err != nil {
+			return err
+		}
+	}
+	mem := "peak RSS of the run's process"
+	if o.inProcess {
+		mem = "peak Go heap"
+	}
+	switch o.format {
+	case "table":
+		err = writeBenchTable(stdout, res, mem)
+	case "csv":
+		err = writeBenchCSV(stdout, res)
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", " ")
+		err = enc.Encode(res)
+	case "markdown":
+		err = writeBenchMarkdown(stdout, res, mem)
+	}
+	if err != nil {
+		return internalErr(fmt.Errorf("writing the results: %w", err))
+	}
+	fmt.Fprintf(stderr, "bench: %d cells, %d runs in %.1f s\n", len(res.Cells), countRuns(res), elapsed.Seconds())
+	return nil
+}
+
+func countRuns(res *bench.Result) int {
+	n := 0
+	for _, c := range res.Cells {
+		n += len(c.Trials)
+	}
+	return n
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// benchSets parses --set METHOD.KEY=VALUE.
+func benchSets(sets []string, methods []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, s := range sets {
+		kv, v, ok := strings.Cut(s, "=")
+		m, k, ok2 := strings.Cut(strings.TrimSpace(kv), ".")
+		if !ok || !ok2 || m == "" || k == "" {
+			return nil, usagef("--set %q: want METHOD.KEY=VALUE, as in --set ocsvm.nu=0.1", s)
+		}
+		if !slices.Contains(methods, m) {
+			return nil, usagef("--set %q: method %s is not among the methods run", s, m)
+		}
+		if out[m] == nil {
+			out[m] = map[string]string{}
+		}
+		if _, dup := out[m][k]; dup {
+			return nil, usagef("--set %s.%s is given twice", m, k)
+		}
+		out[m][k] = strings.TrimSpace(v)
+	}
+	// Check the parameters once, before any run.
+	for m, ps := range out {
+		if _, err := detector.New(m, ps); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	return out, nil
+}
+
+// expandData turns --data into data set references: files as given,
+// directories into their data files (by extension, not recursive, sorted).
+func expandData(s string) ([]string, error) {
+	var refs []string
+	for _, p := range splitList(s) {
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			refs = append(refs, p) // Open reports a missing file
+			continue
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			return nil, dataErr(fmt.Errorf("%s: %v", p, unwrapPath(err)))
+		}
+		var found []string
+		for _, e := range ents {
+			if !e.IsDir() && slices.Contains(dataset.Extensions(), strings.ToLower(filepath.Ext(e.Name()))) {
+				found = append(found, filepath.Join(p, e.Name()))
+			}
+		}
+		if len(found) == 0 {
+			return nil, dataErr(fmt.Errorf("%s: no data files in the directory", p))
+		}
+		sort.Slice(found, func(i, j int) bool { return bench.NaturalLess(filepath.Base(found[i]), filepath.Base(found[j])) })
+		refs = append(refs, found...)
+	}
+	if len(refs) == 0 {
+		return nil, usagef("--data: no data set given")
+	}
+	return refs, nil
+}
+
+// benchChildEnv lets a test binary stand in for the program in the child
+// (see TestMain); the anomaly binary ignores it.
+const benchChildEnv = "ANOMALY_CLI_MAIN=1"
+
+// processRunner runs each task as "exe bench-task" with the task as JSON on
+// stdin and the outcome as JSON on stdout; memory is the child's maximum
+// RSS, and a run over the timeout is killed.
+func processRunner(exe string) bench.Runner {
+	return func(ctx context.Context, t bench.Task, timeout time.Duration) bench.Outcome {
+		in, err := json.Marshal(t)
+		if err != nil {
+			return bench.Outcome{Err: err.Error()}
+		}
+		runCtx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			runCtx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		defer cancel()
+		cmd := exec.CommandContext(runCtx, exe, "bench-task")
+		cmd.Env = append(os.Environ(), benchChildEnv)
+		cmd.Stdin = bytes.NewReader(in)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.WaitDelay = 5 * time.Second
+		err = cmd.Run()
+		if runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			return bench.Outcome{TimedOut: true, Err: fmt.Sprintf("over the timeout of %v (killed)", timeout)}
+		}
+		var o bench.Outcome
+		if jerr := json.Unmarshal(out.Bytes(), &o); jerr != nil || err != nil && o.Err == "" {
+			msg := oneLine(errb.String())
+			if msg == "" && err != nil {
+				msg = err.Error()
+			}
+			if msg == "" {
+				msg = "bench-task wrote no result"
+			}
+			return bench.Outcome{Err: msg, AUC: math.NaN(), AP: math.NaN()}
+		}
+		if rss := maxRSS(cmd.ProcessState); rss > 0 {
+			o.PeakBytes, o.Memory = rss, "rss"
+		}
+		return o
+	}
+}
+
+// newBenchTaskCmd is the hidden child command of processRunner.
+func newBenchTaskCmd(stdout io.Writer) *cobra.Command {
+	c := &cobra.Command{
+		Use:    "bench-task",
+		Short:  "Run one benchmark task (JSON on stdin, outcome as JSON on stdout); used by bench",
+		Hidden: true,
+		Args:   noArgs,
+	}
+	c.RunE = runE(func(ctx context.Context) error {
+		var t bench.Task
+		if err := json.NewDecoder(c.InOrStdin()).Decode(&t); err != nil {
+			return usagef("bench-task: reading the task: %v", err)
+		}
+		ds, err := bench.Open(t.Data)
+		var o bench.Outcome
+		if err != nil {
+			o = bench.Outcome{Err: err.Error(), AUC: math.NaN(), AP: math.NaN()}
+		} else {
+			o = bench.RunTask(ctx, ds, t)
+		}
+		if err := json.NewEncoder(stdout).Encode(o); err != nil {
+			return internalErr(err)
+		}
+		return nil
+	})
+	return c
+}
+
+// Formatting.
+
+func fmtFloat(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+func fmtSeconds(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func fmtMB(b int64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64)
+}
+
+func cellRuns(c *bench.Cell) string {
+	s := fmt.Sprintf("%d/%d", c.OK, len(c.Trials))
+	if st := c.Status(); st != "ok" {
+		s += " " + st
+	}
+	return s
+}
+
+// benchHeader describes the run in a few lines.
+func benchHeader(res *bench.Result, mem string) []string {
+	seeds := make([]string, len(res.Seeds))
+	for i, s := range res.Seeds {
+		seeds[i] = strconv.FormatUint(s, 10)
+	}
+	h := []string{
+		"ADBench protocol (70/30 stratified split, min-max scaling fit on train; 10,000-row subsample above that); class protocol for class-labelled data (each class normal in turn, 5% anomalies from the others)",
+		fmt.Sprintf("median over seeds %s (and classes); memory: %s", strings.Join(seeds, ","), mem),
+	}
+	if res.Timeout > 0 {
+		h = append(h, fmt.Sprintf("timeout per run: %gs", res.Timeout))
+	}
+	var ps []string
+	for m, kv := range res.Params {
+		var keys []string
+		for k := range kv {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ps = append(ps, m+"."+k+"="+kv[k])
+		}
+	}
+	sort.Strings(ps)
+	if len(ps) > 0 {
+		h = append(h, "parameters set: "+strings.Join(ps, " "))
+	}
+	return h
+}
+
+func writeBenchTable(w io.Writer, res *bench.Result, mem string) error {
+	for _, l := range benchHeader(res, mem) {
+		fmt.Fprintln(w, "# "+l)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "data\tmethod\tinput\tAUC\tAP\tfit s\tscore s\tpeak MB\truns\t")
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Data, c.Method, c.Input,
+			fmtFloat(c.AUC, 3), fmtFloat(c.AP, 3), fmtSeconds(c.FitSeconds), fmtSeconds(c.ScoreSeconds),
+			fmtMB(c.PeakBytes), cellRuns(c))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeFailures(w, res, "# ")
+}
+
+// writeFailures lists the first error of every cell that has one.
+func writeFailures(w io.Writer, res *bench.Result, prefix string) error {
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		if c.Err != "" {
+			if _, err := fmt.Fprintf(w, "%s%s/%s: %s\n", prefix, c.Data, c.Method, oneLine(c.Err)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func writeBenchCSV(w io.Writer, res *bench.Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"data", "method", "protocol", "input", "auc", "ap", "fit_seconds", "score_seconds", "peak_bytes", "runs", "ok", "failed", "timed_out", "status", "error"})
+	num := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		cw.Write([]string{c.Data, c.Method, c.Protocol, c.Input, num(c.AUC), num(c.AP), num(c.FitSeconds), num(c.ScoreSeconds),
+			strconv.FormatInt(c.PeakBytes, 10), strconv.Itoa(len(c.Trials)), strconv.Itoa(c.OK), strconv.Itoa(c.Failed),
+			strconv.Itoa(c.TimedOut), c.Status(), oneLine(c.Err)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeBenchMarkdown writes the README's results: an AUC matrix (data
+// sets × methods) and the long table.
+func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
+	for _, l := range benchHeader(res, mem) {
+		fmt.Fprintln(w, l+"  ")
+	}
+	fmt.Fprintln(w)
+	var datas []string
+	byKey := map[[2]string]*bench.Cell{}
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		if !slices.Contains(datas, c.Data) {
+			datas = append(datas, c.Data)
+		}
+		byKey[[2]string{c.Data, c.Method}] = c
+	}
+	fmt.Fprintf(w, "Median AUC-ROC (a mark where no run finished; flat = vector method on flattened tensor rows):\n\n")
+	fmt.Fprintf(w, "| data | %s |\n|---|%s\n", strings.Join(res.Methods, " | "), strings.Repeat("---|", len(res.Methods)))
+	for _, d := range datas {
+		row := []string{d}
+		for _, m := range res.Methods {
+			c := byKey[[2]string{d, m}]
+			switch {
+			case c == nil:
+				row = append(row, "")
+			case c.OK == 0:
+				row = append(row, c.Status())
+			default:
+				s := fmtFloat(c.AUC, 3)
+				if c.Input == "flat" {
+					s += " (flat)"
+				}
+				if c.Status() == "partial" {
+					s += " (partial)"
+				}
+				row = append(row, s)
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintf(w, "\n| data | method | input | AUC | AP | fit s | score s | peak MB | runs |\n|---|---|---|---|---|---|---|---|---|\n")
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Data, c.Method, c.Input,
+			fmtFloat(c.AUC, 3), fmtFloat(c.AP, 3), fmtSeconds(c.FitSeconds), fmtSeconds(c.ScoreSeconds),
+			fmtMB(c.PeakBytes), cellRuns(c))
+	}
+	var fails bytes.Buffer
+	writeFailures(&fails, res, "- ")
+	if fails.Len() > 0 {
+		fmt.Fprintf(w, "\nFailures:\n\n%s", fails.String())
+	}
+	return nil
+}
