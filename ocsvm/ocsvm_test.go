@@ -285,3 +285,30 @@ func TestSparseInput(t *testing.T) {
 		}
 	}
 }
+
+// Degenerate inputs: one row, duplicated rows, ν = 1 (every α at its bound,
+// no free variable: ρ is the finite end of its KKT interval). Identical
+// rows all score ρ − Σα k = 0 (every k = 1, Σα = 1, ρ = 1).
+func TestEdgeCases(t *testing.T) {
+	for _, X := range []*mat.Dense{
+		mat.NewDense(1, 2, []float64{1, 2}),
+		mat.NewDense(2, 2, []float64{1, 2, 1, 2}),
+		mat.NewDense(5, 1, []float64{3, 3, 3, 3, 3}),
+	} {
+		for _, nu := range []float64{0.01, 0.5, 1} {
+			m, err := New(Config{Nu: nu})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Fit(context.Background(), X); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := m.Score(nil, X)
+			for i, v := range s {
+				if math.Abs(v) > 1e-12 {
+					t.Errorf("n=%d nu=%g: row %d scores %v, want 0", X.RawMatrix().Rows, nu, i, v)
+				}
+			}
+		}
+	}
+}

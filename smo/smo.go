@@ -107,7 +107,8 @@ type Result struct {
 	Gradient []float64
 	// Rho is the multiplier of the equality constraint with LIBSVM's sign:
 	// y_i G_i = Rho for every free α_i (0 < α_i < C_i), averaged over them;
-	// with no free variable it is the midpoint of [Lower, Upper].
+	// with no free variable it is the midpoint of [Lower, Upper], or its
+	// finite end when the other is infinite.
 	Rho float64
 	// Lower and Upper bound Rho from the bounded variables
 	// (Lower = Upper = Rho when a free variable exists).
@@ -740,9 +741,16 @@ func (s *solver) rho() (r, lower, upper float64) {
 			sumFree += yg
 		}
 	}
-	if nFree > 0 {
+	switch {
+	case nFree > 0:
 		r = sumFree / float64(nFree)
 		return r, r, r
+	case math.IsInf(ub, 1):
+		// Every variable at its upper bound (as ν = 1 gives): ρ may be
+		// any value ≥ lb; take the tightest.
+		return lb, lb, ub
+	case math.IsInf(lb, -1):
+		return ub, lb, ub
 	}
 	return (ub + lb) / 2, lb, ub
 }
