@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
-	"github.com/kernelad/anomaly/expose"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/randfeat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -38,6 +40,13 @@ type SGDPoint struct {
 	ScoreDiff float64 `json:"score_diff"`
 }
 
+// sgdDetector is what SGDTrace needs of expose.Detector.
+type sgdDetector interface {
+	detector.PartialFitter
+	Embedding() []float64
+	FeatureMap() randfeat.Map
+}
+
 // SGDTrace follows Algorithm 1 of the EXPoSE paper (Schneider, Ertel,
 // Ramos) on a train/test split, as in the paper's Figure 2: rows x_t are
 // drawn uniformly with replacement from the train part, w_t = (1 − 1/t)
@@ -47,7 +56,8 @@ type SGDPoint struct {
 // embedding w* = (1/n) Σ φ(x_i) in the same random feature map, the test
 // AUC of w_t, and the mean score difference to w*. The kernel is the RBF
 // kernel with scikit-learn's gamma = scale on the train part. It also
-// returns the test AUC of w*.
+// returns the test AUC of w*. The expose method must be registered (import
+// package expose).
 func SGDTrace(ctx context.Context, train, test *dataset.Dataset, cfg SGDTraceConfig) (trace []SGDPoint, batchAUC float64, err error) {
 	if cfg.Features == 0 {
 		cfg.Features = 2000
@@ -66,10 +76,17 @@ func SGDTrace(ctx context.Context, train, test *dataset.Dataset, cfg SGDTraceCon
 	}
 	n, d := train.X.Dims()
 	gamma := kernel.ScaleGamma(train.X)
-	det, err := expose.New(expose.Config{Solver: expose.SGD, Gamma: gamma, Features: cfg.Features,
-		Src: rand.NewPCG(cfg.Seed, 1)})
+	// Through the registry, so that this package does not register expose
+	// in every program that imports it.
+	built, err := detector.New("expose", map[string]string{"solver": "sgd",
+		"gamma": strconv.FormatFloat(gamma, 'g', -1, 64), "features": strconv.Itoa(cfg.Features),
+		"seed": strconv.FormatUint(cfg.Seed, 10)})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("bench: SGDTrace needs the expose method registered (import github.com/kernelad/anomaly/expose): %w", err)
+	}
+	det, ok := built.(sgdDetector)
+	if !ok {
+		return nil, 0, fmt.Errorf("bench: the registered expose detector lacks PartialFit, Embedding or FeatureMap")
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 2))
 	row := make([]float64, d)
