@@ -74,6 +74,8 @@ func TestSolveClosedForm(t *testing.T) {
 		{"one-class", Problem{Q: NewGramMatrix(id, nil, 1), C: []float64{1, 1}, Delta: 1}, []float64{0.5, 0.5}, 0.25, 0.5, true},
 		// min ½(a²+b²) − a − b s.t. a − b = 0: a = b = 1, f = −1.
 		{"two-class", Problem{Q: NewGramMatrix(id, []int8{1, -1}, 1), P: []float64{-1, -1}, Y: []int8{1, -1}, C: []float64{10, 10}}, []float64{1, 1}, -1, 0, true},
+		// The same from the feasible start (0.2, 0.8).
+		{"start", Problem{Q: NewGramMatrix(id, nil, 1), C: []float64{1, 1}, Delta: 1, Alpha0: []float64{0.2, 0.8}}, []float64{0.5, 0.5}, 0.25, 0.5, true},
 		// The box binds: a ≤ 0.3, so a = 0.3, b = 0.7, f = ½(0.09+0.49) = 0.29.
 		{"bound", Problem{Q: NewGramMatrix(id, nil, 1), C: []float64{0.3, 1}, Delta: 1}, []float64{0.3, 0.7}, 0.29, 0, false},
 	}
@@ -187,6 +189,7 @@ func TestSolveErrors(t *testing.T) {
 		// where the curvature 1 + 1 − 2·2 = −2 is negative.
 		{"not PSD", bg, Problem{Q: NewGramMatrix(indef, nil, 1), P: []float64{0, -3}, C: ones(2, 1), Delta: 1}, Settings{}, ErrNotPSD},
 		{"negative diagonal", bg, Problem{Q: negDiag{NewGramMatrix(id, nil, 1)}, C: ones(3, 1), Delta: 1}, Settings{}, ErrNotPSD},
+		{"infeasible start", bg, Problem{Q: NewGramMatrix(id, nil, 1), C: ones(3, 1), Delta: 1, Alpha0: []float64{0.5, 0, 0}}, Settings{}, nil},
 		{"bad label", bg, Problem{Q: NewGramMatrix(id, nil, 1), Y: []int8{1, 0, 1}, C: ones(3, 1), Delta: 1}, Settings{}, nil},
 		{"bad bound", bg, Problem{Q: NewGramMatrix(id, nil, 1), C: []float64{1, 0, 1}, Delta: 1}, Settings{}, nil},
 		{"bad tol", bg, Problem{Q: NewGramMatrix(id, nil, 1), C: ones(3, 1), Delta: 1}, Settings{Tol: -1}, nil},
