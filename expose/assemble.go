@@ -85,3 +85,10 @@ func FromEmbedding(cfg Config, fm randfeat.Map, w []float64, n int, gamma, thres
 // Contamination returns the resolved contamination rate of the detector's
 // configuration (the default 0.1 when it was left 0).
 func (d *Detector) Contamination() float64 { return d.cfg.Contamination }
+
+// ConfigFromParams returns the Config the registry builds from params (the
+// map 'anomaly fit --set k=v' gives; the seed becomes a fresh PCG source),
+// with the registry's checks, unknown keys included.
+func ConfigFromParams(params map[string]string) (Config, error) {
+	return configFromParams(detector.NewParams("expose", params))
+}

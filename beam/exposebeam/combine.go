@@ -1,0 +1,234 @@
+package exposebeam
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/kernelad/anomaly/randfeat"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*Moments)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*MomentsFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*EmbedAcc)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*EmbedFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*MapState)(nil)).Elem())
+}
+
+// Moments is the accumulator of the statistics pass: the number of rows of
+// each shard, the column count, and the mean and the sum of squared
+// deviations (M2) over all Entries = rows × columns values, merged with
+// Chan et al.'s pairwise update so partial results combine in any order.
+type Moments struct {
+	ShardRows []int64
+	Cols      int64
+	Entries   int64
+	Mean      float64
+	M2        float64
+}
+
+// Rows is the total number of rows.
+func (m Moments) Rows() int64 {
+	var n int64
+	for _, r := range m.ShardRows {
+		n += r
+	}
+	return n
+}
+
+// Gamma is the scale rule γ = 1/(d·Var) with Var the population variance of
+// every entry, as kernel.ScaleGamma computes it (1 when the variance is 0).
+func (m Moments) Gamma() float64 {
+	if m.Entries == 0 {
+		return 0
+	}
+	v := m.M2 / float64(m.Entries)
+	if v == 0 {
+		return 1
+	}
+	return 1 / (float64(m.Cols) * v)
+}
+
+// MomentsFn is the CombineFn of the statistics pass over Blocks.
+type MomentsFn struct {
+	Shards int64
+}
+
+func (f *MomentsFn) CreateAccumulator() Moments {
+	return Moments{ShardRows: make([]int64, f.Shards)}
+}
+
+func (f *MomentsFn) AddInput(a Moments, b Block) (Moments, error) {
+	if b.Shard < 0 || b.Shard >= int64(len(a.ShardRows)) {
+		return a, fmt.Errorf("exposebeam: block of shard %d; the fit has %d shards", b.Shard, len(a.ShardRows))
+	}
+	// Two-pass moments of the block, then one merge.
+	var sum float64
+	for _, x := range b.X {
+		sum += x
+	}
+	n := int64(len(b.X))
+	var blk Moments
+	blk.ShardRows = make([]int64, len(a.ShardRows))
+	blk.ShardRows[b.Shard] = b.Rows
+	blk.Cols, blk.Entries = b.Cols, n
+	if n > 0 {
+		blk.Mean = sum / float64(n)
+		for _, x := range b.X {
+			blk.M2 += (x - blk.Mean) * (x - blk.Mean)
+		}
+	}
+	return f.MergeAccumulators(a, blk)
+}
+
+func (f *MomentsFn) MergeAccumulators(a, b Moments) (Moments, error) {
+	if a.Cols != 0 && b.Cols != 0 && a.Cols != b.Cols {
+		return a, fmt.Errorf("exposebeam: shards have %d and %d columns", a.Cols, b.Cols)
+	}
+	if len(a.ShardRows) != len(b.ShardRows) {
+		return a, errors.New("exposebeam: accumulators of different shard lists")
+	}
+	out := Moments{ShardRows: make([]int64, len(a.ShardRows)), Cols: max(a.Cols, b.Cols)}
+	for i := range out.ShardRows {
+		out.ShardRows[i] = a.ShardRows[i] + b.ShardRows[i]
+	}
+	out.Entries = a.Entries + b.Entries
+	switch {
+	case a.Entries == 0:
+		out.Mean, out.M2 = b.Mean, b.M2
+	case b.Entries == 0:
+		out.Mean, out.M2 = a.Mean, a.M2
+	default:
+		na, nb, n := float64(a.Entries), float64(b.Entries), float64(out.Entries)
+		delta := b.Mean - a.Mean
+		out.Mean = a.Mean + delta*nb/n
+		out.M2 = a.M2 + b.M2 + delta*delta*na*nb/n
+	}
+	return out, nil
+}
+
+func (f *MomentsFn) ExtractOutput(a Moments) Moments { return a }
+
+// MapState is a random Fourier feature map in a form that travels in the
+// pipeline: the D × Cols frequencies W (row-major) and the D phases B of
+// z(x) = √(2/D) cos(Wx + b). The launcher draws the map once from the seed
+// (expose.PlanBatch) and every worker decodes these same arrays; nothing is
+// redrawn on a worker. encoding/json, which Beam uses for the fields of
+// DoFns and CombineFns, writes float64 values so they read back exactly.
+type MapState struct {
+	Cols int64
+	W    []float64
+	B    []float64
+}
+
+// NewMapState captures a cosine feature map (randfeat.Fourier or
+// randfeat.Orthogonal).
+func NewMapState(fm randfeat.Map) (MapState, error) {
+	cm, ok := fm.(interface {
+		Frequencies() (*mat.Dense, []float64)
+	})
+	if !ok {
+		return MapState{}, fmt.Errorf("exposebeam: feature map %T is not a cosine map", fm)
+	}
+	W, b := cm.Frequencies()
+	r, c := W.Dims()
+	flat := make([]float64, 0, r*c)
+	for i := 0; i < r; i++ {
+		flat = append(flat, W.RawRowView(i)...)
+	}
+	return MapState{Cols: int64(c), W: flat, B: append([]float64(nil), b...)}, nil
+}
+
+// Map rebuilds the feature map.
+func (m MapState) Map() (*randfeat.Fourier, error) {
+	D := len(m.B)
+	if D == 0 || m.Cols < 1 || len(m.W) != D*int(m.Cols) {
+		return nil, errors.New("exposebeam: malformed feature map state")
+	}
+	return &randfeat.Fourier{W: mat.NewDense(D, int(m.Cols), append([]float64(nil), m.W...)), B: append([]float64(nil), m.B...)}, nil
+}
+
+// EmbedAcc is the accumulator of the embedding: the sum of φ(x) over the
+// rows seen and their count. The embedding is Sum / N.
+type EmbedAcc struct {
+	Sum []float64
+	N   int64
+}
+
+// EmbedFn is the CombineFn that computes the EXPoSE batch embedding: it
+// maps each Block with the feature map it carries and adds the rows'
+// features to the accumulator. The map is decoded once per instance.
+type EmbedFn struct {
+	Map MapState
+
+	once sync.Once
+	fm   *randfeat.Fourier
+	err  error
+	buf  mat.Dense
+}
+
+func (f *EmbedFn) featureMap() (*randfeat.Fourier, error) {
+	f.once.Do(func() { f.fm, f.err = f.Map.Map() })
+	return f.fm, f.err
+}
+
+func (f *EmbedFn) CreateAccumulator() EmbedAcc { return EmbedAcc{} }
+
+func (f *EmbedFn) AddInput(a EmbedAcc, b Block) (EmbedAcc, error) {
+	fm, err := f.featureMap()
+	if err != nil {
+		return a, err
+	}
+	if b.Cols != int64(fm.InputDim()) {
+		return a, fmt.Errorf("exposebeam: shard %d has %d columns, the feature map %d", b.Shard, b.Cols, fm.InputDim())
+	}
+	D := fm.Dim()
+	if a.Sum == nil {
+		a.Sum = make([]float64, D)
+	}
+	rows := int(b.Rows)
+	if rows == 0 {
+		return a, nil
+	}
+	if r, c := f.buf.Dims(); f.buf.IsEmpty() || r < rows || c != D {
+		f.buf.Reset()
+		f.buf.ReuseAs(rows, D)
+	}
+	z := f.buf.Slice(0, rows, 0, D).(*mat.Dense)
+	fm.Transform(z, b.Matrix())
+	for i := 0; i < rows; i++ {
+		floats.Add(a.Sum, z.RawRowView(i))
+	}
+	a.N += b.Rows
+	return a, nil
+}
+
+func (f *EmbedFn) MergeAccumulators(a, b EmbedAcc) (EmbedAcc, error) {
+	switch {
+	case b.Sum == nil:
+		return a, nil
+	case a.Sum == nil:
+		return b, nil
+	case len(a.Sum) != len(b.Sum):
+		return a, fmt.Errorf("exposebeam: accumulators of %d and %d features", len(a.Sum), len(b.Sum))
+	}
+	out := EmbedAcc{Sum: append([]float64(nil), a.Sum...), N: a.N + b.N}
+	floats.Add(out.Sum, b.Sum)
+	return out, nil
+}
+
+func (f *EmbedFn) ExtractOutput(a EmbedAcc) EmbedAcc { return a }
+
+// Mean returns the embedding Sum / N.
+func (a EmbedAcc) Mean() []float64 {
+	w := append([]float64(nil), a.Sum...)
+	if a.N > 0 {
+		floats.Scale(1/float64(a.N), w)
+	}
+	return w
+}

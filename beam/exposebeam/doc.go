@@ -1,0 +1,52 @@
+// Package exposebeam runs EXPoSE (package expose of the core module) on
+// Apache Beam, so a model can be fitted on data spread over many files and
+// machines by an existing engine (Dataflow, Flink, Spark, or Beam's local
+// runners) and used by the core 'anomaly score' unchanged.
+//
+// # Why it splits exactly
+//
+// The EXPoSE batch model is the kernel mean embedding in a random feature
+// space, w = 1/n Σ_i φ(x_i) with φ(x) = √(2/D) cos(Wx + b), and a score is
+// a map over rows, score(y) = −⟨φ(y), w⟩. A sum is a Beam CombineFn:
+// EmbedFn's accumulator is (Σ φ(x), count); AddInput maps a block of rows
+// and adds its features, MergeAccumulators adds two partial sums, and
+// ExtractOutput returns the pair (the mean is taken when the model is
+// assembled). Partial sums may be added in any order, so the result equals
+// the in-process fit up to the rounding of a reordered sum (relative 1e-16
+// per addition).
+//
+// # One feature map for every worker
+//
+// The map (W, b) is drawn once, in the launcher, from the seed, by
+// expose.PlanBatch: the draws expose.Detector.Fit makes, in the same order
+// on the same source. It travels inside EmbedFn and the scoring DoFn as
+// MapState (the arrays themselves, JSON-encoded exactly), so no worker draws
+// anything.
+//
+// # Passes
+//
+// Fit runs two pipelines. The statistics pass (MomentsFn, a CombineFn over
+// the rows' count per shard and the mean and squared deviations of all
+// entries, merged pairwise) gives n and, for gamma = scale, γ = 1/(d·Var(X))
+// as kernel.ScaleGamma computes it. The launcher then plans the map and the
+// threshold sample. The embedding pass combines the embedding, scores the
+// sampled training rows with it (a side input) and writes the model.
+//
+// # Threshold
+//
+// As in process, the threshold is the (1 − contamination) quantile of the
+// scores of ThresholdRows training rows (default 10,000; all rows when n is
+// smaller; threshold_rows=-1 scores every row). The sample is the one Fit
+// draws: expose.PlanBatch returns its global row indices (rows numbered
+// shard by shard in sorted path order), so the Beam threshold equals the
+// in-process one when the shards are the in-process data cut in order.
+//
+// # Inputs
+//
+// A shard is one file read whole by the core loader (dataset.Read), so CSV
+// with a header row, .npy and the other core formats parse as 'anomaly fit'
+// parses them. Shards are the unit of parallelism: a runner may hand the
+// shards of one bundle to different workers (the reader is a splittable
+// DoFn with one position per shard), but never splits a shard; every shard
+// must fit in a worker's memory.
+package exposebeam

@@ -1,0 +1,308 @@
+package exposebeam
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/expose"
+	"github.com/kernelad/anomaly/randfeat"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*writeJSONFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*sampleFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*scoreSampleFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*writeModelFn)(nil)).Elem())
+}
+
+// FitOptions configures a distributed EXPoSE fit.
+type FitOptions struct {
+	// Runner is the Beam runner: "direct", "prism", "dataflow", "flink", …
+	// (the runner must be linked into the binary).
+	Runner string
+	// Input is a glob of shards (CSV with a header row, .npy, …) on any
+	// filesystem registered with Beam (local paths, gs://, s3://).
+	Input string
+	// Out is the model file to write.
+	Out string
+	// Params are the expose parameters, exactly as 'anomaly fit --method
+	// expose --set k=v' takes them (seed, features, gamma, …). The solver
+	// must be batch.
+	Params map[string]string
+	// Label names a label column of the shards to drop ("" for none).
+	Label string
+	// Stats is where the statistics pass leaves its result for the launcher
+	// (default Out + ".stats.json"); it is removed after the fit.
+	Stats string
+}
+
+// FitReport describes a finished fit.
+type FitReport struct {
+	Shards    int
+	Rows      int64
+	Cols      int64
+	Gamma     float64
+	Threshold int // training rows scored for the threshold
+}
+
+// Fit runs the EXPoSE batch fit on the runner as two pipelines:
+//
+//  1. statistics: read the shards, combine (MomentsFn) the rows of each
+//     shard, the column count and the mean and M2 of all entries (for
+//     gamma = scale), and write them where the launcher reads them;
+//  2. embedding: the launcher draws the feature map and the threshold
+//     sample from the seed (expose.PlanBatch, the draws Fit makes); the map
+//     travels inside EmbedFn, which combines the sum of φ over all rows; the
+//     sampled training rows are scored with the embedding as a side input,
+//     and one worker turns the embedding and the sample scores into a
+//     detector (expose.FromEmbedding, threshold from detector.
+//     ThresholdFromScores) and saves it with detector.Save, so the core
+//     'anomaly score' reads the file.
+func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
+	if o.Out == "" || o.Input == "" {
+		return nil, errors.New("exposebeam: fit needs an input glob and an output path")
+	}
+	params := o.Params
+	if params == nil {
+		params = map[string]string{}
+	}
+	cfg, err := expose.ConfigFromParams(params)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Solver != "" && cfg.Solver != expose.Batch {
+		return nil, fmt.Errorf("exposebeam: solver %s cannot be distributed; use batch", cfg.Solver)
+	}
+	shards, err := ListShards(ctx, o.Input)
+	if err != nil {
+		return nil, err
+	}
+	statsPath := o.Stats
+	if statsPath == "" {
+		statsPath = o.Out + ".stats.json"
+	}
+
+	// Pass 1: statistics.
+	p1, s1 := beam.NewPipelineWithRoot()
+	m := beam.Combine(s1.Scope("Moments"), &MomentsFn{Shards: int64(len(shards))}, Read(s1, shards, o.Label, cfg.ChunkRows))
+	beam.ParDo0(s1, &writeJSONFn{Path: statsPath}, m)
+	if _, err := beam.Run(ctx, o.Runner, p1); err != nil {
+		return nil, fmt.Errorf("statistics pipeline: %w", err)
+	}
+	var mom Moments
+	if err := readJSON(ctx, statsPath, &mom); err != nil {
+		return nil, err
+	}
+	removeFile(ctx, statsPath)
+	n := mom.Rows()
+	if n < 1 || mom.Cols < 1 {
+		return nil, &detector.EmptyError{Rows: int(n), Cols: int(mom.Cols)}
+	}
+
+	// The feature map and the threshold sample, drawn once from the seed.
+	gamma := cfg.Gamma
+	if gamma == 0 {
+		gamma = mom.Gamma()
+	}
+	fm, rows, err := expose.PlanBatch(cfg, int(n), int(mom.Cols), gamma)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := NewMapState(fm)
+	if err != nil {
+		return nil, err
+	}
+	offsets := make([]int64, len(shards))
+	for i := 1; i < len(shards); i++ {
+		offsets[i] = offsets[i-1] + mom.ShardRows[i-1]
+	}
+	sample := make([]int64, len(rows))
+	for i, r := range rows {
+		sample[i] = int64(r)
+	}
+	sort.Slice(sample, func(i, j int) bool { return sample[i] < sample[j] })
+
+	// Pass 2: embedding, threshold scores, model.
+	p2, s2 := beam.NewPipelineWithRoot()
+	blocks := Read(s2, shards, o.Label, cfg.ChunkRows)
+	acc := beam.Combine(s2.Scope("Embedding"), &EmbedFn{Map: ms}, blocks)
+	sampled := beam.ParDo(s2.Scope("ThresholdSample"), &sampleFn{Offsets: offsets, Rows: sample, All: rows == nil}, blocks)
+	scores := beam.ParDo(s2.Scope("ThresholdScores"), &scoreSampleFn{Map: ms}, sampled, beam.SideInput{Input: acc})
+	beam.ParDo0(s2.Scope("WriteModel"), &writeModelFn{Params: params, Out: o.Out, Gamma: gamma, Map: ms},
+		beam.Impulse(s2), beam.SideInput{Input: acc}, beam.SideInput{Input: scores})
+	if _, err := beam.Run(ctx, o.Runner, p2); err != nil {
+		return nil, fmt.Errorf("embedding pipeline: %w", err)
+	}
+	nthr := len(rows)
+	if rows == nil {
+		nthr = int(n)
+	}
+	return &FitReport{Shards: len(shards), Rows: n, Cols: mom.Cols, Gamma: gamma, Threshold: nthr}, nil
+}
+
+// writeJSONFn writes its input as JSON to Path.
+type writeJSONFn struct{ Path string }
+
+func (f *writeJSONFn) ProcessElement(ctx context.Context, m Moments) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return writeFile(ctx, f.Path, b)
+}
+
+// sampleFn keeps the rows of each block whose global index (shard offset +
+// row) is in the sorted list Rows, or every row when All is set.
+type sampleFn struct {
+	Offsets []int64
+	Rows    []int64
+	All     bool
+}
+
+func (f *sampleFn) ProcessElement(b Block, emit func(Block)) error {
+	if f.All {
+		emit(b)
+		return nil
+	}
+	if b.Shard < 0 || b.Shard >= int64(len(f.Offsets)) {
+		return fmt.Errorf("exposebeam: block of unknown shard %d", b.Shard)
+	}
+	g0 := f.Offsets[b.Shard] + b.Start
+	i := sort.Search(len(f.Rows), func(i int) bool { return f.Rows[i] >= g0 })
+	out := Block{Shard: b.Shard, Start: -1, Cols: b.Cols}
+	for ; i < len(f.Rows) && f.Rows[i] < g0+b.Rows; i++ {
+		r := f.Rows[i] - g0
+		out.X = append(out.X, b.X[r*b.Cols:(r+1)*b.Cols]...)
+		out.Rows++
+	}
+	if out.Rows > 0 {
+		emit(out)
+	}
+	return nil
+}
+
+// scoreSampleFn scores blocks against the embedding (a side input):
+// −⟨φ(x), w⟩, w = Sum / N, as expose.Detector.Score computes it.
+type scoreSampleFn struct {
+	Map MapState
+
+	once sync.Once
+	fm   *randfeat.Fourier
+	err  error
+}
+
+func (f *scoreSampleFn) ProcessElement(b Block, acc EmbedAcc, emit func(float64)) error {
+	f.once.Do(func() { f.fm, f.err = f.Map.Map() })
+	if f.err != nil {
+		return f.err
+	}
+	if len(acc.Sum) != f.fm.Dim() {
+		return errors.New("exposebeam: embedding and feature map disagree")
+	}
+	w := acc.Mean()
+	z := mat.NewDense(int(b.Rows), f.fm.Dim(), nil)
+	f.fm.Transform(z, b.Matrix())
+	for i := 0; i < int(b.Rows); i++ {
+		emit(-floats.Dot(z.RawRowView(i), w))
+	}
+	return nil
+}
+
+// writeModelFn assembles the detector from the embedding and the threshold
+// scores and saves it.
+type writeModelFn struct {
+	Params map[string]string
+	Out    string
+	Gamma  float64
+	Map    MapState
+}
+
+func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAcc, scores func(*float64) bool) error {
+	cfg, err := expose.ConfigFromParams(f.Params)
+	if err != nil {
+		return err
+	}
+	fm, err := f.Map.Map()
+	if err != nil {
+		return err
+	}
+	var s []float64
+	var v float64
+	for scores(&v) {
+		s = append(s, v)
+	}
+	if len(s) == 0 || acc.N < 1 {
+		return errors.New("exposebeam: no training rows reached the model")
+	}
+	probe, err := expose.New(cfg)
+	if err != nil {
+		return err
+	}
+	thr := detector.ThresholdFromScores(s, probe.Contamination())
+	d, err := expose.FromEmbedding(cfg, fm, acc.Mean(), int(acc.N), f.Gamma, thr)
+	if err != nil {
+		return err
+	}
+	return writeTo(ctx, f.Out, func(w io.Writer) error { return detector.Save(w, "expose", f.Params, d) })
+}
+
+func writeFile(ctx context.Context, path string, data []byte) error {
+	return writeTo(ctx, path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// writeTo writes a file through Beam's filesystem layer (local, gs://, …).
+func writeTo(ctx context.Context, path string, fill func(io.Writer) error) error {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := fill(w); err != nil {
+		w.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return w.Close()
+}
+
+func readFile(ctx context.Context, path string) ([]byte, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	return filesystem.Read(ctx, fs, path)
+}
+
+func readJSON(ctx context.Context, path string, v any) error {
+	b, err := readFile(ctx, path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func removeFile(ctx context.Context, path string) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return
+	}
+	defer fs.Close()
+	if r, ok := fs.(filesystem.Remover); ok {
+		r.Remove(ctx, path)
+	}
+}

@@ -1,0 +1,126 @@
+package exposebeam
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/expose"
+	"gonum.org/v1/gonum/mat"
+
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+)
+
+func TestMain(m *testing.M) { ptest.Main(m) }
+
+// writeShards cuts the rows of X in order into k CSV shards with a header
+// row (values printed so they read back to the same float64) and returns
+// the glob matching them.
+func writeShards(t testing.TB, dir string, X mat.Matrix, k int) string {
+	t.Helper()
+	n, c := X.Dims()
+	for s := 0; s < k; s++ {
+		lo, hi := s*n/k, (s+1)*n/k
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("part-%03d.csv", s)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriter(f)
+		for j := 0; j < c; j++ {
+			if j > 0 {
+				w.WriteByte(',')
+			}
+			fmt.Fprintf(w, "x%d", j)
+		}
+		w.WriteByte('\n')
+		var buf []byte
+		for i := lo; i < hi; i++ {
+			buf = buf[:0]
+			for j := 0; j < c; j++ {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				buf = strconv.AppendFloat(buf, X.At(i, j), 'g', -1, 64)
+			}
+			buf = append(buf, '\n')
+			w.Write(buf)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	return filepath.Join(dir, "part-*.csv")
+}
+
+// fitInProcess is 'anomaly fit --method expose' on X with params.
+func fitInProcess(t testing.TB, X mat.Matrix, params map[string]string) *expose.Detector {
+	t.Helper()
+	d, err := detector.New("expose", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	return d.(*expose.Detector)
+}
+
+// loadModel reads a model file as 'anomaly score' does.
+func loadModel(t testing.TB, path string) (map[string]string, *expose.Detector) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	name, params, d, err := detector.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "expose" {
+		t.Fatalf("model method %q, want expose", name)
+	}
+	return params, d.(*expose.Detector)
+}
+
+// maxAbsDiff returns max_i |a_i − b_i| (+Inf when the lengths differ).
+func maxAbsDiff(a, b []float64) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var m float64
+	for i := range a {
+		m = math.Max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}
+
+// modelDiff is the largest absolute difference between two fitted EXPoSE
+// models over gamma, the frequencies, the phases and the embedding, and the
+// difference of their thresholds.
+func modelDiff(t testing.TB, a, b *expose.Detector) (model, threshold float64) {
+	t.Helper()
+	ms := func(d *expose.Detector) MapState {
+		s, err := NewMapState(d.FeatureMap())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	sa, sb := ms(a), ms(b)
+	model = math.Abs(a.Gamma() - b.Gamma())
+	model = math.Max(model, maxAbsDiff(sa.W, sb.W))
+	model = math.Max(model, maxAbsDiff(sa.B, sb.B))
+	model = math.Max(model, maxAbsDiff(a.Embedding(), b.Embedding()))
+	return model, math.Abs(a.Threshold() - b.Threshold())
+}

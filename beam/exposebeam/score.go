@@ -1,0 +1,183 @@
+package exposebeam
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"reflect"
+	"sort"
+	"strconv"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/kernelad/anomaly/detector"
+)
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*ScoredBlock)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*readBytesFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*scoreFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*writeScoresFn)(nil)).Elem())
+}
+
+// ScoreOptions configures a distributed scoring run.
+type ScoreOptions struct {
+	Runner string
+	// Model is a model file written by 'anomaly fit' or 'anomaly-beam fit'
+	// (any method the core registry knows).
+	Model string
+	// Input is a glob of shards, as for FitOptions.
+	Input string
+	// Out is the output prefix: shard i of N is scored into
+	// Out-0000i-of-0000N.csv.
+	Out string
+	// Label names a label column of the shards to drop ("" for none).
+	Label string
+	// Chunk is the number of rows per block (default 2048).
+	Chunk int
+}
+
+// ScoredBlock is the scores of a Block: rows Start … Start+len(Scores)-1 of
+// shard Shard, with their 0/1 labels against the model's threshold.
+type ScoredBlock struct {
+	Shard   int64
+	Start   int64
+	Scores  []float64
+	Anomaly []int64
+}
+
+// ScoreFile is the name of the scores of shard i of n.
+func ScoreFile(prefix string, i, n int) string {
+	return fmt.Sprintf("%s-%05d-of-%05d.csv", prefix, i, n)
+}
+
+// Score runs the scoring pipeline: the model file is read once into the
+// pipeline and reaches every worker as a side input; a ParDo scores each
+// block of rows; the scored blocks are grouped by shard and written, in row
+// order, to one CSV per shard with the header "id,score,anomaly", where the
+// id is "<shard file name>:<row>" (0-based, header excluded) and the columns
+// score and anomaly are those 'anomaly score' prints.
+func Score(ctx context.Context, o ScoreOptions) ([]string, error) {
+	if o.Model == "" || o.Input == "" || o.Out == "" {
+		return nil, errors.New("exposebeam: score needs a model, an input glob and an output prefix")
+	}
+	raw, err := readFile(ctx, o.Model)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, _, err := detector.Load(bytes.NewReader(raw)); err != nil { // fail early, in the launcher
+		return nil, fmt.Errorf("%s: %w", o.Model, err)
+	}
+	shards, err := ListShards(ctx, o.Input)
+	if err != nil {
+		return nil, err
+	}
+	chunk := o.Chunk
+	if chunk < 1 {
+		chunk = 2048
+	}
+	names := make([]string, len(shards))
+	outs := make([]string, len(shards))
+	for i, sh := range shards {
+		names[i] = path.Base(sh.Path)
+		outs[i] = ScoreFile(o.Out, i, len(shards))
+	}
+	p, s := beam.NewPipelineWithRoot()
+	model := beam.ParDo(s.Scope("ReadModel"), &readBytesFn{Path: o.Model}, beam.Impulse(s))
+	blocks := Read(s, shards, o.Label, chunk)
+	scored := beam.ParDo(s.Scope("Score"), &scoreFn{}, blocks, beam.SideInput{Input: model})
+	grouped := beam.GroupByKey(s, scored)
+	beam.ParDo0(s.Scope("WriteScores"), &writeScoresFn{Prefix: o.Out, Names: names}, grouped)
+	if _, err := beam.Run(ctx, o.Runner, p); err != nil {
+		return nil, fmt.Errorf("scoring pipeline: %w", err)
+	}
+	return outs, nil
+}
+
+// readBytesFn emits the contents of a file.
+type readBytesFn struct{ Path string }
+
+func (f *readBytesFn) ProcessElement(ctx context.Context, _ []byte, emit func([]byte)) error {
+	b, err := readFile(ctx, f.Path)
+	if err != nil {
+		return err
+	}
+	emit(b)
+	return nil
+}
+
+// scoreFn scores blocks with the model given as a side input (the bytes of
+// the model file), decoded once per instance.
+type scoreFn struct {
+	det detector.Detector
+}
+
+func (f *scoreFn) ProcessElement(b Block, model []byte, emit func(int64, ScoredBlock)) error {
+	if f.det == nil {
+		_, _, d, err := detector.Load(bytes.NewReader(model))
+		if err != nil {
+			return err
+		}
+		f.det = d
+	}
+	scores, err := f.det.Score(nil, b.Matrix())
+	if err != nil {
+		return fmt.Errorf("shard %d rows %d…: %w", b.Shard, b.Start, err)
+	}
+	lab := detector.Label(nil, scores, f.det.Threshold())
+	an := make([]int64, len(lab))
+	for i, l := range lab {
+		an[i] = int64(l)
+	}
+	emit(b.Shard, ScoredBlock{Shard: b.Shard, Start: b.Start, Scores: scores, Anomaly: an})
+	return nil
+}
+
+// writeScoresFn writes the scores of one shard in row order.
+type writeScoresFn struct {
+	Prefix string
+	Names  []string
+}
+
+func (f *writeScoresFn) ProcessElement(ctx context.Context, shard int64, it func(*ScoredBlock) bool) error {
+	var blocks []ScoredBlock
+	var b ScoredBlock
+	for it(&b) {
+		blocks = append(blocks, b)
+		b = ScoredBlock{}
+	}
+	sort.Slice(blocks, func(i, j int) bool { return blocks[i].Start < blocks[j].Start })
+	var next int64
+	for _, b := range blocks {
+		if b.Start != next {
+			return fmt.Errorf("exposebeam: shard %d: rows from %d are missing", shard, next)
+		}
+		next += int64(len(b.Scores))
+	}
+	name := f.Names[shard]
+	return writeTo(ctx, ScoreFile(f.Prefix, int(shard), len(f.Names)), func(w io.Writer) error {
+		buf := []byte("id,score,anomaly\n")
+		for _, b := range blocks {
+			for i, s := range b.Scores {
+				buf = append(buf, name...)
+				buf = append(buf, ':')
+				buf = strconv.AppendInt(buf, b.Start+int64(i), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, s, 'g', -1, 64)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, b.Anomaly[i], 10)
+				buf = append(buf, '\n')
+				if len(buf) > 1<<16 {
+					if _, err := w.Write(buf); err != nil {
+						return err
+					}
+					buf = buf[:0]
+				}
+			}
+		}
+		_, err := w.Write(buf)
+		return err
+	})
+}
