@@ -1,0 +1,76 @@
+// Package stm implements the tensor anomaly detectors of the R1STM paper
+// (../shared/papers/003): 1STM, the one-class support tensor machine, and
+// R1STM, its randomised linear-time variant, plus R1SVM, the same random
+// features and linear machine on plain vectors. Rows are samples: each row
+// of the data matrix is one sample tensor flattened row-major (package
+// tensor), and the sample shape is part of the configuration (shape=24x51).
+// Scores follow the project's sign: higher is more anomalous.
+//
+// # Factor vectors
+//
+// Every sample X is factorised by CP-ALS (package cpd, svd initialisation,
+// rank R, default 1): X ≈ Σ_r λ_r x_r^(1) ∘ … ∘ x_r^(N), with unit factor
+// columns, λ_r ≥ 0 and cpd's sign convention, so the factors of a tensor are
+// unique. Component r becomes the vector
+//
+//	f_r(X) = [s·x_r^(1); …; s·x_r^(N)] ∈ ℝ^{I_1+…+I_N},   s = λ_r^{1/N},
+//
+// i.e. the scale is shared equally by the modes. (A prototype found folding
+// |λ|^{1/N} into each mode better than weighting the kernel by λ_iλ_j, which
+// makes noise tensors look normal; this has not been re-measured here.)
+//
+// # 1STM (method "1stm")
+//
+// The kernel of eq. 4.17/4.18 with Gaussian mode kernels,
+//
+//	K(X, Y) = Σ_{i,j=1}^{R} Π_n exp(−γ‖x_i^(n) − y_j^(n)‖²)
+//	        = Σ_{i,j} exp(−γ‖f_i(X) − f_j(Y)‖²),
+//
+// is, for each pair of components, one Gaussian kernel on the concatenated
+// factor vectors. The ν one-class SVM dual (eq. 4.12),
+//
+//	min_α ½ Σ_{i,j} α_i α_j K(X_i, X_j)   s.t. 0 ≤ α_i ≤ 1/(νn), Σ α_i = 1,
+//
+// is solved by package smo (LIBSVM scaling, as package ocsvm), and the score
+// is ρ − Σ_i α_i K(X_i, X). Fit is quadratic in n (kernel columns).
+//
+// # R1STM (method "r1stm")
+//
+// Random Fourier features φ: ℝ^{ΣI_n} → ℝ^D for the Gaussian kernel
+// (package randfeat, E[⟨φ(a), φ(b)⟩] = exp(−γ‖a − b‖²)) applied to every
+// component vector and summed over components,
+//
+//	z(X) = Σ_r φ(f_r(X)),   E⟨z(X), z(Y)⟩ = Σ_{i,j} exp(−γ‖f_i(X) − f_j(Y)‖²) = K(X, Y),
+//
+// so ⟨z(X), z(Y)⟩ is an unbiased estimate of the 1STM kernel, with error
+// O(1/√D) (tested: the log-log slope of the RMS error against D is −0.50).
+// Because the product over modes of Gaussian kernels in eq. 4.18 is one
+// Gaussian on the concatenation, one random map on the concatenation is
+// exact in expectation; the paper's per-mode construction (random features
+// per mode combined by random rank-one projections, eq. 4.21) is not
+// implemented yet. On z, a linear ν one-class machine (the primal of eq.
+// 4.11 with the linear kernel; it stands in for the box-constrained risk
+// minimisation of eq. 4.22) is trained by dual coordinate descent that keeps
+// w = Σ α_i z_i explicit (Chou, Lin et al., SDM 2020): each pass costs
+// O(n·D), linear in n, with no kernel matrix. The score is ρ − ⟨w, z(X)⟩.
+//
+// # R1SVM (method "r1svm")
+//
+// The same map and machine on the rows themselves.
+//
+// # Defaults
+//
+// rank 1; γ by the median rule, 1/median of ‖f(X) − f(Y)‖² = Σ_n‖x^(n) −
+// y^(n)‖² over (at most 10,000 seeded random) pairs of training component
+// vectors (kernel.MedianGamma); ν = 0.1; D = 1000 features; CP-ALS
+// tolerance 1e-8 and 100 sweeps; contamination 0.1. These were chosen from
+// the paper and the prototype, not yet by the measurements the issue asks
+// for.
+//
+// # Errors
+//
+// A missing shape, a shape whose product differs from the row length
+// (*tensor.ShapeError), a rank below 1 or above the smallest side
+// (*cpd.RankError, svd initialisation), and scoring rows of another length
+// than the model's are returned errors, never panics.
+package stm

@@ -1,0 +1,355 @@
+package stm
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/randfeat"
+)
+
+// DefaultFeatures is the number of random features when Features is 0.
+const DefaultFeatures = 1000
+
+// R1STMConfig configures R1STM. The zero value of every field but Shape is
+// the documented default.
+type R1STMConfig struct {
+	Common
+	// Features is the number D of random Fourier features; 0 means 1000.
+	Features int
+	// Tol is the linear machine's tolerance on the KKT violation (0 → 1e-3)
+	// and MaxPass its limit on passes over the data (0 → 1000).
+	Tol     float64
+	MaxPass int
+}
+
+// R1STM is the randomised one-class support tensor machine: random Fourier
+// features of the CP components summed over components (an unbiased
+// estimate of the kernel of eq. 4.17/4.18), and a linear one-class machine
+// on them.
+type R1STM struct {
+	cfg R1STMConfig
+	r   resolved
+	lm  linearModel
+}
+
+// linearModel is a fitted random-feature linear one-class machine.
+type linearModel struct {
+	fitted    bool
+	fourier   *randfeat.Fourier
+	w         []float64
+	rho       float64
+	threshold float64
+	gamma     float64
+	passes    int
+}
+
+var _ detector.Detector = (*R1STM)(nil)
+
+// NewR1STM validates cfg and returns an unfitted R1STM.
+func NewR1STM(cfg R1STMConfig) (*R1STM, error) {
+	r, err := cfg.resolve("r1stm")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLinear("r1stm", cfg.Features, cfg.Tol, cfg.MaxPass); err != nil {
+		return nil, err
+	}
+	return &R1STM{cfg: cfg, r: r}, nil
+}
+
+func checkLinear(name string, features int, tol float64, maxPass int) error {
+	if features < 0 {
+		return fmt.Errorf("%s: features = %d must be ≥ 1 (or 0 for %d)", name, features, DefaultFeatures)
+	}
+	if tol < 0 || math.IsNaN(tol) {
+		return fmt.Errorf("%s: tol = %v must be > 0 (or 0 for 1e-3)", name, tol)
+	}
+	if maxPass < 0 {
+		return fmt.Errorf("%s: max_pass = %d must be ≥ 0", name, maxPass)
+	}
+	return nil
+}
+
+// seeds splits src into the median rule's and the feature map's sources.
+func seeds(src rand.Source) (median, features rand.Source) {
+	if src == nil {
+		src = rand.NewPCG(1, 2)
+	}
+	rng := rand.New(src)
+	return rand.NewPCG(rng.Uint64(), rng.Uint64()), rand.NewPCG(rng.Uint64(), rng.Uint64())
+}
+
+// fit trains the linear machine on the inputs V (rows; R consecutive rows
+// make one sample, summed after the feature map).
+func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, nu, cont float64, features int, tol float64, maxPass int, src rand.Source) error {
+	rows, dim := V.Dims()
+	ms, fs := seeds(src)
+	if gamma == 0 {
+		gamma = medianGamma(V, ms)
+	}
+	if features == 0 {
+		features = DefaultFeatures
+	}
+	f := randfeat.NewFourier(kernel.RBF{Gamma: gamma}, dim, features, fs)
+	Z := sumFeatures(f, V, R)
+	w, rho, passes, err := linearOC(ctx, Z, nu, tol, maxPass)
+	if err != nil {
+		return err
+	}
+	n := rows / R
+	train := make([]float64, n)
+	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: features, Inc: 1, Data: w}, 0, blas64.Vector{N: n, Inc: 1, Data: train})
+	for i := range train {
+		train[i] += rho
+	}
+	*lm = linearModel{fitted: true, fourier: f, w: w, rho: rho, gamma: gamma, passes: passes,
+		threshold: detector.ThresholdFromScores(train, cont)}
+	return nil
+}
+
+// sumFeatures maps the rows of V and sums each run of R rows: row i of the
+// result is Σ_r z(v_{i·R+r}).
+func sumFeatures(f *randfeat.Fourier, V *mat.Dense, R int) *mat.Dense {
+	var Zc mat.Dense
+	f.Transform(&Zc, V)
+	if R == 1 {
+		return &Zc
+	}
+	rows, D := Zc.Dims()
+	Z := mat.NewDense(rows/R, D, nil)
+	for i := range rows / R {
+		dst := Z.RawRowView(i)
+		for c := range R {
+			src := Zc.RawRowView(i*R + c)
+			for j, v := range src {
+				dst[j] += v
+			}
+		}
+	}
+	return Z
+}
+
+func (lm *linearModel) score(dst []float64, V *mat.Dense, R int) []float64 {
+	Z := sumFeatures(lm.fourier, V, R)
+	n, D := Z.Dims()
+	dst = detector.ScoreDst(dst, n)
+	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: D, Inc: 1, Data: lm.w}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
+	for i := range dst {
+		dst[i] += lm.rho
+	}
+	return dst
+}
+
+// Fit factorises the training samples, maps their components and trains
+// the linear one-class machine.
+func (m *R1STM) Fit(ctx context.Context, X mat.Matrix) error {
+	if err := checkTensorRows(X, m.r, 0, "r1stm"); err != nil {
+		return err
+	}
+	F, err := componentVectors(ctx, X, m.r)
+	if err != nil {
+		return fmt.Errorf("r1stm: %w", err)
+	}
+	if err := m.lm.fit(ctx, F, m.r.rank, m.r.gamma, m.r.nu, m.r.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
+		return fmt.Errorf("r1stm: %w", err)
+	}
+	return nil
+}
+
+// Score writes ρ − ⟨w, z(X)⟩ for every sample row of X.
+func (m *R1STM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	if !m.lm.fitted {
+		return nil, detector.ErrNotFitted
+	}
+	if err := checkTensorRows(X, m.r, m.r.d, "r1stm"); err != nil {
+		return nil, err
+	}
+	F, err := componentVectors(context.Background(), X, m.r)
+	if err != nil {
+		return nil, fmt.Errorf("r1stm: %w", err)
+	}
+	return m.lm.score(dst, F, m.r.rank), nil
+}
+
+// Threshold returns the score above which a sample is an anomaly.
+func (m *R1STM) Threshold() float64 { return m.lm.threshold }
+
+// Gamma returns the kernel width used by the last fit.
+func (m *R1STM) Gamma() float64 { return m.lm.gamma }
+
+// SampleShape returns the sample shape the model takes.
+func (m *R1STM) SampleShape() []int { return append([]int(nil), m.r.shape...) }
+
+// R1SVMConfig configures R1SVM, the same random features and linear
+// one-class machine on plain row vectors (the R1SVM baseline of the paper).
+type R1SVMConfig struct {
+	// Gamma is the RBF width; 0 means the median rule on the rows.
+	Gamma float64
+	// Nu ∈ (0, 1]; 0 means 0.1.
+	Nu            float64
+	Features      int
+	Contamination float64
+	Tol           float64
+	MaxPass       int
+	Src           rand.Source
+}
+
+// R1SVM is the randomised one-class SVM on vectors.
+type R1SVM struct {
+	cfg  R1SVMConfig
+	nu   float64
+	cont float64
+	d    int
+	lm   linearModel
+}
+
+var _ detector.Detector = (*R1SVM)(nil)
+
+// NewR1SVM validates cfg and returns an unfitted R1SVM.
+func NewR1SVM(cfg R1SVMConfig) (*R1SVM, error) {
+	nu := cfg.Nu
+	if nu == 0 {
+		nu = 0.1
+	}
+	if !(nu > 0 && nu <= 1) {
+		return nil, fmt.Errorf("r1svm: nu = %v is outside (0, 1]", cfg.Nu)
+	}
+	if cfg.Gamma < 0 || math.IsNaN(cfg.Gamma) || math.IsInf(cfg.Gamma, 0) {
+		return nil, fmt.Errorf("r1svm: gamma = %v must be a finite number > 0 (or 0 for the median rule)", cfg.Gamma)
+	}
+	if err := checkLinear("r1svm", cfg.Features, cfg.Tol, cfg.MaxPass); err != nil {
+		return nil, err
+	}
+	c, err := detector.Contamination(cfg.Contamination)
+	if err != nil {
+		return nil, fmt.Errorf("r1svm: %w", err)
+	}
+	return &R1SVM{cfg: cfg, nu: nu, cont: c}, nil
+}
+
+// Fit trains on the rows of X.
+func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
+	if err := detector.CheckMatrix(X, 0); err != nil {
+		return fmt.Errorf("r1svm: %w", err)
+	}
+	V := mat.DenseCopyOf(X)
+	if err := m.lm.fit(ctx, V, 1, m.cfg.Gamma, m.nu, m.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
+		return fmt.Errorf("r1svm: %w", err)
+	}
+	_, m.d = X.Dims()
+	return nil
+}
+
+// Score writes ρ − ⟨w, z(x)⟩ for every row x of X.
+func (m *R1SVM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	if !m.lm.fitted {
+		return nil, detector.ErrNotFitted
+	}
+	if err := detector.CheckMatrix(X, m.d); err != nil {
+		return nil, fmt.Errorf("r1svm: %w", err)
+	}
+	return m.lm.score(dst, mat.DenseCopyOf(X), 1), nil
+}
+
+// Threshold returns the score above which a row is an anomaly.
+func (m *R1SVM) Threshold() float64 { return m.lm.threshold }
+
+// linearState is the saved form of a fitted linear model.
+type linearState struct {
+	Shape     []int
+	Rank      int
+	D         int
+	Gamma     float64
+	W         []float64 // frequencies, Features × input dim
+	B         []float64
+	Weights   []float64
+	Rho       float64
+	Threshold float64
+}
+
+func (lm *linearModel) state() linearState {
+	return linearState{Gamma: lm.gamma, W: lm.fourier.W.RawMatrix().Data, B: lm.fourier.B,
+		Weights: lm.w, Rho: lm.rho, Threshold: lm.threshold}
+}
+
+func (lm *linearModel) restore(s linearState, inputDim int) error {
+	D := len(s.B)
+	if D == 0 || len(s.W) != D*inputDim || len(s.Weights) != D || !(s.Gamma > 0) ||
+		!allFinite(s.W) || !allFinite(s.B) || !allFinite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || math.IsNaN(s.Threshold) {
+		return fmt.Errorf("invalid model")
+	}
+	*lm = linearModel{fitted: true, fourier: &randfeat.Fourier{W: mat.NewDense(D, inputDim, s.W), B: s.B},
+		w: s.Weights, rho: s.Rho, threshold: s.Threshold, gamma: s.Gamma}
+	return nil
+}
+
+// MarshalBinary encodes the fitted model.
+func (m *R1STM) MarshalBinary() ([]byte, error) {
+	if !m.lm.fitted {
+		return nil, detector.ErrNotFitted
+	}
+	s := m.lm.state()
+	s.Shape, s.Rank = m.r.shape, m.r.rank
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(s)
+	return b.Bytes(), err
+}
+
+// UnmarshalBinary decodes a model written by MarshalBinary, validating it.
+func (m *R1STM) UnmarshalBinary(data []byte) error {
+	var s linearState
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return fmt.Errorf("r1stm: decoding model: %w", err)
+	}
+	cfg := m.cfg
+	cfg.Shape, cfg.Rank = s.Shape, s.Rank
+	r, err := cfg.resolve("r1stm")
+	if err != nil {
+		return fmt.Errorf("r1stm: invalid model: %w", err)
+	}
+	nm := R1STM{cfg: cfg, r: r}
+	if err := nm.lm.restore(s, r.dim); err != nil {
+		return fmt.Errorf("r1stm: %w", err)
+	}
+	*m = nm
+	return nil
+}
+
+// MarshalBinary encodes the fitted model.
+func (m *R1SVM) MarshalBinary() ([]byte, error) {
+	if !m.lm.fitted {
+		return nil, detector.ErrNotFitted
+	}
+	s := m.lm.state()
+	s.D = m.d
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(s)
+	return b.Bytes(), err
+}
+
+// UnmarshalBinary decodes a model written by MarshalBinary, validating it.
+func (m *R1SVM) UnmarshalBinary(data []byte) error {
+	var s linearState
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return fmt.Errorf("r1svm: decoding model: %w", err)
+	}
+	if s.D < 1 {
+		return fmt.Errorf("r1svm: invalid model")
+	}
+	nm := R1SVM{cfg: m.cfg, nu: m.nu, cont: m.cont, d: s.D}
+	if err := nm.lm.restore(s, s.D); err != nil {
+		return fmt.Errorf("r1svm: %w", err)
+	}
+	*m = nm
+	return nil
+}

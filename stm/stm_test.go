@@ -1,0 +1,293 @@
+package stm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/cpd"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/smo"
+	"github.com/kernelad/anomaly/tensor"
+)
+
+// paperData builds the paper's protocol on a synthetic tensor set: normal
+// samples are rank-2 tensors u∘v∘w + u'∘v'∘w' whose factors are smooth
+// templates with small random perturbations, scaled to [0, 1]; anomalies
+// (5%) are tensors with U(0,1) entries. Labels: 1 = anomaly.
+func paperData(rng *rand.Rand, n int, shape []int) (*mat.Dense, []int) {
+	d := 1
+	for _, s := range shape {
+		d *= s
+	}
+	X := mat.NewDense(n, d, nil)
+	y := make([]int, n)
+	tmpl := func(s int, ph float64) []float64 {
+		v := make([]float64, s)
+		for i := range v {
+			v[i] = 1 + math.Sin(ph+3*float64(i)/float64(s))
+		}
+		return v
+	}
+	for i := range n {
+		row := X.RawRowView(i)
+		t := tensor.Zeros(shape...)
+		for _, ph := range []float64{0, 2} {
+			fs := make([][]float64, len(shape))
+			for m, s := range shape {
+				fs[m] = tmpl(s, ph+float64(m))
+				for k := range fs[m] {
+					fs[m][k] *= 1 + 0.05*rng.NormFloat64()
+				}
+			}
+			forEach(shape, func(idx []int) {
+				p := 1.0
+				for m, k := range idx {
+					p *= fs[m][k]
+				}
+				t.Set(t.At(idx...)+p, idx...)
+			})
+		}
+		copy(row, t.Data())
+	}
+	// Scale the normal data to [0, 1] over all entries, then replace every
+	// 20th sample by an anomaly with U(0, 1) entries.
+	data := X.RawMatrix().Data
+	lo, hi := floats.Min(data), floats.Max(data)
+	for i := range data {
+		data[i] = (data[i] - lo) / (hi - lo)
+	}
+	for i := 0; i < n; i += 20 {
+		y[i] = 1
+		for j := range d {
+			X.Set(i, j, rng.Float64())
+		}
+	}
+	return X, y
+}
+
+func forEach(shape []int, fn func(idx []int)) {
+	idx := make([]int, len(shape))
+	for {
+		fn(idx)
+		j := len(idx) - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			if idx[j] < shape[j] {
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return
+		}
+	}
+}
+
+// TestDetectors fits every method on the synthetic paper protocol and
+// checks that the uniform-noise tensors are found (AUC ≥ 0.95) and that
+// save/load keeps the scores.
+func TestDetectors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	shape := []int{8, 6, 5}
+	X, y := paperData(rng, 300, shape)
+	for _, c := range []struct {
+		name   string
+		params map[string]string
+	}{
+		{"1stm", map[string]string{"shape": "8x6x5"}},
+		{"1stm", map[string]string{"shape": "8x6x5", "rank": "2"}},
+		{"r1stm", map[string]string{"shape": "8x6x5"}},
+		{"r1stm", map[string]string{"shape": "8x6x5", "rank": "2"}},
+		{"r1svm", map[string]string{}},
+	} {
+		d, err := detector.New(c.name, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatalf("%s %v: %v", c.name, c.params, err)
+		}
+		s, err := d.Score(nil, X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auc := eval.AUCROC(s, y)
+		t.Logf("%s %v: AUC %.4f", c.name, c.params, auc)
+		if auc < 0.95 {
+			t.Errorf("%s %v: AUC %.4f < 0.95", c.name, c.params, auc)
+		}
+		var buf bytes.Buffer
+		if err := detector.Save(&buf, c.name, c.params, d); err != nil {
+			t.Fatal(err)
+		}
+		_, _, d2, err := detector.Load(&buf)
+		if err != nil {
+			t.Fatalf("%s: load: %v", c.name, err)
+		}
+		s2, err := d2.Score(nil, X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !floats.EqualApprox(s, s2, 1e-12) || d.Threshold() != d2.Threshold() {
+			t.Errorf("%s: scores differ after save/load", c.name)
+		}
+	}
+}
+
+// TestBadInput is must-show 6 for the tensor detectors.
+func TestBadInput(t *testing.T) {
+	X := mat.NewDense(10, 120, nil)
+	for i := range X.RawMatrix().Data {
+		X.RawMatrix().Data[i] = float64(i%7) + 0.5
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		method string
+		params map[string]string
+		fit    *mat.Dense
+		want   string
+	}{
+		{"rank 0", "r1stm", map[string]string{"shape": "4x5x6", "rank": "0"}, nil, "rank"},
+		{"rank above smallest side", "1stm", map[string]string{"shape": "4x5x6", "rank": "5"}, nil, "cpd: rank 5 exceeds the smallest side 4 of shape 4x5x6"},
+		{"no shape", "r1stm", map[string]string{}, nil, "sample shape is required"},
+		{"shape ≠ row length", "r1stm", map[string]string{"shape": "4x5x5"}, X, "shape 4x5x5 has 100 elements but the data has 120 per sample"},
+		{"shape ≠ row length 1stm", "1stm", map[string]string{"shape": "2x2"}, X, "shape 2x2 has 4 elements"},
+	} {
+		d, err := detector.New(c.method, c.params)
+		if err == nil && c.fit != nil {
+			err = d.Fit(ctx, c.fit)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := NewR1STM(R1STMConfig{Common: Common{Shape: []int{4, 5, 6}, Rank: -1}}); !errors.As(err, new(*cpd.RankError)) {
+		t.Errorf("rank −1: %v", err)
+	}
+	// A file with another sample shape than the model's: same method, other
+	// row length → DimError; same row length but the model checks its own
+	// shape.
+	for _, method := range []string{"1stm", "r1stm"} {
+		d, err := detector.New(method, map[string]string{"shape": "4x5x6"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(ctx, X); err != nil {
+			t.Fatal(err)
+		}
+		other := mat.NewDense(3, 105, nil) // samples of 3x5x7
+		_, err = d.Score(nil, other)
+		if err == nil || !strings.Contains(err.Error(), "shape 4x5x6 has 120 elements but the data has 105") {
+			t.Errorf("%s: scoring 3x5x7 samples: %v", method, err)
+		}
+		if _, err := d.Score(nil, mat.NewDense(2, 120, nil)); err != nil {
+			t.Errorf("%s: scoring valid rows: %v", method, err)
+		}
+	}
+}
+
+// TestRandomFeaturesApproachKernel is must-show 5: ⟨z(X), z(Y)⟩ with z(X) =
+// Σ_r φ(f_r(X)) approaches the exact tensor kernel of eq. 4.18,
+// Σ_{r,s} exp(−γ‖f_r(X) − f_s(Y)‖²), with error shrinking as 1/√D.
+func TestRandomFeaturesApproachKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shape := []int{6, 5, 4}
+	X, _ := paperData(rng, 40, shape)
+	r, err := Common{Shape: shape, Rank: 2}.resolve("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	F, err := componentVectors(context.Background(), X, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gamma := medianGamma(F, rand.NewPCG(1, 1))
+	k := newSumKernel(F, 2, gamma)
+	n := 40
+	var errs []float64
+	Ds := []int{64, 256, 1024, 4096}
+	const reps = 16
+	for _, D := range Ds {
+		// Average the RMS error over independent maps.
+		sum := 0.0
+		for rep := range reps {
+			f := randfeat.NewFourier(kernel.RBF{Gamma: gamma}, r.dim, D, rand.NewPCG(uint64(D), uint64(rep)))
+			Z := sumFeatures(f, F, 2)
+			se := 0.0
+			for i := range n {
+				for j := range n {
+					e := floats.Dot(Z.RawRowView(i), Z.RawRowView(j)) - k.eval(i, j)
+					se += e * e
+				}
+			}
+			sum += math.Sqrt(se / float64(n*n))
+		}
+		errs = append(errs, sum/reps)
+	}
+	// Least-squares slope of log error against log D: −1/2 for 1/√D.
+	var lx, ly []float64
+	for i, D := range Ds {
+		lx = append(lx, math.Log(float64(D)))
+		ly = append(ly, math.Log(errs[i]))
+	}
+	mx, my := floats.Sum(lx)/4, floats.Sum(ly)/4
+	num, den := 0.0, 0.0
+	for i := range lx {
+		num += (lx[i] - mx) * (ly[i] - my)
+		den += (lx[i] - mx) * (lx[i] - mx)
+	}
+	slope := num / den
+	t.Logf("RMS error of ⟨z(X), z(Y)⟩ vs eq. 4.18 for D = %v: %.4g; log-log slope %.3f (1/√D: −0.5)", Ds, errs, slope)
+	if slope < -0.65 || slope > -0.35 {
+		t.Errorf("log-log slope %.3f, want about −0.5", slope)
+	}
+}
+
+// TestLinearOCMatchesSMO: the linear one-class machine reaches the same
+// optimum as the smo solver on the linear-kernel dual (w is unique).
+func TestLinearOCMatchesSMO(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, D := 200, 30
+	Z := mat.NewDense(n, D, nil)
+	for i := range n {
+		for j := range D {
+			Z.Set(i, j, 1+rng.NormFloat64())
+		}
+	}
+	const nu = 0.2
+	w, rho, _, err := linearOC(context.Background(), Z, nu, 1e-6, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := make([]float64, n)
+	for i := range cs {
+		cs[i] = 1
+	}
+	s := nu * float64(n)
+	res, err := smo.Solve(context.Background(), smo.Problem{Q: smo.NewKernelMatrix(kernel.Linear{}, Z, nil, 1), C: cs, Delta: s}, smo.Settings{Tol: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2 := make([]float64, D)
+	for i, a := range res.Alpha {
+		floats.AddScaled(w2, a/s, Z.RawRowView(i))
+	}
+	if d := floats.Distance(w, w2, 2) / floats.Norm(w2, 2); d > 1e-4 {
+		t.Errorf("w differs from smo's by %.2g (relative)", d)
+	}
+	if d := math.Abs(rho-res.Rho/s) / math.Abs(res.Rho/s); d > 1e-4 {
+		t.Errorf("ρ %v vs smo's %v", rho, res.Rho/s)
+	}
+}
