@@ -126,6 +126,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newBenchCmd(stdout, stderr),
 		newBenchTaskCmd(stdout),
 		newExportCmd(stderr),
+		newPlotCmd(stderr),
 	)
 	return root
 }

@@ -1,5 +1,354 @@
 package cli
 
-import "github.com/kernelad/anomaly/bench"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
 
-func benchPlots(res *bench.Result, dir string) error { return nil }
+	"github.com/kernelad/anomaly/bench"
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+	aplot "github.com/kernelad/anomaly/plot"
+	"github.com/spf13/cobra"
+	gplot "gonum.org/v1/plot"
+)
+
+const plotLong = `Draw pictures (PNG, or SVG/PDF by the --out extension) with gonum/plot.
+
+  roc, pr  ROC or precision-recall curves of methods on one data set, one
+           line per method (the bench protocol's test split of one seed;
+           one normal class for class-labelled data), AUC or AP in the legend.
+  map      the scores of one method over the plane, fit on the 2-D banana
+           data set (dataset.Banana, 5% uniform anomalies), with the training
+           rows on top, like Figure 1 of the EXPoSE paper; colour = rank of
+           the score over the grid (blue normal, red anomalous).
+  sgd      EXPoSE's SGD (Algorithm 1) against the batch mean embedding w*,
+           like Figure 2 of the EXPoSE paper: ‖w_t − w*‖ and test AUC against t.
+  cpals    CP-ALS fit against iterations: not available yet (package cpd
+           has no per-iteration callback).
+
+--data takes a file or embedded:NAME (the data sets of "anomaly bench").`
+
+func newPlotCmd(stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "plot roc|pr|map|sgd|cpals --out FILE ...",
+		Short: "Draw ROC/PR curves, score maps and convergence plots",
+		Long:  plotLong,
+		Example: `  anomaly plot roc --data embedded:6_cardio --methods expose,kde,ocsvm --out cardio_roc.png
+  anomaly plot map --method ocsvm --set nu=0.1 --out banana_ocsvm.png
+  anomaly plot sgd --data embedded:6_cardio --iterations 3000 --out sgd.png`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("plot: name a picture: roc, pr, map, sgd or cpals")
+			}
+			return usagef("plot: unknown picture %q (want roc, pr, map, sgd or cpals)", args[0])
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	c.AddCommand(newCurveCmd("roc", stderr), newCurveCmd("pr", stderr), newMapCmd(stderr), newSGDCmd(stderr), newCPALSCmd())
+	return c
+}
+
+type curveOptions struct {
+	data    string
+	methods string
+	seed    uint64
+	class   int
+	sets    []string
+	out     string
+}
+
+func newCurveCmd(kind string, stderr io.Writer) *cobra.Command {
+	var o curveOptions
+	name := map[string]string{"roc": "ROC", "pr": "precision-recall"}[kind]
+	c := &cobra.Command{
+		Use:   kind + " --out FILE [--data FILE] [--methods a,b]",
+		Short: "Draw " + name + " curves of methods on one data set",
+		Args:  noArgs,
+	}
+	c.RunE = runE(func(ctx context.Context) error {
+		if err := require(c, "out"); err != nil {
+			return err
+		}
+		return runCurves(ctx, kind, o, stderr)
+	})
+	f := c.Flags()
+	f.StringVar(&o.data, "data", bench.EmbeddedPrefix+"6_cardio", "data file or embedded:NAME")
+	f.StringVar(&o.methods, "methods", "all", "comma-separated methods, or all")
+	f.Uint64Var(&o.seed, "seed", 1, "split seed (below 2^32)")
+	f.IntVar(&o.class, "class", 0, "normal class for class-labelled data")
+	f.StringArrayVar(&o.sets, "set", nil, "method parameter METHOD.KEY=VALUE (repeatable)")
+	f.StringVar(&o.out, "out", "", "picture file to write (.png, .svg, .pdf)")
+	return c
+}
+
+// openData opens a data reference for plot, as bad data when it fails.
+func openData(ref string) (*dataset.Dataset, error) {
+	ds, err := bench.Open(ref)
+	if err != nil {
+		var de *dataset.Error
+		if !errors.As(err, &de) {
+			err = fmt.Errorf("%s: %w", ref, err)
+		}
+		return nil, dataErr(err)
+	}
+	return ds, nil
+}
+
+func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Writer) error {
+	methods := detector.Names()
+	if o.methods != "all" {
+		methods = splitList(o.methods)
+	}
+	for _, m := range methods {
+		if _, ok := detector.Lookup(m); !ok {
+			return usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
+		}
+	}
+	params, err := benchSets(o.sets, methods)
+	if err != nil {
+		return err
+	}
+	ds, err := openData(o.data)
+	if err != nil {
+		return err
+	}
+	class := -1
+	if ds.Y == nil && ds.Class != nil {
+		class = o.class
+	}
+	var series []aplot.Scores
+	for _, m := range methods {
+		if bench.IsTensorMethod(m) && ds.Shape == nil {
+			continue
+		}
+		out := bench.RunTask(ctx, ds, bench.Task{Data: o.data, Method: m, Params: params[m], Seed: o.seed, Class: class, KeepScores: true})
+		if !out.OK() {
+			fmt.Fprintf(stderr, "plot: %s: %s (left out)\n", m, oneLine(out.Err))
+			continue
+		}
+		series = append(series, aplot.Scores{Name: m, Scores: out.Scores, Labels: out.Labels})
+	}
+	if len(series) == 0 {
+		return dataErr(fmt.Errorf("%s: no method produced scores", o.data))
+	}
+	title := fmt.Sprintf("%s, seed %d", bench.DataName(o.data), o.seed)
+	if class >= 0 {
+		title += fmt.Sprintf(", normal class %d", class)
+	}
+	return saveCurves(kind, title, series, o.out)
+}
+
+func saveCurves(kind, title string, series []aplot.Scores, out string) error {
+	var (
+		p   *gplot.Plot
+		err error
+	)
+	if kind == "roc" {
+		p, err = aplot.ROC("ROC: "+title, series)
+	} else {
+		p, err = aplot.PR("Precision-recall: "+title, series)
+	}
+	if err != nil {
+		return dataErr(err)
+	}
+	return savePicture(out, p)
+}
+
+// savePicture writes plots (stacked) to path.
+func savePicture(path string, plots ...*gplot.Plot) error {
+	if err := aplot.Save(path, aplot.Width, aplot.Height, plots...); err != nil {
+		return internalErr(fmt.Errorf("%s: %w", path, unwrapPath(err)))
+	}
+	return nil
+}
+
+type mapOptions struct {
+	method    string
+	sets      []string
+	n         int
+	anomalies float64
+	seed      uint64
+	steps     int
+	out       string
+}
+
+func newMapCmd(stderr io.Writer) *cobra.Command {
+	var o mapOptions
+	c := &cobra.Command{
+		Use:   "map --out FILE [--method NAME] [--set k=v]...",
+		Short: "Draw a method's scores over the banana data set (EXPoSE paper, Figure 1)",
+		Args:  noArgs,
+	}
+	c.RunE = runE(func(ctx context.Context) error {
+		if err := require(c, "out"); err != nil {
+			return err
+		}
+		return runMap(ctx, o, stderr)
+	})
+	f := c.Flags()
+	f.StringVar(&o.method, "method", "expose", "detection method")
+	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
+	f.IntVar(&o.n, "n", 500, "rows of the banana data set")
+	f.Float64Var(&o.anomalies, "anomalies", 0.05, "share of uniform anomalies, in [0, 1)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the data and the method")
+	f.IntVar(&o.steps, "steps", 150, "grid steps per axis")
+	f.StringVar(&o.out, "out", "", "picture file to write")
+	return c
+}
+
+func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
+	if o.n < 10 || !(o.anomalies >= 0 && o.anomalies < 1) || o.steps < 2 || o.steps > 1000 {
+		return usagef("plot map: want --n ≥ 10, --anomalies in [0, 1), --steps in [2, 1000]")
+	}
+	m, ok := detector.Lookup(o.method)
+	if !ok {
+		return usagef("unknown method %q (available: %s)", o.method, strings.Join(detector.Names(), ", "))
+	}
+	params, err := parseSet(o.sets)
+	if err != nil {
+		return err
+	}
+	if _, given := params["seed"]; !given && hasParam(m, "seed") {
+		params["seed"] = fmt.Sprint(o.seed)
+	}
+	d, err := detector.New(o.method, params)
+	if err != nil {
+		return usageErr(err)
+	}
+	ds := dataset.Banana(o.n, o.anomalies, rand.NewPCG(o.seed, 0))
+	if err := d.Fit(ctx, ds.X); err != nil {
+		return dataErr(fmt.Errorf("banana data: %w", err))
+	}
+	title := fmt.Sprintf("%s on banana data (n = %d, %g%% anomalies)", o.method, o.n, 100*o.anomalies)
+	if len(o.sets) > 0 {
+		title += ", " + strings.Join(o.sets, " ")
+	}
+	p, err := aplot.ScoreMap(title, d.Score, ds.X, ds.Y, o.steps)
+	if err != nil {
+		return dataErr(err)
+	}
+	if err := savePicture(o.out, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "plot: wrote %s\n", o.out)
+	return nil
+}
+
+type sgdOptions struct {
+	data                        string
+	seed                        uint64
+	features, iterations, every int
+	out                         string
+}
+
+func newSGDCmd(stderr io.Writer) *cobra.Command {
+	var o sgdOptions
+	c := &cobra.Command{
+		Use:   "sgd --out FILE [--data FILE]",
+		Short: "Draw EXPoSE's SGD convergence: ‖w_t − w*‖ and AUC against t (EXPoSE paper, Figure 2)",
+		Args:  noArgs,
+	}
+	c.RunE = runE(func(ctx context.Context) error {
+		if err := require(c, "out"); err != nil {
+			return err
+		}
+		return runSGD(ctx, o, stderr)
+	})
+	f := c.Flags()
+	f.StringVar(&o.data, "data", bench.EmbeddedPrefix+"6_cardio", "labelled data file or embedded:NAME (ADBench split)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the split, the feature map and the samples")
+	f.IntVar(&o.features, "features", 2000, "random Fourier features D")
+	f.IntVar(&o.iterations, "iterations", 2000, "SGD iterations T")
+	f.IntVar(&o.every, "every", 10, "iterations between recorded points")
+	f.StringVar(&o.out, "out", "", "picture file to write (.png)")
+	return c
+}
+
+func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
+	if o.features < 1 || o.iterations < 1 || o.every < 1 {
+		return usagef("plot sgd: --features, --iterations and --every must be ≥ 1")
+	}
+	if _, ok := detector.Lookup("expose"); !ok {
+		return usagef("plot sgd: the expose method is not in this program")
+	}
+	ds, err := openData(o.data)
+	if err != nil {
+		return err
+	}
+	train, test, err := bench.Split(ds, -1, o.seed)
+	if err != nil {
+		return dataErr(err)
+	}
+	tr, batch, err := bench.SGDTrace(ctx, train, test, bench.SGDTraceConfig{Features: o.features, Iterations: o.iterations, Every: o.every, Seed: o.seed})
+	if err != nil {
+		return dataErr(err)
+	}
+	t, dist, auc := make([]float64, len(tr)), make([]float64, len(tr)), make([]float64, len(tr))
+	for i, p := range tr {
+		t[i], dist[i], auc[i] = float64(p.T), p.Dist, p.AUC
+	}
+	title := fmt.Sprintf("EXPoSE SGD on %s (seed %d, D = %d)", bench.DataName(o.data), o.seed, o.features)
+	top, bottom, err := aplot.Convergence(title, t, dist, auc, batch)
+	if err != nil {
+		return dataErr(err)
+	}
+	if err := savePicture(o.out, top, bottom); err != nil {
+		return err
+	}
+	last := tr[len(tr)-1]
+	fmt.Fprintf(stderr, "plot: wrote %s; T = %d: ‖w_T − w*‖ = %.4g, AUC %.4f (batch %.4f)\n", o.out, last.T, last.Dist, last.AUC, batch)
+	return nil
+}
+
+func newCPALSCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cpals",
+		Short: "CP-ALS fit against iterations (not available yet)",
+		Args:  noArgs,
+		RunE: runE(func(context.Context) error {
+			return usagef("plot cpals: not available yet: package cpd reports no per-iteration fit (it needs a callback in cpd.Config)")
+		}),
+	}
+}
+
+// benchPlots writes ROC and PR curves per data set of a bench run: for
+// every method, the first run that finished (first seed; first class under
+// the class protocol).
+func benchPlots(res *bench.Result, dir string) error {
+	var order []string
+	byData := map[string][]aplot.Scores{}
+	for _, c := range res.Cells {
+		if _, seen := byData[c.Data]; !seen {
+			order = append(order, c.Data)
+			byData[c.Data] = nil
+		}
+		for _, t := range c.Trials {
+			if t.Outcome.OK() && t.Outcome.Scores != nil {
+				name := c.Method
+				if c.Input == "flat" {
+					name += " (flat)"
+				}
+				byData[c.Data] = append(byData[c.Data], aplot.Scores{Name: name, Scores: t.Outcome.Scores, Labels: t.Outcome.Labels})
+				break
+			}
+		}
+	}
+	for _, d := range order {
+		s := byData[d]
+		if len(s) == 0 {
+			continue
+		}
+		title := d + ", first seed"
+		for _, kind := range []string{"roc", "pr"} {
+			if err := saveCurves(kind, title, s, filepath.Join(dir, d+"_"+kind+".png")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
