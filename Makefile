@@ -4,13 +4,15 @@
 #   make bench    Go benchmarks over size grids, side-by-side with the
 #                 reference tools; results in bench-out/
 #   make build    the anomaly binary
+#   make results  bench on ../shared/data (adbench and tensor), README's
+#                 results table between <!-- results:start/end --> markers
 
 GO      ?= go
 PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 6
 
-.PHONY: all build test vet bench fmt
+.PHONY: all build test vet bench fmt results
 
 all: build test
 
@@ -35,3 +37,15 @@ bench:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+# The README's results table: every registered method on every data set of
+# ../shared/data/adbench and ../shared/data/tensor under the bench protocol
+# (seeds 1-3), written to bench-out/results.md and spliced into README.md
+# between the <!-- results:start --> and <!-- results:end --> markers.
+RESULTS_DATA  ?= ../shared/data/adbench,../shared/data/tensor
+RESULTS_FLAGS ?= --timeout 10m
+
+results: build
+	mkdir -p bench-out
+	./anomaly bench --data $(RESULTS_DATA) --format markdown --plot bench-out/plots $(RESULTS_FLAGS) > bench-out/results.md
+	$(GO) run ./internal/splice -file README.md < bench-out/results.md
