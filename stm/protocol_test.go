@@ -17,8 +17,8 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
-	"github.com/kernelad/anomaly/tensor"
 	_ "github.com/kernelad/anomaly/ocsvm"
+	"github.com/kernelad/anomaly/tensor"
 )
 
 // TestProtocols is must-show 3 (ANOMALY_LONG=1; needs ../shared/data/tensor):
