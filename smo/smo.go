@@ -15,10 +15,10 @@ type Matrix interface {
 	Len() int
 	// Diag returns Q_ii.
 	Diag(i int) float64
-	// Column sets dst[k] = Q_{rows[k], j} for every k. j and rows are
-	// indices in 0..n−1 of the caller's original order. The solver calls
-	// Column from one goroutine; an implementation may use several
-	// goroutines inside.
+	// Column sets dst[i] = Q_ij for every i in rows (len(dst) = n; other
+	// entries are left alone). The solver calls Column from one goroutine;
+	// an implementation may use several goroutines inside, as the rows
+	// write disjoint entries.
 	Column(dst []float32, j int, rows []int)
 }
 
@@ -139,20 +139,26 @@ const (
 	free
 )
 
+// solver keeps every vector in the problem's order and the active
+// (unshrunk) variables as an ascending index list, so shrinking moves no
+// data: cached columns stay in the problem's order too (unlike LIBSVM,
+// which permutes variables and must swap entries in every cached column).
 type solver struct {
 	q                Matrix
 	l                int
-	activeSize       int
 	y                []int8
 	alpha, g, gbar   []float64
 	p, c, qd         []float64
 	status           []int8
-	perm             []int // perm[k] = original index at position k
+	active           []int // ascending
+	all              []int // 0 … l−1
+	gen              int32 // incremented whenever the active set grows back
 	cache            *cache
 	eps              float64
 	unshrink         bool
 	columns, entries int64
 	err              error
+	scratch          []int
 }
 
 // Solve minimises the problem and returns its solution. It returns an error,
@@ -219,9 +225,9 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 	s.c = make([]float64, l)
 	s.qd = make([]float64, l)
 	s.status = make([]int8, l)
-	s.perm = make([]int, l)
+	s.all = make([]int, l)
 	for i := 0; i < l; i++ {
-		s.perm[i] = i
+		s.all[i] = i
 		s.y[i] = 1
 		if prob.Y != nil {
 			switch prob.Y[i] {
@@ -260,7 +266,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		budget = int64(2 * l)
 	}
 	s.cache = newCache(l, budget)
-	s.activeSize = l
+	s.active = append(make([]int, 0, l), s.all...)
 
 	// Initial gradient G = Qα + p and Ḡ = Σ_{α_i = C_i} C_i Q_i.
 	copy(s.g, s.p)
@@ -273,7 +279,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 				return nil, err
 			}
 		}
-		qi := s.getQ(i, l)
+		qi := s.getQ(i, true)
 		ai := s.alpha[i]
 		for j := 0; j < l; j++ {
 			s.g[j] += ai * float64(qi[j])
@@ -311,8 +317,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			return nil, s.err
 		}
 		if !ok {
-			s.reconstructGradient()
-			s.activeSize = l
+			s.unshrinkAll()
 			i, j, ok = s.selectWorkingSet(&gap)
 			if s.err != nil {
 				return nil, s.err
@@ -328,10 +333,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		}
 		s.update(i, j)
 	}
-	if s.activeSize < l {
-		s.reconstructGradient()
-		s.activeSize = l
-	}
+	s.unshrinkAll()
 	if st == IterationLimit {
 		// Report the violation at the returned point.
 		var g float64
@@ -355,9 +357,9 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 	var obj float64
 	for k := 0; k < l; k++ {
 		obj += s.alpha[k] * (s.g[k] + s.p[k])
-		res.Alpha[s.perm[k]] = s.alpha[k]
-		res.Gradient[s.perm[k]] = s.g[k]
 	}
+	copy(res.Alpha, s.alpha)
+	copy(res.Gradient, s.g)
 	res.Objective = obj / 2
 	return res, nil
 }
@@ -416,32 +418,66 @@ func (s *solver) setStatus(i int) {
 	}
 }
 
-// getQ returns the first length entries of column i (positions in the
-// current order), computing the part the cache lacks.
-func (s *solver) getQ(i, length int) []float32 {
-	data, valid := s.cache.get(i, length)
-	if valid < length {
-		s.q.Column(data[valid:length], s.perm[i], s.perm[valid:length])
-		s.columns++
-		s.entries += int64(length - valid)
+// getQ returns column i of Q in the problem's order, valid on the active
+// variables, or on all when full is set; it computes what the cache lacks.
+func (s *solver) getQ(i int, full bool) []float32 {
+	e := s.cache.get(i)
+	switch {
+	case e.state == colFull:
+	case e.state == colActive && e.gen == s.gen && len(s.active) == s.l:
+		e.state = colFull
+	case e.state == colActive && e.gen == s.gen:
+		if full {
+			// Valid on an active set that contains today's: completing it
+			// over today's inactive variables makes it whole.
+			s.fill(e.data, i, s.inactive())
+			e.state = colFull
+		}
+	default:
+		if full || len(s.active) == s.l {
+			s.fill(e.data, i, s.all)
+			e.state = colFull
+		} else {
+			s.fill(e.data, i, s.active)
+			e.state, e.gen = colActive, s.gen
+		}
 	}
-	return data[:length]
+	return e.data
 }
 
-func (s *solver) swapIndex(i, j int) {
-	if i == j {
+func (s *solver) fill(dst []float32, j int, rows []int) {
+	if len(rows) == 0 {
 		return
 	}
-	s.cache.swap(i, j)
-	s.y[i], s.y[j] = s.y[j], s.y[i]
-	s.alpha[i], s.alpha[j] = s.alpha[j], s.alpha[i]
-	s.g[i], s.g[j] = s.g[j], s.g[i]
-	s.gbar[i], s.gbar[j] = s.gbar[j], s.gbar[i]
-	s.p[i], s.p[j] = s.p[j], s.p[i]
-	s.c[i], s.c[j] = s.c[j], s.c[i]
-	s.qd[i], s.qd[j] = s.qd[j], s.qd[i]
-	s.status[i], s.status[j] = s.status[j], s.status[i]
-	s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
+	s.q.Column(dst, j, rows)
+	s.columns++
+	s.entries += int64(len(rows))
+}
+
+// inactive returns the shrunk variables in ascending order (scratch space).
+func (s *solver) inactive() []int {
+	out := s.scratch[:0]
+	k := 0
+	for i := 0; i < s.l; i++ {
+		if k < len(s.active) && s.active[k] == i {
+			k++
+			continue
+		}
+		out = append(out, i)
+	}
+	s.scratch = out
+	return out
+}
+
+// unshrinkAll reconstructs the gradient of the shrunk variables and makes
+// every variable active again.
+func (s *solver) unshrinkAll() {
+	if len(s.active) == s.l {
+		return
+	}
+	s.reconstructGradient()
+	s.active = append(s.active[:0], s.all...)
+	s.gen++
 }
 
 // selectWorkingSet is WSS 2 of Fan, Chen and Lin (2005): i maximises the
@@ -451,9 +487,8 @@ func (s *solver) swapIndex(i, j int) {
 func (s *solver) selectWorkingSet(gap *float64) (int, int, bool) {
 	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
 	imax := -1
-	n := s.activeSize
-	g, y, st := s.g[:n], s.y[:n], s.status[:n]
-	for t := range g {
+	g, y, st := s.g, s.y, s.status
+	for _, t := range s.active {
 		if y[t] == 1 {
 			if st[t] != upperBound && -g[t] >= gmax {
 				gmax, imax = -g[t], t
@@ -465,19 +500,16 @@ func (s *solver) selectWorkingSet(gap *float64) (int, int, bool) {
 		}
 	}
 	var qi []float32
+	var qdi, yi float64
 	if imax != -1 {
-		qi = s.getQ(imax, n)
-	}
-	jmin := -1
-	objMin := math.Inf(1)
-	var qdi float64
-	var yi float64
-	if imax != -1 {
+		qi = s.getQ(imax, false)
 		qdi = s.qd[imax]
 		yi = float64(s.y[imax])
 	}
-	qd := s.qd[:n]
-	for t := range g {
+	jmin := -1
+	objMin := math.Inf(1)
+	qd := s.qd
+	for _, t := range s.active {
 		if y[t] == 1 {
 			if st[t] == lowerBound {
 				continue
@@ -530,15 +562,14 @@ func (s *solver) curvature(i, t int, a float64) {
 		return
 	}
 	if a < -1e-5*(math.Abs(s.qd[i])+math.Abs(s.qd[t])+1e-300) {
-		s.err = fmt.Errorf("smo: %w: rows %d and %d give Q_ii + Q_jj − 2Q_ij = %.4g < 0", ErrNotPSD, s.perm[i], s.perm[t], a)
+		s.err = fmt.Errorf("smo: %w: rows %d and %d give Q_ii + Q_jj − 2Q_ij = %.4g < 0", ErrNotPSD, i, t, a)
 	}
 }
 
 // update solves the two-variable subproblem on (i, j) and updates G and Ḡ.
 func (s *solver) update(i, j int) {
-	n := s.activeSize
-	qi := s.getQ(i, n)
-	qj := s.getQ(j, n)
+	qi := s.getQ(i, false)
+	qj := s.getQ(j, false)
 	ci, cj := s.c[i], s.c[j]
 	oldI, oldJ := s.alpha[i], s.alpha[j]
 	ai, aj := oldI, oldJ
@@ -591,9 +622,8 @@ func (s *solver) update(i, j int) {
 	}
 	s.alpha[i], s.alpha[j] = ai, aj
 	dai, daj := ai-oldI, aj-oldJ
-	g := s.g[:n]
-	qi, qj = qi[:n], qj[:n]
-	for k := range g {
+	g := s.g
+	for _, k := range s.active {
 		g[k] += float64(qi[k])*dai + float64(qj[k])*daj
 	}
 	ui := s.status[i] == upperBound
@@ -609,7 +639,7 @@ func (s *solver) update(i, j int) {
 }
 
 func (s *solver) updateGbar(i int, wasUpper bool) {
-	q := s.getQ(i, s.l)
+	q := s.getQ(i, true)
 	c := s.c[i]
 	if wasUpper {
 		c = -c
@@ -638,7 +668,7 @@ func (s *solver) beShrunk(i int, gmax1, gmax2 float64) bool {
 
 func (s *solver) shrink() {
 	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
-	for i := 0; i < s.activeSize; i++ {
+	for _, i := range s.active {
 		if s.y[i] == 1 {
 			if s.status[i] != upperBound && -s.g[i] >= gmax1 {
 				gmax1 = -s.g[i]
@@ -657,45 +687,39 @@ func (s *solver) shrink() {
 	}
 	if !s.unshrink && gmax1+gmax2 <= s.eps*10 {
 		s.unshrink = true
-		s.reconstructGradient()
-		s.activeSize = s.l
+		s.unshrinkAll()
 	}
-	for i := 0; i < s.activeSize; i++ {
+	keep := s.active[:0]
+	for _, i := range s.active {
 		if !s.beShrunk(i, gmax1, gmax2) {
-			continue
-		}
-		s.activeSize--
-		for s.activeSize > i {
-			if !s.beShrunk(s.activeSize, gmax1, gmax2) {
-				s.swapIndex(i, s.activeSize)
-				break
-			}
-			s.activeSize--
+			keep = append(keep, i)
 		}
 	}
+	s.active = keep
 }
 
 // reconstructGradient recomputes G for the shrunk variables from
 // G_i = Ḡ_i + p_i + Σ_{free j} α_j Q_ij.
 func (s *solver) reconstructGradient() {
-	n, l := s.activeSize, s.l
+	n, l := len(s.active), s.l
 	if n == l {
 		return
 	}
-	for j := n; j < l; j++ {
+	in := append([]int(nil), s.inactive()...) // getQ below reuses the scratch
+	for _, j := range in {
 		s.g[j] = s.gbar[j] + s.p[j]
 	}
 	nFree := 0
-	for j := 0; j < n; j++ {
+	for _, j := range s.active {
 		if s.status[j] == free {
 			nFree++
 		}
 	}
 	if nFree*l > 2*n*(l-n) {
-		for i := n; i < l; i++ {
-			q := s.getQ(i, n)
+		for _, i := range in {
+			q := s.getQ(i, false)
 			var sum float64
-			for j := 0; j < n; j++ {
+			for _, j := range s.active {
 				if s.status[j] == free {
 					sum += s.alpha[j] * float64(q[j])
 				}
@@ -703,13 +727,13 @@ func (s *solver) reconstructGradient() {
 			s.g[i] += sum
 		}
 	} else {
-		for i := 0; i < n; i++ {
+		for _, i := range s.active {
 			if s.status[i] != free {
 				continue
 			}
-			q := s.getQ(i, l)
+			q := s.getQ(i, true)
 			a := s.alpha[i]
-			for j := n; j < l; j++ {
+			for _, j := range in {
 				s.g[j] += a * float64(q[j])
 			}
 		}
@@ -721,7 +745,7 @@ func (s *solver) rho() (r, lower, upper float64) {
 	ub, lb := math.Inf(1), math.Inf(-1)
 	nFree := 0
 	var sumFree float64
-	for i := 0; i < s.activeSize; i++ {
+	for _, i := range s.active {
 		yg := float64(s.y[i]) * s.g[i]
 		switch s.status[i] {
 		case upperBound:

@@ -229,36 +229,32 @@ func TestIterationLimit(t *testing.T) {
 	}
 }
 
-// The cache drops the least recently used column and keeps swaps
-// consistent.
+// The cache drops the least recently used column, recycles its buffer and
+// never holds more than its budget.
 func TestCache(t *testing.T) {
-	c := newCache(4, 8) // room for two full columns
-	a, v := c.get(0, 4)
-	if v != 0 || len(a) != 4 {
-		t.Fatalf("fresh column: valid %d len %d", v, len(a))
+	c := newCache(4, 8) // room for two columns of 4
+	a := c.get(0)
+	if a.state != colEmpty || len(a.data) != 4 {
+		t.Fatalf("fresh column: state %d len %d", a.state, len(a.data))
 	}
-	copy(a, []float32{0, 1, 2, 3})
-	b, _ := c.get(1, 4)
-	copy(b, []float32{10, 11, 12, 13})
-	c.get(0, 4) // 0 is now the most recent
-	c.get(2, 4) // evicts 1
-	if _, v := c.get(1, 2); v != 0 {
-		t.Errorf("column 1 should have been evicted, valid %d", v)
+	copy(a.data, []float32{0, 1, 2, 3})
+	a.state = colFull
+	b := c.get(1)
+	b.state = colFull
+	bbuf := &b.data[0]
+	c.get(0)      // 0 is now the most recent
+	e := c.get(2) // evicts 1 and takes its buffer
+	if c.head[1].data != nil || c.head[1].state != colEmpty {
+		t.Error("column 1 should have been evicted")
+	}
+	if &e.data[0] != bbuf {
+		t.Error("the evicted buffer was not recycled")
+	}
+	if got := c.get(0); got.state != colFull || got.data[3] != 3 {
+		t.Errorf("column 0 lost: %+v", got)
 	}
 	if c.used > c.budget || c.peak > c.budget {
 		t.Errorf("used %d peak %d above budget %d", c.used, c.peak, c.budget)
-	}
-	c = newCache(4, 100)
-	a, _ = c.get(0, 4)
-	copy(a, []float32{0, 1, 2, 3})
-	c.swap(1, 3)
-	got, v := c.get(0, 4)
-	if v != 4 || got[1] != 3 || got[3] != 1 {
-		t.Errorf("after swap(1,3): %v (valid %d)", got, v)
-	}
-	c.swap(0, 2)
-	if got, v := c.get(2, 4); v != 4 || got[0] != 2 || got[2] != 0 {
-		t.Errorf("after swap(0,2): column moved to 2 = %v (valid %d)", got, v)
 	}
 }
 
@@ -287,7 +283,7 @@ func TestExpansion(t *testing.T) {
 func TestExpNeg(t *testing.T) {
 	for x := 0.0; x > -708; x -= 0.00731 {
 		want := math.Exp(x)
-		if got := expNeg(x); math.Abs(got-want) > 3e-13*want {
+		if got := expNeg(x); math.Abs(got-want) > 1e-11*want {
 			t.Fatalf("expNeg(%v) = %v, math.Exp %v", x, got, want)
 		}
 	}
