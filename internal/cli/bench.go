@@ -11,11 +11,13 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -96,13 +98,16 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.seeds, "seeds", "1,2,3", "comma-separated seeds (below 2^32)")
 	f.StringVar(&o.format, "format", "table", "table, csv, json or markdown")
 	f.StringVar(&o.plotDir, "plot", "", "directory for ROC and PR curves (PNG)")
-	f.DurationVar(&o.timeout, "timeout", 0, "time limit of each run (fit and score), as in 90s or 5m; 0 = none")
+	f.DurationVar(&o.timeout, "timeout", 0, "time limit of each run (its process: loading, split, fit and score), as in 90s or 5m; 0 = none")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter METHOD.KEY=VALUE (repeatable)")
 	f.BoolVar(&o.inProcess, "in-process", false, "run in this process (memory: peak Go heap instead of per-run RSS; a timed-out run keeps running in the background)")
 	return c
 }
 
 func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr io.Writer) error {
+	// SIGINT and SIGTERM cancel ctx, which kills the running task's process.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	cfg := bench.Config{Timeout: o.timeout}
 	if o.timeout < 0 {
 		return usagef("--timeout %v must be ≥ 0", o.timeout)
