@@ -1,0 +1,150 @@
+package exposebeam
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+	"gonum.org/v1/gonum/mat"
+)
+
+// httpData returns ADBench's 16_http (567,498 × 3) from ../shared/data, or
+// every 7th row of it (81,072 rows, still more than the 10,000 rows the
+// threshold samples) unless ANOMALY_LONG=1.
+func httpData(t testing.TB) *mat.Dense {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "data", "adbench", "16_http.npz")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("ADBench data not found at %s (the shared data directory is absent)", p)
+	}
+	ds, err := dataset.Load(p, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	X := mat.DenseCopyOf(ds.X)
+	if os.Getenv("ANOMALY_LONG") == "1" {
+		return X
+	}
+	n, c := X.Dims()
+	sub := mat.NewDense((n+6)/7, c, nil)
+	for i := 0; i < n; i += 7 {
+		sub.SetRow(i/7, X.RawRowView(i))
+	}
+	return sub
+}
+
+// readScores parses a score file of the scoring pipeline.
+func readScores(t testing.TB, path string) (ids []string, scores []float64, anomaly []int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Scan()
+	if sc.Text() != "id,score,anomaly" {
+		t.Fatalf("%s: header %q", path, sc.Text())
+	}
+	for sc.Scan() {
+		parts := strings.Split(sc.Text(), ",")
+		v, err := strconv.ParseFloat(parts[1], 64)
+		if err != nil || len(parts) != 3 {
+			t.Fatalf("%s: line %q", path, sc.Text())
+		}
+		ids = append(ids, parts[0])
+		scores = append(scores, v)
+		anomaly = append(anomaly, int(parts[2][0]-'0'))
+	}
+	return ids, scores, anomaly
+}
+
+// TestHTTPShards is the check: 16_http cut into 8 CSV shards is fitted
+// on the direct runner and on prism; each model must equal the in-process
+// batch fit of the same rows with the same seed to 1e-12 (gamma,
+// frequencies, phases, embedding, and the threshold). Then the scoring
+// pipeline scores the shards with the prism model, and every score must
+// equal what 'anomaly score' computes for that shard (detector.Load +
+// dataset.Load + Score, the body of its command), to 1e-12, with the same
+// 0/1 labels.
+func TestHTTPShards(t *testing.T) {
+	X := httpData(t)
+	n, _ := X.Dims()
+	dir := t.TempDir()
+	glob := writeShards(t, dir, X, 8)
+	params := map[string]string{"seed": "42"}
+	want := fitInProcess(t, X, params)
+
+	models := map[string]string{}
+	for _, runner := range []string{"direct", "prism"} {
+		out := filepath.Join(dir, runner+".model")
+		rep, err := Fit(context.Background(), FitOptions{Runner: runner, Input: glob, Out: out, Params: params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Rows != int64(n) || rep.Shards != 8 {
+			t.Fatalf("%s: report %+v, want %d rows in 8 shards", runner, rep, n)
+		}
+		_, got := loadModel(t, out)
+		md, td := modelDiff(t, got, want)
+		t.Logf("%s: %d rows, 8 shards: model max |Δ| %.3g, threshold |Δ| %.3g", runner, n, md, td)
+		if md > 1e-12 || td > 1e-12 {
+			t.Errorf("%s: model differs by %g, threshold by %g; want ≤ 1e-12", runner, md, td)
+		}
+		models[runner] = out
+	}
+
+	prefix := filepath.Join(dir, "scores")
+	files, err := Score(context.Background(), ScoreOptions{Runner: "prism", Model: models["prism"], Input: glob, Out: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(models["prism"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, det, err := detector.Load(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst float64
+	rows := 0
+	for i, sf := range files {
+		shard := filepath.Join(dir, fmt.Sprintf("part-%03d.csv", i))
+		ds, err := dataset.Load(shard, dataset.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := det.Score(nil, ds.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lab := detector.Label(nil, ref, det.Threshold())
+		ids, got, an := readScores(t, sf)
+		if len(got) != len(ref) {
+			t.Fatalf("%s: %d scores, the shard has %d rows", sf, len(got), len(ref))
+		}
+		for r := range got {
+			if want := fmt.Sprintf("part-%03d.csv:%d", i, r); ids[r] != want {
+				t.Fatalf("%s row %d: id %q, want %q", sf, r, ids[r], want)
+			}
+			if an[r] != lab[r] {
+				t.Errorf("%s row %d: anomaly %d, anomaly score says %d", sf, r, an[r], lab[r])
+			}
+		}
+		worst = max(worst, maxAbsDiff(got, ref))
+		rows += len(got)
+	}
+	t.Logf("scoring pipeline (prism) vs anomaly score: %d rows, max |Δ| %.3g", rows, worst)
+	if worst > 1e-12 || rows != n {
+		t.Errorf("scores differ by %g over %d rows (want ≤ 1e-12 over %d)", worst, rows, n)
+	}
+}
