@@ -4,6 +4,8 @@
 #   make bench    Go benchmarks over size grids, side-by-side with the
 #                 reference tools; results in bench-out/
 #   make build    the anomaly binary
+#   make test-beam  vet + tests of the Apache Beam module in beam/ (its own
+#                 go.mod, so the core never depends on Beam)
 #   make results  bench on ../shared/data (adbench and tensor), README's
 #                 results table between <!-- results:start/end --> markers
 
@@ -12,7 +14,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 6
 
-.PHONY: all build test vet bench fmt results
+.PHONY: all build test test-beam vet bench fmt results
 
 all: build test
 
@@ -26,6 +28,11 @@ vet:
 
 test: vet
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+# beam/ is a separate module (./... above does not enter it). Without -race:
+# the race detector multiplies the pipelines' run time several fold.
+test-beam:
+	cd beam && $(GO) vet ./... && $(GO) test -count=1 -timeout 10m ./...
 
 # Heavy benchmarks: each package's Benchmark* functions, COUNT runs each so
 # benchstat can report medians and spread. Reference-tool timings come from
