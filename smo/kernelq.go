@@ -113,11 +113,17 @@ func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
 	}
 }
 
-// fillRBF is the RBF column: scale·exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)).
+// fillRBF is the RBF column: scale·exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)),
+// with expNeg written out in the loop (the compiler does not inline it).
 func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
 	d, data, sq := m.d, m.data, m.sq
 	xj := data[j*d : j*d+d : j*d+d]
 	sj, g, s := sq[j], -m.gamma, m.scale
+	const (
+		log2e = 1.4426950408889634
+		ln2hi = 6.93147180369123816490e-01
+		ln2lo = 1.90821492927058770002e-10
+	)
 	for _, i := range rows {
 		xi := data[i*d : i*d+d : i*d+d]
 		xi = xi[:len(xj)]
@@ -134,7 +140,21 @@ func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
 		if d2 < 0 {
 			d2 = 0
 		}
-		dst[i] = float32(s * expNeg(g*d2))
+		x := g * d2
+		if x < -708 {
+			dst[i] = 0
+			continue
+		}
+		// expNeg(x), inlined.
+		k := int64(x*log2e - 0.5)
+		kf := float64(k)
+		r := (x - kf*ln2hi) - kf*ln2lo
+		r2 := r * r
+		r4 := r2 * r2
+		p := (1 + r) + r2*(1.0/2+r*(1.0/6)) +
+			r4*((1.0/24+r*(1.0/120))+r2*(1.0/720+r*(1.0/5040))) +
+			r4*r4*(1.0/40320+r*(1.0/362880))
+		dst[i] = float32(s * p * math.Float64frombits(uint64(k+1023)<<52))
 	}
 }
 

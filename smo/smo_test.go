@@ -291,3 +291,38 @@ func TestExpNeg(t *testing.T) {
 		t.Error("expNeg(0) or expNeg(−800)")
 	}
 }
+
+// KernelMatrix columns (RBF fast path with the inlined exp, and the generic
+// path) agree with scale·y_i·y_j·k(x_i, x_j) to single precision, in
+// parallel and serial lengths.
+func TestKernelMatrixColumn(t *testing.T) {
+	X := randX(1500, 7, 21)
+	y := make([]int8, 1500)
+	for i := range y {
+		y[i] = 1
+		if i%3 == 0 {
+			y[i] = -1
+		}
+	}
+	for _, k := range []kernel.Kernel{kernel.RBF{Gamma: 0.3}, kernel.RBF{Gamma: 40}, kernel.Laplacian{Gamma: 0.5}, kernel.Polynomial{Gamma: 0.2, Coef0: 1, Degree: 3}} {
+		q := NewKernelMatrix(k, X, y, 2)
+		for _, rows := range [][]int{{0, 5, 9}, q.allRows()} {
+			dst := make([]float32, 1500)
+			q.Column(dst, 4, rows)
+			for _, i := range rows {
+				want := 2 * float64(y[i]) * float64(y[4]) * k.Eval(X.RawRowView(i), X.RawRowView(4))
+				if math.Abs(float64(dst[i])-want) > 1.2e-7*math.Abs(want)+1.5e-45 { // float32 ulp; below its subnormals, 0
+					t.Fatalf("%v: Q[%d][4] = %v, want %v", k, i, dst[i], want)
+				}
+			}
+		}
+	}
+}
+
+func (m *KernelMatrix) allRows() []int {
+	r := make([]int, m.Len())
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}
