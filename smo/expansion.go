@@ -1,7 +1,6 @@
 package smo
 
 import (
-	"math"
 	"runtime"
 	"sync"
 
@@ -109,7 +108,7 @@ func (e *Expansion) at(x []float64) float64 {
 			if d2 < 0 {
 				d2 = 0
 			}
-			s += c * math.Exp(g*d2)
+			s += c * expNeg(g*d2)
 		}
 		return s
 	}
