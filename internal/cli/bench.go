@@ -59,9 +59,10 @@ shape and run only on tensor data; every other method runs on the flattened
 rows of tensor data ("flat" in the input column), side by side.
 
 Memory: each run (one method, data set, seed and class) is a separate
-process running this program ("anomaly bench-task"); the figure is its
-maximum resident set size (getrusage ru_maxrss), so it includes the Go
-runtime and the loaded data set. --in-process runs everything in this
+process running this program ("anomaly bench-task"); the figure is that
+process's peak resident set size (VmHWM from /proc/self/status on Linux;
+elsewhere getrusage ru_maxrss), so it includes the Go runtime and the whole
+loaded data set file. --in-process runs everything in this
 process instead and reports the peak of live Go heap objects.
 
 A run that fails or exceeds --timeout (the process is killed) gives a
@@ -334,8 +335,10 @@ func processRunner(exe string) bench.Runner {
 			}
 			return bench.Outcome{Err: msg, AUC: math.NaN(), AP: math.NaN()}
 		}
-		if rss := maxRSS(cmd.ProcessState); rss > 0 {
-			o.PeakBytes, o.Memory = rss, "rss"
+		if o.Memory != "rss" {
+			if rss := maxRSS(cmd.ProcessState); rss > 0 {
+				o.PeakBytes, o.Memory = rss, "rss"
+			}
 		}
 		return o
 	}
@@ -360,6 +363,9 @@ func newBenchTaskCmd(stdout io.Writer) *cobra.Command {
 			o = bench.Outcome{Err: err.Error(), AUC: math.NaN(), AP: math.NaN()}
 		} else {
 			o = bench.RunTask(ctx, ds, t)
+		}
+		if rss := selfPeakRSS(); rss > 0 {
+			o.PeakBytes, o.Memory = rss, "rss"
 		}
 		if err := json.NewEncoder(stdout).Encode(o); err != nil {
 			return internalErr(err)
@@ -436,10 +442,10 @@ func writeBenchTable(w io.Writer, res *bench.Result, mem string) error {
 		fmt.Fprintln(w, "# "+l)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "data\tmethod\tinput\tAUC\tAP\tfit s\tscore s\tpeak MB\truns\t")
+	fmt.Fprintln(tw, "data\tmethod\tinput\tAUC\tAP\tfit s\tscore s\tpeak MB\truns")
 	for i := range res.Cells {
 		c := &res.Cells[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Data, c.Method, c.Input,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Data, c.Method, c.Input,
 			fmtFloat(c.AUC, 3), fmtFloat(c.AP, 3), fmtSeconds(c.FitSeconds), fmtSeconds(c.ScoreSeconds),
 			fmtMB(c.PeakBytes), cellRuns(c))
 	}
