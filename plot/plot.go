@@ -128,8 +128,7 @@ func PR(title string, s []Scores) (*gplot.Plot, error) {
 		p.Add(l)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1.02
-	p.Legend.Top, p.Legend.Left = false, true
-	p.Legend.YOffs = vg.Points(10)
+	p.Legend.Top, p.Legend.Left = true, false
 	return p, nil
 }
 

@@ -322,6 +322,7 @@ func newCPALSCmd() *cobra.Command {
 func benchPlots(res *bench.Result, dir string) error {
 	var order []string
 	byData := map[string][]aplot.Scores{}
+	class := map[string]int{}
 	for _, c := range res.Cells {
 		if _, seen := byData[c.Data]; !seen {
 			order = append(order, c.Data)
@@ -334,6 +335,7 @@ func benchPlots(res *bench.Result, dir string) error {
 					name += " (flat)"
 				}
 				byData[c.Data] = append(byData[c.Data], aplot.Scores{Name: name, Scores: t.Outcome.Scores, Labels: t.Outcome.Labels})
+				class[c.Data] = t.Task.Class
 				break
 			}
 		}
@@ -344,6 +346,9 @@ func benchPlots(res *bench.Result, dir string) error {
 			continue
 		}
 		title := d + ", first seed"
+		if class[d] >= 0 {
+			title += fmt.Sprintf(", normal class %d", class[d])
+		}
 		for _, kind := range []string{"roc", "pr"} {
 			if err := saveCurves(kind, title, s, filepath.Join(dir, d+"_"+kind+".png")); err != nil {
 				return err
