@@ -514,9 +514,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("bench: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
 		}
 	}
-	for m := range cfg.Params {
+	for m, ps := range cfg.Params {
 		if !slices.Contains(methods, m) {
 			return nil, fmt.Errorf("bench: parameters given for %q, which is not among the methods run", m)
+		}
+		if _, err := detector.New(m, ps); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
 		}
 	}
 	seeds := cfg.Seeds

@@ -143,6 +143,10 @@ func TestRunMarksFailures(t *testing.T) {
 			t.Errorf("%s cell has AUC %v", tc.status, c.AUC)
 		}
 	}
+	if _, err := bench.Run(context.Background(), bench.Config{Methods: []string{"testnorm"},
+		Params: map[string]map[string]string{"testnorm": {"nosuch": "1"}}}); err == nil {
+		t.Error("unknown parameter: no error")
+	}
 	if _, err := bench.Run(context.Background(), bench.Config{Methods: []string{"nosuch"}}); err == nil {
 		t.Error("unknown method: no error")
 	}
