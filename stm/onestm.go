@@ -211,11 +211,13 @@ func (k *sumKernel) eval(i, j int) float64 {
 
 func (k *sumKernel) Len() int           { return k.n }
 func (k *sumKernel) Diag(i int) float64 { return k.diag[i] }
+// Column sets dst[i] = K_ij for every i in rows (the smo.Matrix contract:
+// len(dst) = n, other entries untouched).
 func (k *sumKernel) Column(dst []float32, j int, rows []int) {
 	w := runtime.GOMAXPROCS(0)
 	if len(rows) < 512 || w < 2 {
-		for t, i := range rows {
-			dst[t] = float32(k.eval(i, j))
+		for _, i := range rows {
+			dst[i] = float32(k.eval(i, j))
 		}
 		return
 	}
@@ -226,8 +228,8 @@ func (k *sumKernel) Column(dst []float32, j int, rows []int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for t := lo; t < hi; t++ {
-				dst[t] = float32(k.eval(rows[t], j))
+			for _, i := range rows[lo:hi] {
+				dst[i] = float32(k.eval(i, j))
 			}
 		}()
 	}

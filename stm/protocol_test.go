@@ -136,3 +136,18 @@ func runAUC(t *testing.T, method, shape string, seed uint64, X *mat.Dense, y []i
 	}
 	return eval.AUCROC(s, y)
 }
+
+func runAUCp(t *testing.T, method string, params map[string]string, X *mat.Dense, y []int) float64 {
+	d, err := detector.New(method, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	s, err := d.Score(nil, X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eval.AUCROC(s, y)
+}

@@ -291,3 +291,30 @@ func TestLinearOCMatchesSMO(t *testing.T) {
 		t.Errorf("ρ %v vs smo's %v", rho, res.Rho/s)
 	}
 }
+
+// TestSumKernelColumn checks the smo.Matrix contract of the rank-R kernel:
+// Column(dst, j, rows) sets dst[i] = K_ij for i in rows only.
+func TestSumKernelColumn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	F := mat.NewDense(30, 4, nil)
+	for i := range 30 {
+		for j := range 4 {
+			F.Set(i, j, rng.NormFloat64())
+		}
+	}
+	k := newSumKernel(F, 3, 0.3) // 10 samples of 3 components
+	dst := make([]float32, 10)
+	for i := range dst {
+		dst[i] = -1
+	}
+	k.Column(dst, 2, []int{1, 4, 7})
+	for i, v := range dst {
+		want := float32(-1)
+		if i == 1 || i == 4 || i == 7 {
+			want = float32(k.eval(i, 2))
+		}
+		if v != want {
+			t.Errorf("dst[%d] = %v, want %v", i, v, want)
+		}
+	}
+}
