@@ -13,6 +13,13 @@ import (
 	"github.com/kernelad/anomaly/tensor"
 )
 
+// Defaults of the tensor detectors (see the package documentation for how
+// they were chosen).
+const (
+	DefaultNu          = 0.1
+	DefaultGammaFactor = 1.0
+)
+
 // Common holds the settings shared by 1STM and R1STM.
 type Common struct {
 	// Shape is the sample tensor shape; its product must equal the row
@@ -24,7 +31,10 @@ type Common struct {
 	// means the median rule: 1/median of Σ_n‖x^(n) − y^(n)‖² over pairs of
 	// training component vectors (kernel.MedianGamma).
 	Gamma float64
-	// Nu ∈ (0, 1] is the ν of the one-class machine; 0 means 0.1.
+	// GammaFactor multiplies the median rule's γ when Gamma is 0; 0 means
+	// DefaultGammaFactor.
+	GammaFactor float64
+	// Nu ∈ (0, 1] is the ν of the one-class machine; 0 means DefaultNu.
 	Nu float64
 	// Contamination sets the threshold; 0 means detector.DefaultContamination.
 	Contamination float64
@@ -44,6 +54,7 @@ type resolved struct {
 	shape []int
 	rank  int
 	gamma float64
+	gfac  float64
 	nu    float64
 	cont  float64
 	cp    cpd.Config
@@ -86,9 +97,16 @@ func (c Common) resolve(name string) (resolved, error) {
 		return r, fmt.Errorf("%s: gamma = %v must be a finite number > 0 (or 0 for the median rule)", name, c.Gamma)
 	}
 	r.gamma = c.Gamma
+	r.gfac = c.GammaFactor
+	if r.gfac == 0 {
+		r.gfac = DefaultGammaFactor
+	}
+	if !(r.gfac > 0) || math.IsInf(r.gfac, 0) {
+		return r, fmt.Errorf("%s: gamma_factor = %v must be a finite number > 0", name, c.GammaFactor)
+	}
 	r.nu = c.Nu
 	if r.nu == 0 {
-		r.nu = 0.1
+		r.nu = DefaultNu
 	}
 	if !(r.nu > 0 && r.nu <= 1) {
 		return r, fmt.Errorf("%s: nu = %v is outside (0, 1]", name, c.Nu)

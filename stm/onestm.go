@@ -69,7 +69,8 @@ func (m *OneSTM) Fit(ctx context.Context, X mat.Matrix) error {
 	n, _ := X.Dims()
 	gamma := m.r.gamma
 	if gamma == 0 {
-		gamma = medianGamma(F, m.cfg.Src)
+		ms, _ := seeds(m.cfg.Src)
+		gamma = m.r.gfac * medianGamma(F, ms)
 	}
 	var q smo.Matrix
 	if m.r.rank == 1 {

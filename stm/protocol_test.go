@@ -119,6 +119,13 @@ func runAUC(t *testing.T, method, shape string, seed uint64, X *mat.Dense, y []i
 	params := map[string]string{}
 	if method != "ocsvm" {
 		params["seed"] = fmt.Sprint(seed)
+		// ANOMALY_STM_SET="nu=0.5,gamma_factor=0.1" overrides defaults of
+		// the three random-feature / tensor methods (for choosing them).
+		for _, kv := range strings.Split(os.Getenv("ANOMALY_STM_SET"), ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				params[k] = v
+			}
+		}
 	}
 	if method == "1stm" || method == "r1stm" {
 		params["shape"] = shape

@@ -91,11 +91,11 @@ func seeds(src rand.Source) (median, features rand.Source) {
 
 // fit trains the linear machine on the inputs V (rows; R consecutive rows
 // make one sample, summed after the feature map).
-func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, nu, cont float64, features int, tol float64, maxPass int, src rand.Source) error {
+func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac, nu, cont float64, features int, tol float64, maxPass int, src rand.Source) error {
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
 	if gamma == 0 {
-		gamma = medianGamma(V, ms)
+		gamma = gfac * medianGamma(V, ms)
 	}
 	if features == 0 {
 		features = DefaultFeatures
@@ -160,7 +160,7 @@ func (m *R1STM) Fit(ctx context.Context, X mat.Matrix) error {
 	if err != nil {
 		return fmt.Errorf("r1stm: %w", err)
 	}
-	if err := m.lm.fit(ctx, F, m.r.rank, m.r.gamma, m.r.nu, m.r.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
+	if err := m.lm.fit(ctx, F, m.r.rank, m.r.gamma, m.r.gfac, m.r.nu, m.r.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
 		return fmt.Errorf("r1stm: %w", err)
 	}
 	return nil
@@ -193,9 +193,11 @@ func (m *R1STM) SampleShape() []int { return append([]int(nil), m.r.shape...) }
 // R1SVMConfig configures R1SVM, the same random features and linear
 // one-class machine on plain row vectors (the R1SVM baseline of the paper).
 type R1SVMConfig struct {
-	// Gamma is the RBF width; 0 means the median rule on the rows.
-	Gamma float64
-	// Nu ∈ (0, 1]; 0 means 0.1.
+	// Gamma is the RBF width; 0 means GammaFactor times the median rule on
+	// the rows (GammaFactor 0 means DefaultGammaFactor).
+	Gamma       float64
+	GammaFactor float64
+	// Nu ∈ (0, 1]; 0 means DefaultNu.
 	Nu            float64
 	Features      int
 	Contamination float64
@@ -208,6 +210,7 @@ type R1SVMConfig struct {
 type R1SVM struct {
 	cfg  R1SVMConfig
 	nu   float64
+	gfac float64
 	cont float64
 	d    int
 	lm   linearModel
@@ -219,10 +222,17 @@ var _ detector.Detector = (*R1SVM)(nil)
 func NewR1SVM(cfg R1SVMConfig) (*R1SVM, error) {
 	nu := cfg.Nu
 	if nu == 0 {
-		nu = 0.1
+		nu = DefaultNu
 	}
 	if !(nu > 0 && nu <= 1) {
 		return nil, fmt.Errorf("r1svm: nu = %v is outside (0, 1]", cfg.Nu)
+	}
+	gfac := cfg.GammaFactor
+	if gfac == 0 {
+		gfac = DefaultGammaFactor
+	}
+	if !(gfac > 0) || math.IsInf(gfac, 0) {
+		return nil, fmt.Errorf("r1svm: gamma_factor = %v must be a finite number > 0", cfg.GammaFactor)
 	}
 	if cfg.Gamma < 0 || math.IsNaN(cfg.Gamma) || math.IsInf(cfg.Gamma, 0) {
 		return nil, fmt.Errorf("r1svm: gamma = %v must be a finite number > 0 (or 0 for the median rule)", cfg.Gamma)
@@ -234,7 +244,7 @@ func NewR1SVM(cfg R1SVMConfig) (*R1SVM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("r1svm: %w", err)
 	}
-	return &R1SVM{cfg: cfg, nu: nu, cont: c}, nil
+	return &R1SVM{cfg: cfg, nu: nu, gfac: gfac, cont: c}, nil
 }
 
 // Fit trains on the rows of X.
@@ -243,7 +253,7 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 		return fmt.Errorf("r1svm: %w", err)
 	}
 	V := mat.DenseCopyOf(X)
-	if err := m.lm.fit(ctx, V, 1, m.cfg.Gamma, m.nu, m.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
+	if err := m.lm.fit(ctx, V, 1, m.cfg.Gamma, m.gfac, m.nu, m.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
 		return fmt.Errorf("r1svm: %w", err)
 	}
 	_, m.d = X.Dims()
@@ -346,7 +356,7 @@ func (m *R1SVM) UnmarshalBinary(data []byte) error {
 	if s.D < 1 {
 		return fmt.Errorf("r1svm: invalid model")
 	}
-	nm := R1SVM{cfg: m.cfg, nu: m.nu, cont: m.cont, d: s.D}
+	nm := R1SVM{cfg: m.cfg, nu: m.nu, gfac: m.gfac, cont: m.cont, d: s.D}
 	if err := nm.lm.restore(s, s.D); err != nil {
 		return fmt.Errorf("r1svm: %w", err)
 	}

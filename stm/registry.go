@@ -13,7 +13,8 @@ func commonParams() []detector.Param {
 		{Name: "shape", Default: "", Help: "sample tensor shape, e.g. 24x51 (required; taken from N-d .npy/.npz files)"},
 		{Name: "rank", Default: "1", Help: "CP rank R of every sample (≥ 1; ≤ the smallest side)"},
 		{Name: "gamma", Default: "median", Help: "Gaussian width on the factor vectors (> 0) or median = 1/median Σ_n‖x^(n)−y^(n)‖²"},
-		{Name: "nu", Default: "0.1", Help: "ν of the one-class machine, in (0, 1]"},
+		{Name: "gamma_factor", Default: strconv.FormatFloat(DefaultGammaFactor, 'g', -1, 64), Help: "factor on the median rule's γ (gamma=median)"},
+		{Name: "nu", Default: strconv.FormatFloat(DefaultNu, 'g', -1, 64), Help: "ν of the one-class machine, in (0, 1]"},
 		{Name: "cp_tol", Default: "1e-8", Help: "CP-ALS tolerance on the change of relative error"},
 		{Name: "cp_max_iter", Default: "100", Help: "CP-ALS sweep limit"},
 		{Name: "seed", Default: "1", Help: "seed of the median rule's pairs and the random features"},
@@ -40,7 +41,9 @@ func commonFromParams(p *detector.Params) Common {
 	c.Rank = p.Int("rank", 1)
 	p.Check(c.Rank >= 1, "rank", "must be ≥ 1")
 	c.Gamma = gammaParam(p)
-	c.Nu = p.Float("nu", 0.1)
+	c.GammaFactor = p.Float("gamma_factor", DefaultGammaFactor)
+	p.Check(c.GammaFactor > 0, "gamma_factor", "must be > 0")
+	c.Nu = p.Float("nu", DefaultNu)
 	p.Check(c.Nu > 0 && c.Nu <= 1, "nu", "must be in (0, 1]")
 	c.CPTol = p.Float("cp_tol", 1e-8)
 	p.Check(c.CPTol > 0, "cp_tol", "must be > 0")
@@ -103,14 +106,17 @@ func init() {
 		Version: 1,
 		Params: append([]detector.Param{
 			{Name: "gamma", Default: "median", Help: "RBF width (> 0) or median = 1/median ‖x−y‖²"},
-			{Name: "nu", Default: "0.1", Help: "ν of the one-class machine, in (0, 1]"},
+			{Name: "gamma_factor", Default: strconv.FormatFloat(DefaultGammaFactor, 'g', -1, 64), Help: "factor on the median rule's γ (gamma=median)"},
+			{Name: "nu", Default: strconv.FormatFloat(DefaultNu, 'g', -1, 64), Help: "ν of the one-class machine, in (0, 1]"},
 			{Name: "seed", Default: "1", Help: "seed of the median rule's pairs and the random features"},
 			{Name: "contamination", Default: "0.1", Help: "share of training rows above the threshold, in (0, 0.5]"},
 		}, linParams...),
 		New: func(p *detector.Params) (detector.Detector, error) {
 			var cfg R1SVMConfig
 			cfg.Gamma = gammaParam(p)
-			cfg.Nu = p.Float("nu", 0.1)
+			cfg.GammaFactor = p.Float("gamma_factor", DefaultGammaFactor)
+			p.Check(cfg.GammaFactor > 0, "gamma_factor", "must be > 0")
+			cfg.Nu = p.Float("nu", DefaultNu)
 			p.Check(cfg.Nu > 0 && cfg.Nu <= 1, "nu", "must be in (0, 1]")
 			cfg.Src = rand.NewPCG(p.Uint64("seed", 1), 0x57a7)
 			cfg.Contamination = p.Float("contamination", detector.DefaultContamination)
