@@ -312,3 +312,32 @@ func TestEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+// Score is safe for concurrent calls (run under -race) and reuses dst.
+func TestConcurrentScore(t *testing.T) {
+	X := randX(400, 3, 13)
+	m, _ := New(Config{})
+	if err := m.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := m.Score(nil, X)
+	done := make(chan []float64)
+	for g := 0; g < 4; g++ {
+		go func() {
+			s, _ := m.Score(make([]float64, 0, 400), X)
+			done <- s
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		s := <-done
+		for i := range s {
+			if s[i] != want[i] {
+				t.Fatalf("row %d: %v, want %v", i, s[i], want[i])
+			}
+		}
+	}
+	dst := make([]float64, 400)
+	if s, _ := m.Score(dst, X); &s[0] != &dst[0] {
+		t.Error("dst not reused")
+	}
+}

@@ -326,3 +326,44 @@ func (m *KernelMatrix) allRows() []int {
 	}
 	return r
 }
+
+// cancelAfter cancels a context after n column computations.
+type cancelAfter struct {
+	Matrix
+	n      int
+	cancel context.CancelFunc
+}
+
+func (m *cancelAfter) Column(dst []float32, j int, rows []int) {
+	if m.n--; m.n == 0 {
+		m.cancel()
+	}
+	m.Matrix.Column(dst, j, rows)
+}
+
+// Cancelling during the iterations stops the solve with ctx.Err(); the
+// progress callback is called every 1,000 iterations.
+func TestCancelDuringSolve(t *testing.T) {
+	X := randX(1200, 4, 31)
+	ctx, cancel := context.WithCancel(context.Background())
+	q := &cancelAfter{Matrix: NewKernelMatrix(kernel.RBF{Gamma: 2}, X, nil, 1), n: 700, cancel: cancel}
+	prob := Problem{Q: q, C: ones(1200, 1), Delta: 600}
+	// 600 columns go to the initial gradient; the 700th comes mid-iterations.
+	if _, err := Solve(ctx, prob, Settings{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	var calls int
+	r, err := Solve(context.Background(), Problem{Q: NewKernelMatrix(kernel.RBF{Gamma: 2}, X, nil, 1), C: ones(1200, 1), Delta: 600},
+		Settings{Progress: func(stage string, done, total int) {
+			calls++
+			if stage != "smo" || done != 1000*calls {
+				t.Errorf("progress %q %d %d", stage, done, total)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != r.Iterations/1000 {
+		t.Errorf("%d progress calls for %d iterations", calls, r.Iterations)
+	}
+}
