@@ -1,6 +1,7 @@
 package exposebeam
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -161,10 +162,12 @@ type EmbedAcc struct {
 }
 
 // EmbedFn is the CombineFn that computes the EXPoSE batch embedding: it
-// maps each Block with the feature map it carries and adds the rows'
-// features to the accumulator. The map is decoded once per instance.
+// maps each Block with the feature map it carries, Chunk rows at a time
+// (default 512), and adds the rows' features to the accumulator. The map is
+// decoded once per instance.
 type EmbedFn struct {
-	Map MapState
+	Map   MapState
+	Chunk int64
 
 	once sync.Once
 	fm   *randfeat.Fourier
@@ -187,28 +190,43 @@ func (f *EmbedFn) AddInput(a EmbedAcc, b Block) (EmbedAcc, error) {
 	if b.Cols != int64(fm.InputDim()) {
 		return a, fmt.Errorf("exposebeam: shard %d has %d columns, the feature map %d", b.Shard, b.Cols, fm.InputDim())
 	}
-	D := fm.Dim()
 	if a.Sum == nil {
-		a.Sum = make([]float64, D)
+		a.Sum = make([]float64, fm.Dim())
 	}
-	rows := int(b.Rows)
-	if rows == 0 {
-		return a, nil
-	}
-	if r, c := f.buf.Dims(); f.buf.IsEmpty() || r < rows || c != D {
-		f.buf.Reset()
-		f.buf.ReuseAs(rows, D)
-	}
-	z := f.buf.Slice(0, rows, 0, D).(*mat.Dense)
-	fm.Transform(z, b.Matrix())
-	for i := 0; i < rows; i++ {
-		floats.Add(a.Sum, z.RawRowView(i))
-	}
+	forChunks(fm, b, int(f.Chunk), &f.buf, func(z *mat.Dense) {
+		r, _ := z.Dims()
+		for i := 0; i < r; i++ {
+			floats.Add(a.Sum, z.RawRowView(i))
+		}
+	})
 	a.N += b.Rows
 	return a, nil
 }
 
-func (f *EmbedFn) MergeAccumulators(a, b EmbedAcc) (EmbedAcc, error) {
+// forChunks maps the rows of b chunk rows at a time into buf and calls fn
+// with each chunk's features.
+func forChunks(fm randfeat.Map, b Block, chunk int, buf *mat.Dense, fn func(z *mat.Dense)) {
+	if chunk < 1 {
+		chunk = 512
+	}
+	D, c, n := fm.Dim(), int(b.Cols), int(b.Rows)
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		if r, cc := buf.Dims(); buf.IsEmpty() || r < hi-lo || cc != D {
+			buf.Reset()
+			buf.ReuseAs(hi-lo, D)
+		}
+		z := buf.Slice(0, hi-lo, 0, D).(*mat.Dense)
+		fm.Transform(z, mat.NewDense(hi-lo, c, b.X[lo*c:hi*c]))
+		fn(z)
+	}
+}
+
+// embedMerges counts MergeAccumulators calls that add two non-empty sums,
+// so a run can show that the runner merged partial accumulators.
+var embedMerges = beam.NewCounter("exposebeam", "embed_merges")
+
+func (f *EmbedFn) MergeAccumulators(ctx context.Context, a, b EmbedAcc) (EmbedAcc, error) {
 	switch {
 	case b.Sum == nil:
 		return a, nil
@@ -219,6 +237,7 @@ func (f *EmbedFn) MergeAccumulators(a, b EmbedAcc) (EmbedAcc, error) {
 	}
 	out := EmbedAcc{Sum: append([]float64(nil), a.Sum...), N: a.N + b.N}
 	floats.Add(out.Sum, b.Sum)
+	embedMerges.Inc(ctx, 1)
 	return out, nil
 }
 

@@ -54,6 +54,10 @@ type FitReport struct {
 	Cols      int64
 	Gamma     float64
 	Threshold int // training rows scored for the threshold
+	// Merges is the number of MergeAccumulators calls of EmbedFn that added
+	// two non-empty partial sums, as the runner's metrics report it (0 on the
+	// direct runner, which does not lift combiners).
+	Merges int64
 }
 
 // Fit runs the EXPoSE batch fit on the runner as two pipelines:
@@ -95,7 +99,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 
 	// Pass 1: statistics.
 	p1, s1 := beam.NewPipelineWithRoot()
-	m := beam.Combine(s1.Scope("Moments"), &MomentsFn{Shards: int64(len(shards))}, Read(s1, shards, o.Label, cfg.ChunkRows))
+	m := beam.Combine(s1.Scope("Moments"), &MomentsFn{Shards: int64(len(shards))}, Read(s1, shards, o.Label, 0))
 	beam.ParDo0(s1, &writeJSONFn{Path: statsPath}, m)
 	if _, err := beam.Run(ctx, o.Runner, p1); err != nil {
 		return nil, fmt.Errorf("statistics pipeline: %w", err)
@@ -135,20 +139,34 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 
 	// Pass 2: embedding, threshold scores, model.
 	p2, s2 := beam.NewPipelineWithRoot()
-	blocks := Read(s2, shards, o.Label, cfg.ChunkRows)
-	acc := beam.Combine(s2.Scope("Embedding"), &EmbedFn{Map: ms}, blocks)
+	// One block per shard: AddInput of a whole shard is long enough for
+	// prism to see a slow bundle and split the remaining shards off to a
+	// concurrent one (it splits only bundles that make no visible progress
+	// for 100 ms); EmbedFn still maps ChunkRows rows at a time.
+	blocks := Read(s2, shards, o.Label, 0)
+	chunk := int64(cfg.ChunkRows)
+	acc := beam.Combine(s2.Scope("Embedding"), &EmbedFn{Map: ms, Chunk: chunk}, blocks)
 	sampled := beam.ParDo(s2.Scope("ThresholdSample"), &sampleFn{Offsets: offsets, Rows: sample, All: rows == nil}, blocks)
-	scores := beam.ParDo(s2.Scope("ThresholdScores"), &scoreSampleFn{Map: ms}, sampled, beam.SideInput{Input: acc})
+	scores := beam.ParDo(s2.Scope("ThresholdScores"), &scoreSampleFn{Map: ms, Chunk: chunk}, sampled, beam.SideInput{Input: acc})
 	beam.ParDo0(s2.Scope("WriteModel"), &writeModelFn{Params: params, Out: o.Out, Gamma: gamma, Map: ms},
 		beam.Impulse(s2), beam.SideInput{Input: acc}, beam.SideInput{Input: scores})
-	if _, err := beam.Run(ctx, o.Runner, p2); err != nil {
+	res, err := beam.Run(ctx, o.Runner, p2)
+	if err != nil {
 		return nil, fmt.Errorf("embedding pipeline: %w", err)
+	}
+	var merges int64
+	if res != nil {
+		for _, c := range res.Metrics().AllMetrics().Counters() {
+			if c.Namespace() == "exposebeam" && c.Name() == "embed_merges" {
+				merges += c.Result()
+			}
+		}
 	}
 	nthr := len(rows)
 	if rows == nil {
 		nthr = int(n)
 	}
-	return &FitReport{Shards: len(shards), Rows: n, Cols: mom.Cols, Gamma: gamma, Threshold: nthr}, nil
+	return &FitReport{Shards: len(shards), Rows: n, Cols: mom.Cols, Gamma: gamma, Threshold: nthr, Merges: merges}, nil
 }
 
 // writeJSONFn writes its input as JSON to Path.
@@ -195,9 +213,11 @@ func (f *sampleFn) ProcessElement(b Block, emit func(Block)) error {
 // scoreSampleFn scores blocks against the embedding (a side input):
 // −⟨φ(x), w⟩, w = Sum / N, as expose.Detector.Score computes it.
 type scoreSampleFn struct {
-	Map MapState
+	Map   MapState
+	Chunk int64
 
 	once sync.Once
+	buf  mat.Dense
 	fm   *randfeat.Fourier
 	err  error
 }
@@ -207,15 +227,16 @@ func (f *scoreSampleFn) ProcessElement(b Block, acc EmbedAcc, emit func(float64)
 	if f.err != nil {
 		return f.err
 	}
-	if len(acc.Sum) != f.fm.Dim() {
-		return errors.New("exposebeam: embedding and feature map disagree")
+	if len(acc.Sum) != f.fm.Dim() || b.Cols != int64(f.fm.InputDim()) {
+		return errors.New("exposebeam: embedding, feature map and rows disagree")
 	}
 	w := acc.Mean()
-	z := mat.NewDense(int(b.Rows), f.fm.Dim(), nil)
-	f.fm.Transform(z, b.Matrix())
-	for i := 0; i < int(b.Rows); i++ {
-		emit(-floats.Dot(z.RawRowView(i), w))
-	}
+	forChunks(f.fm, b, int(f.Chunk), &f.buf, func(z *mat.Dense) {
+		r, _ := z.Dims()
+		for i := 0; i < r; i++ {
+			emit(-floats.Dot(z.RawRowView(i), w))
+		}
+	})
 	return nil
 }
 

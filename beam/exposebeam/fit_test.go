@@ -50,11 +50,11 @@ func TestFitMatchesInProcess(t *testing.T) {
 			}
 			_, got := loadModel(t, out)
 			want := fitInProcess(t, X, tc.params)
-			md, td := modelDiff(t, got, want)
+			md, td, detail := modelDiff(t, got, want)
 			if md > 1e-12 || td > 1e-12 {
 				t.Errorf("model differs by %g, threshold by %g (want ≤ 1e-12)", md, td)
 			}
-			t.Logf("model diff %g, threshold diff %g", md, td)
+			t.Logf("model diff %g (%s), threshold diff %g, %d merges", md, detail, td, rep.Merges)
 		})
 	}
 }

@@ -106,9 +106,9 @@ func maxAbsDiff(a, b []float64) float64 {
 }
 
 // modelDiff is the largest absolute difference between two fitted EXPoSE
-// models over gamma, the frequencies, the phases and the embedding, and the
-// difference of their thresholds.
-func modelDiff(t testing.TB, a, b *expose.Detector) (model, threshold float64) {
+// models over gamma, the frequencies, the phases and the embedding (with
+// the parts in detail for logs), and the difference of their thresholds.
+func modelDiff(t testing.TB, a, b *expose.Detector) (model, threshold float64, detail string) {
 	t.Helper()
 	ms := func(d *expose.Detector) MapState {
 		s, err := NewMapState(d.FeatureMap())
@@ -118,9 +118,9 @@ func modelDiff(t testing.TB, a, b *expose.Detector) (model, threshold float64) {
 		return s
 	}
 	sa, sb := ms(a), ms(b)
-	model = math.Abs(a.Gamma() - b.Gamma())
-	model = math.Max(model, maxAbsDiff(sa.W, sb.W))
-	model = math.Max(model, maxAbsDiff(sa.B, sb.B))
-	model = math.Max(model, maxAbsDiff(a.Embedding(), b.Embedding()))
-	return model, math.Abs(a.Threshold() - b.Threshold())
+	g := math.Abs(a.Gamma() - b.Gamma())
+	w, ph, e := maxAbsDiff(sa.W, sb.W), maxAbsDiff(sa.B, sb.B), maxAbsDiff(a.Embedding(), b.Embedding())
+	model = math.Max(math.Max(g, w), math.Max(ph, e))
+	detail = fmt.Sprintf("gamma %.3g (relative %.3g), W %.3g, b %.3g, embedding %.3g", g, g/b.Gamma(), w, ph, e)
+	return model, math.Abs(a.Threshold() - b.Threshold()), detail
 }

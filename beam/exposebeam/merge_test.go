@@ -1,6 +1,7 @@
 package exposebeam
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestEmbedFnMerge(t *testing.T) {
 		return a
 	}
 	merge := func(a, b EmbedAcc) EmbedAcc {
-		m, err := fn.MergeAccumulators(a, b)
+		m, err := fn.MergeAccumulators(context.Background(), a, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestEmbedFnMerge(t *testing.T) {
 	if !floats.Equal(before, p0.Sum) {
 		t.Error("MergeAccumulators modified its first argument")
 	}
-	if _, err := fn.MergeAccumulators(EmbedAcc{Sum: make([]float64, 3), N: 1}, p0); err == nil {
+	if _, err := fn.MergeAccumulators(context.Background(), EmbedAcc{Sum: make([]float64, 3), N: 1}, p0); err == nil {
 		t.Error("merging accumulators of different widths: no error")
 	}
 	if _, err := fn.AddInput(empty, Block{Rows: 1, Cols: 2, X: []float64{1, 2}}); err == nil {

@@ -129,7 +129,7 @@ func (f *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, s Sha
 	n, c := X.Dims()
 	chunk := int(f.Chunk)
 	if chunk < 1 {
-		chunk = 512
+		chunk = max(n, 1)
 	}
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
@@ -142,7 +142,8 @@ func (f *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, s Sha
 	return nil
 }
 
-// Read returns the rows of the shards as blocks of chunk rows.
+// Read returns the rows of the shards as blocks of chunk rows (a whole
+// shard per block when chunk ≤ 0).
 func Read(s beam.Scope, shards []Shard, label string, chunk int) beam.PCollection {
 	s = s.Scope("ReadShards")
 	col := beam.CreateList(s, shards)
