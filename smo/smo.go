@@ -157,8 +157,23 @@ type solver struct {
 	eps              float64
 	unshrink         bool
 	columns, entries int64
+	work             int64 // Q entries computed since ctx was last checked
 	err              error
 	scratch          []int
+}
+
+// ctxEvery is the work (Q entries computed, plus active variables scanned
+// per iteration) between two checks of the context: a few milliseconds on
+// one core, so cancellation latency does not grow with n.
+const ctxEvery = 1 << 16
+
+// checkCtx returns ctx.Err() once enough work was done since the last look.
+func (s *solver) checkCtx(ctx context.Context) error {
+	if s.work < ctxEvery {
+		return nil
+	}
+	s.work = 0
+	return ctx.Err()
 }
 
 // Solve minimises the problem and returns its solution. It returns an error,
@@ -268,16 +283,17 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 	s.cache = newCache(l, budget)
 	s.active = append(make([]int, 0, l), s.all...)
 
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	// Initial gradient G = Qα + p and Ḡ = Σ_{α_i = C_i} C_i Q_i.
 	copy(s.g, s.p)
 	for i := 0; i < l; i++ {
 		if s.status[i] == lowerBound {
 			continue
 		}
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if err := s.checkCtx(ctx); err != nil {
+			return nil, err
 		}
 		qi := s.getQ(i, true)
 		ai := s.alpha[i]
@@ -301,6 +317,9 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		if iter >= maxIter {
 			st = IterationLimit
 			break
+		}
+		if err := s.checkCtx(ctx); err != nil {
+			return nil, err
 		}
 		counter--
 		if counter == 0 {
@@ -328,6 +347,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			counter = 1 // shrink at the next iteration
 		}
 		iter++
+		s.work += int64(len(s.active))
 		if set.Progress != nil && iter%1000 == 0 {
 			set.Progress("smo", iter, maxIter)
 		}
@@ -452,6 +472,7 @@ func (s *solver) fill(dst []float32, j int, rows []int) {
 	s.q.Column(dst, j, rows)
 	s.columns++
 	s.entries += int64(len(rows))
+	s.work += int64(len(rows))
 }
 
 // inactive returns the shrunk variables in ascending order (scratch space).
