@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"sort"
 	"strconv"
@@ -58,6 +59,11 @@ type Options struct {
 	// Skip maps a check name to the reason it does not apply; the check
 	// is reported as skipped with that reason.
 	Skip map[string]string
+	// Known maps a check name to a known, reported failure of the method
+	// (what fails and why). The check is skipped with "KNOWN FAILURE: …"
+	// so make test stays green while the owner fixes it; with
+	// ANOMALY_STRICT=1 in the environment it runs (and fails) instead.
+	Known map[string]string
 }
 
 // Cancel is a fit that takes well over a second: Rows × Cols rows of
@@ -147,6 +153,9 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		t.Run(c, func(t *testing.T) {
 			if why, ok := opts.Skip[c]; ok {
 				t.Skip(why)
+			}
+			if why, ok := opts.Known[c]; ok && os.Getenv("ANOMALY_STRICT") != "1" {
+				t.Skip("KNOWN FAILURE (run with ANOMALY_STRICT=1): " + why)
 			}
 			checks[c](t)
 		})

@@ -1,0 +1,38 @@
+package kpca
+
+import (
+	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
+)
+
+// TestConformance runs the shared detector suite on the exact
+// eigendecomposition and on the Nyström path (random landmarks: seeded).
+// The AUC floors are the AUC-ROC of a run of this test (go test -race -run
+// Conformance -v ./kpca, 2026-11-22: exact 0.9900, nystrom 0.9922 on the
+// suite's 200×4 Gaussian mixture) less about 0.05. The cancelled fits are the
+// exact method on 4,000 × 8 rows (a 4000 × 4000 centred Gram matrix and its
+// eigendecomposition) and Nyström with 500 landmarks on 100,000 × 8 rows.
+func TestConformance(t *testing.T) {
+	cfg := func(d detector.Detector) any { return d.(*KPCA).cfg }
+	known := map[string]string{"Cancel": "Fit returned 4.2 s after the cancel (exact, 4000 × 8, -race): kernel.Gram takes no ctx, so the 4000 × 4000 Gram matrix and the O(n²) mirror and centring passes run to the end; ctx is checked only after them and inside Lanczos"}
+	for _, tc := range []struct {
+		name   string
+		params map[string]string
+		random bool
+		floor  float64
+		cancel detectortest.Cancel
+		known  map[string]string
+	}{
+		{"exact", map[string]string{"components": "5"}, false, 0.94,
+			detectortest.Cancel{Rows: 4000, Cols: 8, Params: map[string]string{"components": "50"}}, known},
+		{"nystrom", map[string]string{"components": "5", "method": "nystrom", "landmarks": "40"}, true, 0.94,
+			detectortest.Cancel{Rows: 100000, Cols: 8, Params: map[string]string{"components": "50", "landmarks": "500"}}, map[string]string{
+				"Cancel": "Fit returned 35.1 s after the cancel (nystrom, 500 landmarks, 100,000 × 8, -race): randfeat.NewNystrom and Nystrom.Transform take no ctx, so the n × m feature matrix is computed to the end before ctx is checked"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			detectortest.Run(t, "kpca", tc.params, detectortest.Options{Random: tc.random, AUCFloor: tc.floor, Config: cfg, Cancel: tc.cancel, Known: tc.known})
+		})
+	}
+}
