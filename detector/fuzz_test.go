@@ -18,6 +18,8 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	_ "github.com/kernelad/anomaly/expose" // registers expose
+	_ "github.com/kernelad/anomaly/kde"    // registers kde
+	_ "github.com/kernelad/anomaly/kpca"   // registers kpca
 	_ "github.com/kernelad/anomaly/ocsvm"  // registers ocsvm
 	_ "github.com/kernelad/anomaly/svdd"   // registers svdd
 )
@@ -49,6 +51,10 @@ func envelopes(tb testing.TB) map[string][]byte {
 		{"ocsvm", map[string]string{"nu": "0.2"}},
 		{"ocsvm", map[string]string{"kernel": "poly", "degree": "2"}},
 		{"svdd", map[string]string{"nu": "0.2", "kernel": "laplacian"}},
+		{"kde", map[string]string{"bandwidth": "0.7"}},
+		{"kde", map[string]string{"algorithm": "tree", "rtol": "0.01", "leaf_size": "4", "kernel": "epanechnikov"}},
+		{"kpca", map[string]string{"components": "3"}},
+		{"kpca", map[string]string{"components": "2", "method": "nystrom", "landmarks": "10", "seed": "5"}},
 	} {
 		d, err := detector.New(m.name, m.params)
 		if err != nil {
