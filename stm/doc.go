@@ -62,10 +62,19 @@
 //
 // rank 1; γ by the median rule, 1/median of ‖f(X) − f(Y)‖² = Σ_n‖x^(n) −
 // y^(n)‖² over (at most 10,000 seeded random) pairs of training component
-// vectors (kernel.MedianGamma); ν = 0.1; D = 1000 features; CP-ALS
-// tolerance 1e-8 and 100 sweeps; contamination 0.1. These were chosen from
-// the paper and the prototype, not yet by the measurements the issue asks
-// for.
+// vectors (kernel.MedianGamma), times gamma_factor = 1; ν = 0.5; D = 1000
+// features; CP-ALS tolerance 1e-8 and 100 sweeps; contamination 0.1.
+//
+// ν and the width were chosen by TestProtocols (ANOMALY_LONG=1) on the four
+// sets of ../shared/data/tensor, seeds 1–3, comparing (ν, gamma_factor) ∈
+// {(0.1, 1), (0.5, 1), (0.1, 0.1), (0.5, 0.1)}: with ν = 0.1 the median-rule
+// kernel is too narrow for the paper's protocol (R1STM median AUC 0.84–0.89
+// on basicmotions and eyesopenshut); a 10× wider kernel fixes those but
+// loses selfregulationscp1 (0.96); ν = 0.5 with the median rule is the only
+// setting that keeps R1STM's median AUC ≥ 0.98 on every set (the bar of the
+// issue) while matching or beating the flattened ocsvm on the class
+// protocol on most sets. Rank 1 is the prototype's finding (not re-measured
+// here).
 //
 // # Errors
 //

@@ -16,7 +16,7 @@ import (
 // Defaults of the tensor detectors (see the package documentation for how
 // they were chosen).
 const (
-	DefaultNu          = 0.1
+	DefaultNu          = 0.5
 	DefaultGammaFactor = 1.0
 )
 

@@ -212,6 +212,7 @@ func (k *sumKernel) eval(i, j int) float64 {
 
 func (k *sumKernel) Len() int           { return k.n }
 func (k *sumKernel) Diag(i int) float64 { return k.diag[i] }
+
 // Column sets dst[i] = K_ij for every i in rows (the smo.Matrix contract:
 // len(dst) = n, other entries untouched).
 func (k *sumKernel) Column(dst []float32, j int, rows []int) {

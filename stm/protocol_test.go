@@ -52,10 +52,15 @@ func TestProtocols(t *testing.T) {
 		}
 		shape := tensor.FormatShape(ds.Shape)
 		name := strings.TrimSuffix(filepath.Base(f), ".npz")
-		classes := map[int]bool{}
+		seen := map[int]bool{}
+		var classes []int
 		for _, c := range ds.Class {
-			classes[c] = true
+			if !seen[c] {
+				seen[c] = true
+				classes = append(classes, c)
+			}
 		}
+		sort.Ints(classes) // fixed order: the classes share rng
 		type key struct{ proto, method string }
 		aucs := map[key][]float64{}
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -76,7 +81,7 @@ func TestProtocols(t *testing.T) {
 				aucs[key{"paper", meth}] = append(aucs[key{"paper", meth}], runAUC(t, meth, shape, seed, P, y))
 			}
 			// Class protocol.
-			for c := range classes {
+			for _, c := range classes {
 				var normal, other []int
 				for i, k := range ds.Class {
 					if k == c {

@@ -197,7 +197,7 @@ type R1SVMConfig struct {
 	// the rows (GammaFactor 0 means DefaultGammaFactor).
 	Gamma       float64
 	GammaFactor float64
-	// Nu ∈ (0, 1]; 0 means DefaultNu.
+	// Nu ∈ (0, 1]; 0 means DefaultNu (0.5).
 	Nu            float64
 	Features      int
 	Contamination float64
