@@ -324,5 +324,5 @@ func arffClassValue(a arffAttr, v string) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("%q is not one of the declared values {%s}", clip(v), clip(strings.Join(a.nominal, ",")))
+	return 0, fmt.Errorf("%q is not one of the declared values %q", clip(v), clip("{"+strings.Join(a.nominal, ",")+"}"))
 }
