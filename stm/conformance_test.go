@@ -1,0 +1,37 @@
+package stm
+
+import (
+	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
+)
+
+// TestConformance runs the shared detector suite on the three methods of
+// the package. The tensor methods see the suite's rows as 4 × 3 samples
+// (shape=4x3). The AUC floors are the AUC-ROC of a run of this test (go
+// test -race -run Conformance -v ./stm, 2026-11-22, on the suite's 200-row
+// Gaussian mixture; 1stm AUC1, r1stm AUC2, r1svm AUC3) less about 0.05.
+// The cancelled fits are 20,000 rows of the same shapes.
+func TestConformance(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		params map[string]string
+		shape  []int
+		random bool
+		floor  float64
+		config func(detector.Detector) any
+	}{
+		{"1stm", map[string]string{"nu": "0.1"}, []int{4, 3}, false, 0.5, func(d detector.Detector) any { return d.(*OneSTM).cfg }},
+		{"r1stm", map[string]string{"nu": "0.1", "features": "200"}, []int{4, 3}, true, 0.5, func(d detector.Detector) any { return d.(*R1STM).cfg }},
+		{"r1svm", map[string]string{"nu": "0.1", "features": "200"}, nil, true, 0.5, func(d detector.Detector) any { return d.(*R1SVM).cfg }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cols := 12
+			detectortest.Run(t, tc.name, tc.params, detectortest.Options{
+				Shape: tc.shape, Features: cols, Random: tc.random, AUCFloor: tc.floor, Config: tc.config,
+				Cancel: detectortest.Cancel{Rows: 20000, Cols: cols},
+			})
+		})
+	}
+}
