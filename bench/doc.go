@@ -49,5 +49,7 @@
 // # Other measurements
 //
 // SGDTrace records EXPoSE's stochastic gradient iterate against the batch
-// mean embedding (the convergence plot of the EXPoSE paper's Figure 2).
+// mean embedding (the convergence plot of the EXPoSE paper's Figure 2);
+// CPALSTrace records CP-ALS's relative error sweep by sweep on a tensor
+// such as PlantedCP's.
 package bench

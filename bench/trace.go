@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/tensor"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -141,4 +143,66 @@ func SGDTrace(ctx context.Context, train, test *dataset.Dataset, cfg SGDTraceCon
 			AUC: eval.AUCROC(scores, test.Y), ScoreDiff: diff / float64(m)})
 	}
 	return trace, batchAUC, nil
+}
+
+// CPALSTrace returns the relative reconstruction error ‖X − [[λ; A]]‖/‖X‖
+// of CP-ALS (package cpd) on x after each of the first maxIter sweeps.
+// Package cpd reports no per-sweep progress, so sweep k is obtained by
+// running cpd.Decompose with MaxIter = k and the tolerance off: the
+// algorithm is deterministic for a given Config (SVD initialisation, or a
+// random one from a source rebuilt by newSrc for every run), so the k-th
+// run repeats the first k sweeps of one long run exactly. The cost is
+// maxIter²/2 sweeps; keep maxIter modest. The trace ends early when a run
+// stops before its MaxIter (an exact fit).
+func CPALSTrace(ctx context.Context, x *tensor.Dense, cfg cpd.Config, newSrc func() rand.Source, maxIter int) ([]float64, error) {
+	if maxIter < 1 {
+		return nil, fmt.Errorf("bench: CPALSTrace needs maxIter ≥ 1, got %d", maxIter)
+	}
+	var errs []float64
+	for k := 1; k <= maxIter; k++ {
+		c := cfg
+		c.MaxIter, c.Tol = k, math.SmallestNonzeroFloat64
+		if newSrc != nil {
+			c.Src = newSrc()
+		}
+		kt, err := cpd.Decompose(ctx, x, c)
+		if err != nil {
+			return nil, err
+		}
+		errs = append(errs, kt.RelErr)
+		if kt.Iter < k {
+			break
+		}
+	}
+	return errs, nil
+}
+
+// PlantedCP returns a seeded I×J×K tensor of rank R with standard normal
+// factors and unit weights, plus Gaussian noise of relative level noise
+// (‖E‖ = noise·‖X‖): the test problem of CPALSTrace's plot.
+func PlantedCP(shape []int, R int, noise float64, seed uint64) *tensor.Dense {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	k := cpd.Kruskal{Weights: make([]float64, R)}
+	for r := range k.Weights {
+		k.Weights[r] = 1
+	}
+	for _, n := range shape {
+		f := mat.NewDense(n, R, nil)
+		for i := 0; i < n; i++ {
+			for r := 0; r < R; r++ {
+				f.Set(i, r, rng.NormFloat64())
+			}
+		}
+		k.Factors = append(k.Factors, f)
+	}
+	x := k.Full()
+	if noise > 0 {
+		e := make([]float64, x.Len())
+		for i := range e {
+			e[i] = rng.NormFloat64()
+		}
+		floats.Scale(noise*x.Norm()/floats.Norm(e, 2), e)
+		floats.Add(x.Data(), e)
+	}
+	return x
 }

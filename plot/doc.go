@@ -21,6 +21,8 @@
 //     against the iteration t, with the batch embedding's AUC — the second
 //     and fourth rows of the EXPoSE paper's Figure 2. The series come from
 //     bench.SGDTrace.
+//   - Sweeps: the relative error of CP-ALS against the sweep on a log scale
+//     (series from bench.CPALSTrace).
 //
 // The package never prints; Save writes the file it is given.
 package plot

@@ -290,6 +290,24 @@ func Convergence(title string, t, dist, auc []float64, batchAUC float64) (top, b
 	return top, bottom, nil
 }
 
+// Sweeps draws the relative error of an iterative fit (CP-ALS) against the
+// sweep number, one line per curve, on a log scale.
+func Sweeps(title string, curves []Curve) (*gplot.Plot, error) {
+	for _, c := range curves {
+		if slices.ContainsFunc(c.Y, func(v float64) bool { return !(v > 0) }) {
+			return nil, fmt.Errorf("plot: curve %q has an error ≤ 0, which a log scale cannot show", c.Name)
+		}
+	}
+	p, err := Lines(title, "ALS sweep", "relative error ‖X − [[λ; A]]‖ / ‖X‖", curves)
+	if err != nil {
+		return nil, err
+	}
+	p.Y.Scale = gplot.LogScale{}
+	p.Y.Tick.Marker = logTicks{}
+	p.Legend.Top = true
+	return p, nil
+}
+
 // Save writes plots stacked vertically (one column) into one picture at
 // path; the format follows the extension (.png, .svg, .pdf, .jpg, .eps,
 // .tif). Each panel is width × height.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kernelad/anomaly/bench"
+	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	aplot "github.com/kernelad/anomaly/plot"
@@ -28,8 +29,8 @@ const plotLong = `Draw pictures (PNG, or SVG/PDF by the --out extension) with go
            the score over the grid (blue normal, red anomalous).
   sgd      EXPoSE's SGD (Algorithm 1) against the batch mean embedding w*,
            like Figure 2 of the EXPoSE paper: ‖w_t − w*‖ and test AUC against t.
-  cpals    CP-ALS fit against iterations: not available yet (package cpd
-           has no per-iteration callback).
+  cpals    CP-ALS relative error against sweeps on a planted tensor, SVD
+           and random initialisation (package cpd).
 
 --data takes a file or embedded:NAME (the data sets of "anomaly bench").`
 
@@ -49,7 +50,7 @@ func newPlotCmd(stderr io.Writer) *cobra.Command {
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	c.AddCommand(newCurveCmd("roc", stderr), newCurveCmd("pr", stderr), newMapCmd(stderr), newSGDCmd(stderr), newCPALSCmd())
+	c.AddCommand(newCurveCmd("roc", stderr), newCurveCmd("pr", stderr), newMapCmd(stderr), newSGDCmd(stderr), newCPALSCmd(stderr))
 	return c
 }
 
@@ -305,15 +306,77 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	return nil
 }
 
-func newCPALSCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "cpals",
-		Short: "CP-ALS fit against iterations (not available yet)",
-		Args:  noArgs,
-		RunE: runE(func(context.Context) error {
-			return usagef("plot cpals: not available yet: package cpd reports no per-iteration fit (it needs a callback in cpd.Config)")
-		}),
+type cpalsOptions struct {
+	shape      string
+	rank       int
+	noise      float64
+	iterations int
+	seed       uint64
+	out        string
+}
+
+func newCPALSCmd(stderr io.Writer) *cobra.Command {
+	var o cpalsOptions
+	c := &cobra.Command{
+		Use:   "cpals --out FILE [--shape 40x40x40] [--rank 5] [--noise 0.01]",
+		Short: "Draw CP-ALS relative error against sweeps, SVD and random initialisation",
+		Long: `Draw the relative error of CP-ALS (package cpd) against the sweep, for SVD
+and random initialisation, on a planted tensor: standard normal factors of
+the given rank, unit weights, Gaussian noise of relative level --noise. The
+error after sweep k comes from a run with MaxIter = k (cpd has no
+per-sweep callback; the runs are deterministic, so they trace one path).`,
+		Args: noArgs,
 	}
+	c.RunE = runE(func(ctx context.Context) error {
+		if err := require(c, "out"); err != nil {
+			return err
+		}
+		return runCPALS(ctx, o, stderr)
+	})
+	f := c.Flags()
+	f.StringVar(&o.shape, "shape", "40x40x40", "tensor shape")
+	f.IntVar(&o.rank, "rank", 5, "planted and fitted rank")
+	f.Float64Var(&o.noise, "noise", 0.01, "relative noise level")
+	f.IntVar(&o.iterations, "iterations", 40, "sweeps to trace (the cost grows as its square)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the tensor and the random initialisation")
+	f.StringVar(&o.out, "out", "", "picture file to write")
+	return c
+}
+
+func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
+	shape, err := parseShape(o.shape)
+	if err != nil {
+		return err
+	}
+	if o.rank < 1 || o.iterations < 1 || o.iterations > 500 || !(o.noise >= 0) {
+		return usagef("plot cpals: want --rank ≥ 1, --iterations in [1, 500], --noise ≥ 0")
+	}
+	x := bench.PlantedCP(shape, o.rank, o.noise, o.seed)
+	var curves []aplot.Curve
+	for _, init := range []cpd.Init{cpd.SVD, cpd.Random} {
+		var src func() rand.Source
+		if init == cpd.Random {
+			src = func() rand.Source { return rand.NewPCG(o.seed, 4) }
+		}
+		errs, err := bench.CPALSTrace(ctx, x, cpd.Config{Rank: o.rank, Init: init}, src, o.iterations)
+		if err != nil {
+			return usageErr(err)
+		}
+		it := make([]float64, len(errs))
+		for i := range it {
+			it[i] = float64(i + 1)
+		}
+		curves = append(curves, aplot.Curve{Name: fmt.Sprintf("%s init (%.4g after %d)", init, errs[len(errs)-1], len(errs)), X: it, Y: errs})
+	}
+	p, err := aplot.Sweeps(fmt.Sprintf("CP-ALS on a planted %s rank-%d tensor, %g%% noise", o.shape, o.rank, 100*o.noise), curves)
+	if err != nil {
+		return dataErr(err)
+	}
+	if err := savePicture(o.out, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "plot: wrote %s\n", o.out)
+	return nil
 }
 
 // benchPlots writes ROC and PR curves per data set of a bench run: for

@@ -32,6 +32,7 @@ func TestPlotCommands(t *testing.T) {
 		{[]string{"plot", "roc", "--data", data, "--methods", "benchvec"}, "roc.png"},
 		{[]string{"plot", "pr", "--data", data, "--methods", "benchvec"}, "pr.png"},
 		{[]string{"plot", "map", "--method", "meandist", "--n", "100", "--steps", "20"}, "map.png"},
+		{[]string{"plot", "cpals", "--shape", "8x7x6", "--rank", "2", "--iterations", "5"}, "cpals.png"},
 	} {
 		out := filepath.Join(dir, tc.out)
 		if code, _, stderr := run(ctx, append(tc.args, "--out", out)...); code != 0 {
@@ -46,11 +47,13 @@ func TestPlotCommands(t *testing.T) {
 	}
 	checkPNG(t, filepath.Join(pdir, "grid_roc.png"))
 	checkPNG(t, filepath.Join(pdir, "grid_pr.png"))
-	// sgd needs expose, which this test program lacks; cpals is not there yet.
+	// sgd needs expose, which this test program lacks.
 	for _, args := range [][]string{
 		{"plot"},
 		{"plot", "nosuch"},
 		{"plot", "cpals"},
+		{"plot", "cpals", "--shape", "4x0", "--out", filepath.Join(dir, "x.png")},
+		{"plot", "cpals", "--rank", "9", "--shape", "4x4x4", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "sgd", "--out", filepath.Join(dir, "sgd.png")},
 		{"plot", "roc"},
 		{"plot", "map", "--method", "nosuch", "--out", filepath.Join(dir, "x.png")},
