@@ -59,9 +59,9 @@ func writeCSV(t *testing.T, path string, X mat.Matrix, y []int) {
 // exportSplit fits ocsvm on the ADBench train split (seed 1) of the
 // embedded 6_cardio, exports it and scores the test split. It returns the
 // directory, the test scores and the exported model's path.
-func exportSplit(t *testing.T) (dir string, scores []float64, model string) {
+func exportSplit(t *testing.T, name string) (dir string, scores []float64, model string) {
 	t.Helper()
-	ds, err := bench.Open(bench.EmbeddedPrefix + "6_cardio")
+	ds, err := bench.Open(bench.EmbeddedPrefix + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func readLIBSVMModel(t *testing.T, path string) libsvmModel {
 // Σ coef·k − rho, computed here from the file alone, is −νn times the
 // score command's score (to round-off).
 func TestExportLIBSVMFile(t *testing.T) {
-	dir, scores, model := exportSplit(t)
+	dir, scores, model := exportSplit(t, "6_cardio")
 	m := readLIBSVMModel(t, model)
 	for k, want := range map[string]string{"svm_type": "one_class", "kernel_type": "rbf", "nr_class": "2"} {
 		if m.header[k] != want {
@@ -194,13 +194,21 @@ func TestExportLIBSVMFile(t *testing.T) {
 }
 
 // svm-predict (LIBSVM 3.24, Debian libsvm-tools) on the exported model
-// labels every test row as the score command's sign does: +1 ⇔ score < 0.
+// labels every test row as the score command's sign does: +1 ⇔ score < 0,
+// on the ADBench test splits (seed 1) of 6_cardio (550 rows) and
+// 38_thyroid (1132 rows).
 func TestExportSVMPredictAgrees(t *testing.T) {
 	exe, err := exec.LookPath("svm-predict")
 	if err != nil {
 		t.Skip("svm-predict not installed (apt-get install libsvm-tools)")
 	}
-	dir, scores, model := exportSplit(t)
+	for _, name := range []string{"6_cardio", "38_thyroid"} {
+		t.Run(name, func(t *testing.T) { svmPredictAgrees(t, exe, name) })
+	}
+}
+
+func svmPredictAgrees(t *testing.T, exe, name string) {
+	dir, scores, model := exportSplit(t, name)
 	pred := filepath.Join(dir, "pred.txt")
 	if out, err := exec.Command(exe, filepath.Join(dir, "test.libsvm"), model, pred).CombinedOutput(); err != nil {
 		t.Fatalf("svm-predict: %v\n%s", err, out)
