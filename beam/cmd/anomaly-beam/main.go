@@ -88,8 +88,8 @@ func run(ctx context.Context, cmd string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("fitted expose on %d rows × %d columns from %d shards (gamma %g, threshold from %d rows); model in %s\n",
-			rep.Rows, rep.Cols, rep.Shards, rep.Gamma, rep.Threshold, *out)
+		fmt.Printf("fitted expose on %d rows × %d columns from %d shards (gamma %g, threshold from %d rows, %d merges of partial sums); model in %s\n",
+			rep.Rows, rep.Cols, rep.Shards, rep.Gamma, rep.Threshold, rep.Merges, *out)
 		return nil
 	case "score":
 		if *input == "" || *out == "" || *model == "" {
