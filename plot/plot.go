@@ -34,6 +34,9 @@ const (
 type Curve struct {
 	Name string
 	X, Y []float64
+	// Steps draws the line as a staircase (horizontal, then vertical, as
+	// matplotlib's steps-post) instead of straight segments.
+	Steps bool
 }
 
 // Lines draws curves on one set of axes, one colour and dash per curve, with
@@ -56,6 +59,9 @@ func Lines(title, xlabel, ylabel string, curves []Curve) (*gplot.Plot, error) {
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i / 7)
 		l.Width = vg.Points(1.5)
+		if c.Steps {
+			l.StepStyle = plotter.PostStep
+		}
 		p.Add(l)
 		if c.Name != "" {
 			p.Legend.Add(c.Name, l)
@@ -83,7 +89,7 @@ func ROC(title string, s []Scores) (*gplot.Plot, error) {
 		if fpr == nil {
 			return nil, fmt.Errorf("plot: ROC of %s: %v", m.Name, eval.Check(m.Scores, m.Labels))
 		}
-		curves = append(curves, Curve{fmt.Sprintf("%s (AUC %.3f)", m.Name, eval.AUCROC(m.Scores, m.Labels)), fpr, tpr})
+		curves = append(curves, Curve{fmt.Sprintf("%s (AUC %.3f)", m.Name, eval.AUCROC(m.Scores, m.Labels)), fpr, tpr, false})
 	}
 	p, err := Lines(title, "false positive rate", "true positive rate", curves)
 	if err != nil {
@@ -100,8 +106,11 @@ func ROC(title string, s []Scores) (*gplot.Plot, error) {
 }
 
 // PR draws the precision–recall curves (eval.PR) of several methods on one
-// data set, with the level of a random ranking (the share of anomalies);
-// the legend gives each average precision (eval.AveragePrecision).
+// data set as staircases (the precision of each operating point held until
+// the next recall, as scikit-learn draws them: straight segments between
+// operating points would suggest precisions no threshold gives), with the
+// level of a random ranking (the share of anomalies); the legend gives each
+// average precision (eval.AveragePrecision).
 func PR(title string, s []Scores) (*gplot.Plot, error) {
 	var curves []Curve
 	base := math.NaN()
@@ -110,7 +119,7 @@ func PR(title string, s []Scores) (*gplot.Plot, error) {
 		if prec == nil {
 			return nil, fmt.Errorf("plot: PR of %s: %v", m.Name, eval.Check(m.Scores, m.Labels))
 		}
-		curves = append(curves, Curve{fmt.Sprintf("%s (AP %.3f)", m.Name, eval.AveragePrecision(m.Scores, m.Labels)), rec, prec})
+		curves = append(curves, Curve{fmt.Sprintf("%s (AP %.3f)", m.Name, eval.AveragePrecision(m.Scores, m.Labels)), rec, prec, true})
 		pos := 0
 		for _, y := range m.Labels {
 			pos += y
@@ -273,15 +282,15 @@ func Convergence(title string, t, dist, auc []float64, batchAUC float64) (top, b
 	if slices.ContainsFunc(dist, func(v float64) bool { return !(v > 0) }) {
 		return nil, nil, errors.New("plot: ‖w_t − w*‖ must be positive for its log scale")
 	}
-	top, err = Lines(title, "", "‖w_t − w*‖", []Curve{{"SGD iterate", t, dist}})
+	top, err = Lines(title, "", "‖w_t − w*‖", []Curve{{Name: "SGD iterate", X: t, Y: dist}})
 	if err != nil {
 		return nil, nil, err
 	}
 	top.Y.Scale = gplot.LogScale{}
 	top.Y.Tick.Marker = logTicks{}
 	top.Legend.Top = true
-	bottom, err = Lines("", "t (SGD iterations)", "test AUC-ROC", []Curve{{"SGD w_t", t, auc},
-		{fmt.Sprintf("batch w* (%.3f)", batchAUC), []float64{t[0], t[len(t)-1]}, []float64{batchAUC, batchAUC}}})
+	bottom, err = Lines("", "t (SGD iterations)", "test AUC-ROC", []Curve{{Name: "SGD w_t", X: t, Y: auc},
+		{Name: fmt.Sprintf("batch w* (%.3f)", batchAUC), X: []float64{t[0], t[len(t)-1]}, Y: []float64{batchAUC, batchAUC}}})
 	if err != nil {
 		return nil, nil, err
 	}
