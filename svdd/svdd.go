@@ -202,6 +202,11 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) error {
 	if c2 == 0 {
 		c2 = c1
 	}
+	if ys == nil && c1 > 1 {
+		// Σα = 1 with α ≥ 0 already gives α_i ≤ 1: a larger C is the hard
+		// sphere, and solving it as C = 1 keeps the tolerance's scale.
+		c1 = 1
+	}
 	gamma := m.cfg.Gamma
 	if gamma == 0 {
 		gamma = kernel.ScaleGamma(X)
