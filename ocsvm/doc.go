@@ -27,7 +27,8 @@
 // objective and ρ to 1e-7 relative, the same support vectors and bounded
 // ones, the same test AUC, and the same iteration count on eight of ten
 // (254 vs 271 and 655 vs 701 on the other two). Fit times against
-// svm-train: testdata/bench_vs_libsvm.sh.
+// svm-train: testdata/bench_vs_libsvm.sh, with a recorded run in
+// testdata/bench_vs_libsvm.txt.
 //
 // # Score
 //

@@ -51,6 +51,7 @@ func TestNuProperty(t *testing.T) {
 			}
 			st := m.Stats()
 			fb, fs := float64(st.BoundedSV)/float64(n), float64(st.SV)/float64(n)
+			t.Logf("bounded SV fraction %.4f ≤ ν %.4f ≤ SV fraction %.4f", fb, nu, fs)
 			if fb > nu+1.0/float64(n) || nu > fs+1.0/float64(n) {
 				t.Errorf("bounded SV fraction %.4f ≤ ν = %.4f ≤ SV fraction %.4f fails", fb, nu, fs)
 			}
