@@ -7,7 +7,7 @@
 //	func TestConformance(t *testing.T) {
 //		detectortest.Run(t, "expose", map[string]string{"features": "256"}, detectortest.Options{
 //			Random:   true,
-//			AUCFloor: 0.90,
+//			AUCFloor: 0.88,
 //			Config:   func(d detector.Detector) any { return d.(*Detector).cfg },
 //			Cancel:   detectortest.Cancel{Rows: 200000, Cols: 16, Params: map[string]string{"features": "4096"}},
 //		})
@@ -46,6 +46,12 @@
 //   - AUC: fitted on the contaminated training half of a seeded synthetic set
 //     (dataset.GaussianMixture, or dataset.Banana), the AUC-ROC on the other
 //     half is at least Options.AUCFloor.
+//
+// A check a method cannot meet by design goes in Options.Skip with the
+// reason; a reported defect awaiting its owner's fix goes in Options.Known,
+// which skips it with "KNOWN FAILURE: …" unless ANOMALY_STRICT=1 is set:
+//
+//	ANOMALY_STRICT=1 go test -run Conformance ./...
 //
 // # The contamination rule
 //
