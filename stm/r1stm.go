@@ -30,6 +30,12 @@ type R1STMConfig struct {
 	// and MaxPass its limit on passes over the data (0 → 1000).
 	Tol     float64
 	MaxPass int
+	// Construction selects the random features: Concat (default) or the
+	// paper's PerMode construction.
+	Construction Construction
+	// ModeFeatures is the number of random Fourier features per mode of
+	// the PerMode construction; 0 means DefaultModeFeatures.
+	ModeFeatures int
 }
 
 // R1STM is the randomised one-class support tensor machine: random Fourier
@@ -42,10 +48,17 @@ type R1STM struct {
 	lm  linearModel
 }
 
+// featureMap is a random feature map: randfeat.Fourier on the concatenated
+// component vectors, or the per-mode construction (permodeMap).
+type featureMap interface {
+	Transform(dst *mat.Dense, X mat.Matrix)
+	Dim() int
+}
+
 // linearModel is a fitted random-feature linear one-class machine.
 type linearModel struct {
 	fitted    bool
-	fourier   *randfeat.Fourier
+	fourier   featureMap
 	w         []float64
 	rho       float64
 	threshold float64
@@ -63,6 +76,12 @@ func NewR1STM(cfg R1STMConfig) (*R1STM, error) {
 	}
 	if err := checkLinear("r1stm", cfg.Features, cfg.Tol, cfg.MaxPass); err != nil {
 		return nil, err
+	}
+	if cfg.Construction != Concat && cfg.Construction != PerMode {
+		return nil, fmt.Errorf("r1stm: unknown construction %d", int(cfg.Construction))
+	}
+	if cfg.ModeFeatures < 0 {
+		return nil, fmt.Errorf("r1stm: mode_features = %d must be ≥ 1 (or 0 for %d)", cfg.ModeFeatures, DefaultModeFeatures)
 	}
 	return &R1STM{cfg: cfg, r: r}, nil
 }
@@ -91,7 +110,11 @@ func seeds(src rand.Source) (median, features rand.Source) {
 
 // fit trains the linear machine on the inputs V (rows; R consecutive rows
 // make one sample, summed after the feature map).
-func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac, nu, cont float64, features int, tol float64, maxPass int, src rand.Source) error {
+//
+// newMap builds the feature map for the resolved γ; nil means random
+// Fourier features on the rows of V.
+func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac, nu, cont float64, features int, tol float64, maxPass int, src rand.Source,
+	newMap func(gamma float64, D int, src rand.Source) featureMap) error {
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
 	if gamma == 0 {
@@ -100,7 +123,12 @@ func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac
 	if features == 0 {
 		features = DefaultFeatures
 	}
-	f := randfeat.NewFourier(kernel.RBF{Gamma: gamma}, dim, features, fs)
+	var f featureMap
+	if newMap != nil {
+		f = newMap(gamma, features, fs)
+	} else {
+		f = randfeat.NewFourier(kernel.RBF{Gamma: gamma}, dim, features, fs)
+	}
 	Z := sumFeatures(f, V, R)
 	w, rho, passes, err := linearOC(ctx, Z, nu, tol, maxPass)
 	if err != nil {
@@ -119,7 +147,7 @@ func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac
 
 // sumFeatures maps the rows of V and sums each run of R rows: row i of the
 // result is Σ_r z(v_{i·R+r}).
-func sumFeatures(f *randfeat.Fourier, V *mat.Dense, R int) *mat.Dense {
+func sumFeatures(f featureMap, V *mat.Dense, R int) *mat.Dense {
 	var Zc mat.Dense
 	f.Transform(&Zc, V)
 	if R == 1 {
@@ -160,7 +188,13 @@ func (m *R1STM) Fit(ctx context.Context, X mat.Matrix) error {
 	if err != nil {
 		return fmt.Errorf("r1stm: %w", err)
 	}
-	if err := m.lm.fit(ctx, F, m.r.rank, m.r.gamma, m.r.gfac, m.r.nu, m.r.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
+	var newMap func(float64, int, rand.Source) featureMap
+	if m.cfg.Construction == PerMode {
+		newMap = func(gamma float64, D int, src rand.Source) featureMap {
+			return newPermodeMap(m.r.shape, gamma, m.cfg.ModeFeatures, D, src)
+		}
+	}
+	if err := m.lm.fit(ctx, F, m.r.rank, m.r.gamma, m.r.gfac, m.r.nu, m.r.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src, newMap); err != nil {
 		return fmt.Errorf("r1stm: %w", err)
 	}
 	return nil
@@ -253,7 +287,7 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 		return fmt.Errorf("r1svm: %w", err)
 	}
 	V := mat.DenseCopyOf(X)
-	if err := m.lm.fit(ctx, V, 1, m.cfg.Gamma, m.gfac, m.nu, m.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src); err != nil {
+	if err := m.lm.fit(ctx, V, 1, m.cfg.Gamma, m.gfac, m.nu, m.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src, nil); err != nil {
 		return fmt.Errorf("r1svm: %w", err)
 	}
 	_, m.d = X.Dims()
@@ -285,21 +319,55 @@ type linearState struct {
 	Weights   []float64
 	Rho       float64
 	Threshold float64
+	// Per-mode construction: per mode, the Fourier frequencies and phases
+	// and the D × Dm projection matrix.
+	ModeW, ModeB, ModeU [][]float64
 }
 
 func (lm *linearModel) state() linearState {
-	return linearState{Gamma: lm.gamma, W: lm.fourier.W.RawMatrix().Data, B: lm.fourier.B,
-		Weights: lm.w, Rho: lm.rho, Threshold: lm.threshold}
+	s := linearState{Gamma: lm.gamma, Weights: lm.w, Rho: lm.rho, Threshold: lm.threshold}
+	switch f := lm.fourier.(type) {
+	case *randfeat.Fourier:
+		s.W, s.B = f.W.RawMatrix().Data, f.B
+	case *permodeMap:
+		for n, fm := range f.maps {
+			s.ModeW = append(s.ModeW, fm.W.RawMatrix().Data)
+			s.ModeB = append(s.ModeB, fm.B)
+			s.ModeU = append(s.ModeU, f.u[n].RawMatrix().Data)
+		}
+	}
+	return s
 }
 
-func (lm *linearModel) restore(s linearState, inputDim int) error {
-	D := len(s.B)
-	if D == 0 || len(s.W) != D*inputDim || len(s.Weights) != D || !(s.Gamma > 0) ||
-		!allFinite(s.W) || !allFinite(s.B) || !allFinite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || math.IsNaN(s.Threshold) {
-		return fmt.Errorf("invalid model")
+func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
+	bad := fmt.Errorf("invalid model")
+	D := len(s.Weights)
+	if D == 0 || !(s.Gamma > 0) || !allFinite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || math.IsNaN(s.Threshold) {
+		return bad
 	}
-	*lm = linearModel{fitted: true, fourier: &randfeat.Fourier{W: mat.NewDense(D, inputDim, s.W), B: s.B},
-		w: s.Weights, rho: s.Rho, threshold: s.Threshold, gamma: s.Gamma}
+	var f featureMap
+	if len(s.ModeW) > 0 {
+		if len(s.ModeW) != len(shape) || len(s.ModeB) != len(shape) || len(s.ModeU) != len(shape) {
+			return bad
+		}
+		pm := &permodeMap{sides: shape, D: D}
+		for n, side := range shape {
+			Dm := len(s.ModeB[n])
+			if Dm == 0 || len(s.ModeW[n]) != Dm*side || len(s.ModeU[n]) != D*Dm ||
+				!allFinite(s.ModeW[n]) || !allFinite(s.ModeB[n]) || !allFinite(s.ModeU[n]) {
+				return bad
+			}
+			pm.maps = append(pm.maps, &randfeat.Fourier{W: mat.NewDense(Dm, side, s.ModeW[n]), B: s.ModeB[n]})
+			pm.u = append(pm.u, mat.NewDense(D, Dm, s.ModeU[n]))
+		}
+		f = pm
+	} else {
+		if len(s.B) != D || len(s.W) != D*inputDim || !allFinite(s.W) || !allFinite(s.B) {
+			return bad
+		}
+		f = &randfeat.Fourier{W: mat.NewDense(D, inputDim, s.W), B: s.B}
+	}
+	*lm = linearModel{fitted: true, fourier: f, w: s.Weights, rho: s.Rho, threshold: s.Threshold, gamma: s.Gamma}
 	return nil
 }
 
@@ -328,7 +396,7 @@ func (m *R1STM) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("r1stm: invalid model: %w", err)
 	}
 	nm := R1STM{cfg: cfg, r: r}
-	if err := nm.lm.restore(s, r.dim); err != nil {
+	if err := nm.lm.restore(s, r.dim, r.shape); err != nil {
 		return fmt.Errorf("r1stm: %w", err)
 	}
 	*m = nm
@@ -357,7 +425,7 @@ func (m *R1SVM) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("r1svm: invalid model")
 	}
 	nm := R1SVM{cfg: m.cfg, nu: m.nu, gfac: m.gfac, cont: m.cont, d: s.D}
-	if err := nm.lm.restore(s, s.D); err != nil {
+	if err := nm.lm.restore(s, s.D, nil); err != nil {
 		return fmt.Errorf("r1svm: %w", err)
 	}
 	*m = nm

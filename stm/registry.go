@@ -85,9 +85,18 @@ func init() {
 		Name:    "r1stm",
 		Summary: "randomised one-class support tensor machine: random Fourier features of the CP components, linear one-class machine; score ρ − ⟨w, z(X)⟩",
 		Version: 1,
-		Params:  append(commonParams(), linParams...),
+		Params: append(append(commonParams(), linParams...),
+			detector.Param{Name: "construction", Default: "concat", Help: "concat (one random map on the concatenated factor vectors) or permode (the paper's per-mode features and random rank-one projections)"},
+			detector.Param{Name: "mode_features", Default: strconv.Itoa(DefaultModeFeatures), Help: "random features per mode for construction=permode"}),
 		New: func(p *detector.Params) (detector.Detector, error) {
 			cfg := R1STMConfig{Common: commonFromParams(p)}
+			c, err := ParseConstruction(p.Choice("construction", "concat", "concat", "permode"))
+			cfg.Construction = c
+			if err != nil {
+				return nil, err
+			}
+			cfg.ModeFeatures = p.Int("mode_features", DefaultModeFeatures)
+			p.Check(cfg.ModeFeatures >= 1, "mode_features", "must be ≥ 1")
 			cfg.Features = p.Int("features", DefaultFeatures)
 			p.Check(cfg.Features >= 1, "features", "must be ≥ 1")
 			cfg.Tol = p.Float("tol", 1e-3)
