@@ -64,34 +64,32 @@ type resolved struct {
 
 func (c Common) resolve(name string) (resolved, error) {
 	var r resolved
-	if len(c.Shape) == 0 {
-		return r, fmt.Errorf("%s: the sample shape is required (shape=24x51 on the command line; taken from N-d .npy/.npz files)", name)
-	}
-	p := 1
-	for _, s := range c.Shape {
-		if s < 1 {
-			return r, fmt.Errorf("%s: %w", name, tensor.CheckShape(c.Shape, 0))
-		}
-		p *= s
-	}
-	if len(c.Shape) < 2 {
-		return r, fmt.Errorf("%s: the sample shape %s has order 1; tensor methods need order ≥ 2 (use a vector method)", name, tensor.FormatShape(c.Shape))
-	}
-	r.shape = append([]int(nil), c.Shape...)
-	r.d = p
-	for _, s := range c.Shape {
-		r.dim += s
-	}
 	r.rank = c.Rank
 	if r.rank == 0 {
 		r.rank = 1
 	}
 	r.cp = cpd.Config{Rank: r.rank, Tol: c.CPTol, MaxIter: c.CPMaxIter}
-	if c.Rank < 0 {
-		r.cp.Rank = c.Rank
+	if r.rank < 1 {
+		return r, fmt.Errorf("%s: %w", name, &cpd.RankError{Rank: r.rank})
 	}
-	if err := validateCP(r.cp, r.shape); err != nil {
-		return r, fmt.Errorf("%s: %w", name, err)
+	if c.CPTol < 0 || math.IsNaN(c.CPTol) || c.CPMaxIter < 0 {
+		return r, fmt.Errorf("%s: cp_tol and cp_max_iter must be ≥ 0", name)
+	}
+	// The shape may come later (the command line reads it from the data
+	// file); Fit reports it missing.
+	if len(c.Shape) > 0 {
+		if err := validShape(c.Shape); err != nil {
+			return r, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := validateCP(r.cp, c.Shape); err != nil {
+			return r, fmt.Errorf("%s: %w", name, err)
+		}
+		r.shape = append([]int(nil), c.Shape...)
+		r.d, r.dim = 1, 0
+		for _, s := range c.Shape {
+			r.d *= s
+			r.dim += s
+		}
 	}
 	if c.Gamma < 0 || math.IsNaN(c.Gamma) || math.IsInf(c.Gamma, 0) {
 		return r, fmt.Errorf("%s: gamma = %v must be a finite number > 0 (or 0 for the median rule)", name, c.Gamma)
@@ -119,8 +117,23 @@ func (c Common) resolve(name string) (resolved, error) {
 	return r, nil
 }
 
-// validateCP runs cpd's own validation on a one-row dummy batch of the
-// shape, so that rank errors read exactly as cpd's.
+// validShape checks a sample shape: sides ≥ 1, order ≥ 2.
+func validShape(shape []int) error {
+	p := 1
+	for _, s := range shape {
+		if s < 1 {
+			return tensor.CheckShape(shape, 0)
+		}
+		p *= s
+	}
+	if len(shape) < 2 {
+		return fmt.Errorf("the sample shape %s has order 1; tensor methods need order ≥ 2 (use a vector method)", tensor.FormatShape(shape))
+	}
+	return nil
+}
+
+// validateCP checks the rank against the shape as cpd does (the svd
+// initialisation needs rank ≤ the smallest side), so errors read as cpd's.
 func validateCP(cfg cpd.Config, shape []int) error {
 	if cfg.Rank < 1 {
 		return &cpd.RankError{Rank: cfg.Rank}

@@ -147,6 +147,9 @@ func (m *OneSTM) SampleShape() []int { return append([]int(nil), m.r.shape...) }
 // against the row length (a *tensor.ShapeError naming both when they
 // differ).
 func checkTensorRows(X mat.Matrix, r resolved, want int, name string) error {
+	if r.shape == nil {
+		return fmt.Errorf("%s: the sample shape is required (shape=24x51 on the command line; taken from N-d .npy/.npz files)", name)
+	}
 	if err := detector.CheckMatrix(X, 0); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -271,6 +274,9 @@ func (m *OneSTM) UnmarshalBinary(data []byte) error {
 	r, err := cfg.resolve("1stm")
 	if err != nil {
 		return fmt.Errorf("1stm: invalid model: %w", err)
+	}
+	if r.shape == nil {
+		return fmt.Errorf("1stm: invalid model: no sample shape")
 	}
 	if !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || len(s.Coef) == 0 || len(s.SV) != len(s.Coef)*r.dim ||
 		math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || math.IsNaN(s.Threshold) || !allFinite(s.SV) || !allFinite(s.Coef) {

@@ -395,6 +395,9 @@ func (m *R1STM) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("r1stm: invalid model: %w", err)
 	}
+	if r.shape == nil {
+		return fmt.Errorf("r1stm: invalid model: no sample shape")
+	}
 	nm := R1STM{cfg: cfg, r: r}
 	if err := nm.lm.restore(s, r.dim, r.shape); err != nil {
 		return fmt.Errorf("r1stm: %w", err)

@@ -162,7 +162,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"rank 0", "r1stm", map[string]string{"shape": "4x5x6", "rank": "0"}, nil, "rank"},
 		{"rank above smallest side", "1stm", map[string]string{"shape": "4x5x6", "rank": "5"}, nil, "cpd: rank 5 exceeds the smallest side 4 of shape 4x5x6"},
-		{"no shape", "r1stm", map[string]string{}, nil, "sample shape is required"},
+		{"no shape", "r1stm", map[string]string{}, X, "sample shape is required"},
+		{"order-1 shape", "1stm", map[string]string{"shape": "120"}, nil, "has order 1"},
 		{"shape ≠ row length", "r1stm", map[string]string{"shape": "4x5x5"}, X, "shape 4x5x5 has 100 elements but the data has 120 per sample"},
 		{"shape ≠ row length 1stm", "1stm", map[string]string{"shape": "2x2"}, X, "shape 2x2 has 4 elements"},
 	} {
