@@ -7,5 +7,6 @@ import (
 	_ "github.com/kernelad/anomaly/expose"
 	_ "github.com/kernelad/anomaly/kde"
 	_ "github.com/kernelad/anomaly/ocsvm"
+	_ "github.com/kernelad/anomaly/stm"
 	_ "github.com/kernelad/anomaly/svdd"
 )
