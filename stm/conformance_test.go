@@ -23,8 +23,8 @@ func TestConformance(t *testing.T) {
 		config func(detector.Detector) any
 		known  map[string]string
 	}{
-		{"1stm", map[string]string{"nu": "0.1"}, []int{4, 3}, true, 0.86, func(d detector.Detector) any { return d.(*OneSTM).cfg }, map[string]string{"DimError": "Score with 13 (or 11) columns on a model fitted on 12 returns the tensor shape error (\"tensor: shape 4x3 has 12 elements but the data has 13 per sample\"), not a *detector.DimError: checkTensorRows checks the shape before the column count (TestBadInput and Example pin that message)"}},
-		{"r1stm", map[string]string{"nu": "0.1", "features": "200"}, []int{4, 3}, true, 0.86, func(d detector.Detector) any { return d.(*R1STM).cfg }, map[string]string{"DimError": "Score with 13 (or 11) columns on a model fitted on 12 returns the tensor shape error (\"tensor: shape 4x3 has 12 elements but the data has 13 per sample\"), not a *detector.DimError: checkTensorRows checks the shape before the column count (TestBadInput and Example pin that message)"}},
+		{"1stm", map[string]string{"nu": "0.1"}, []int{4, 3}, true, 0.86, func(d detector.Detector) any { return d.(*OneSTM).cfg }, nil},
+		{"r1stm", map[string]string{"nu": "0.1", "features": "200"}, []int{4, 3}, true, 0.86, func(d detector.Detector) any { return d.(*R1STM).cfg }, nil},
 		{"r1svm", map[string]string{"nu": "0.1", "features": "200"}, nil, true, 0.89, func(d detector.Detector) any { return d.(*R1SVM).cfg }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,5 +49,5 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// most anomalous row: 100
-	// r1stm: tensor: shape 6x5 has 30 elements but the data has 24 per sample
+	// r1stm: wrong feature count: data has 24 columns, the model was fitted on 30 (tensor: shape 6x5 has 30 elements but the data has 24 per sample)
 }

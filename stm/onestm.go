@@ -145,7 +145,8 @@ func (m *OneSTM) SampleShape() []int { return append([]int(nil), m.r.shape...) }
 
 // checkTensorRows validates a batch: detector.CheckMatrix, then the shape
 // against the row length (a *tensor.ShapeError naming both when they
-// differ).
+// differ); when scoring (want > 0) a wrong row length is also a
+// *detector.DimError.
 func checkTensorRows(X mat.Matrix, r resolved, want int, name string) error {
 	if r.shape == nil {
 		return fmt.Errorf("%s: the sample shape is required (shape=24x51 on the command line; taken from N-d .npy/.npz files)", name)
@@ -154,11 +155,17 @@ func checkTensorRows(X mat.Matrix, r resolved, want int, name string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	_, c := X.Dims()
-	if err := tensor.CheckShape(r.shape, c); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
+	err := tensor.CheckShape(r.shape, c)
 	if want > 0 && c != want {
+		// Both a *detector.DimError and the *tensor.ShapeError that names
+		// the sample shape (errors.As finds either).
+		if err != nil {
+			return fmt.Errorf("%s: %w (%w)", name, &detector.DimError{Got: c, Want: want}, err)
+		}
 		return fmt.Errorf("%s: %w", name, &detector.DimError{Got: c, Want: want})
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -191,7 +191,8 @@ func TestBadInput(t *testing.T) {
 		}
 		other := mat.NewDense(3, 105, nil) // samples of 3x5x7
 		_, err = d.Score(nil, other)
-		if err == nil || !strings.Contains(err.Error(), "shape 4x5x6 has 120 elements but the data has 105") {
+		if err == nil || !strings.Contains(err.Error(), "shape 4x5x6 has 120 elements but the data has 105") ||
+			!errors.As(err, new(*detector.DimError)) || !errors.As(err, new(*tensor.ShapeError)) {
 			t.Errorf("%s: scoring 3x5x7 samples: %v", method, err)
 		}
 		if _, err := d.Score(nil, mat.NewDense(2, 120, nil)); err != nil {
