@@ -31,7 +31,7 @@ func TestLanczosMatchesDense(t *testing.T) {
 	for _, c := range []struct {
 		n, d, q int
 		gamma   float64
-	}{{500, 3, 5, 2}, {600, 10, 50, 1}, {400, 20, 30, 0.5}, {500, 2, 60, 4}} {
+	}{{300, 3, 5, 2}, {300, 10, 10, 1}, {240, 20, 30, 0.5}, {300, 2, 25, 4}} {
 		k := gramOf(c.n, c.d, c.gamma, 7)
 		want, wvec, err := denseTop(k, eigTarget{q: c.q})
 		if err != nil {

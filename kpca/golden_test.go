@@ -57,6 +57,9 @@ func TestGoldenNumPy(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.lanczos {
+				if raceOn {
+					t.Skip("the Lanczos path is also checked by TestLanczosMatchesDense; skipped under -race for time")
+				}
 				old := denseMax
 				denseMax = 0
 				defer func() { denseMax = old }()

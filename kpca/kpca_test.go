@@ -90,10 +90,10 @@ func sum(v []float64) float64 {
 // smooth two-cluster problem) and are never below the exact part inside the
 // landmark span (the bracket term is ≥ 0 up to round-off).
 func TestNystromApproximates(t *testing.T) {
-	X := randMatrix(600, 3, 3)
+	X := randMatrix(400, 3, 3)
 	Y := randMatrix(200, 3, 4)
 	ex, _ := New(Config{Components: 10})
-	ny, _ := New(Config{Components: 10, Method: Nystrom, Landmarks: 150, Src: rand.NewPCG(1, 1)})
+	ny, _ := New(Config{Components: 10, Method: Nystrom, Landmarks: 120, Src: rand.NewPCG(1, 1)})
 	for _, p := range []*KPCA{ex, ny} {
 		if err := p.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func corr(a, b []float64) float64 {
 // parameter sets, checks the training share above the threshold and
 // round-trips the model through detector.Save/Load.
 func TestRegistryAndSave(t *testing.T) {
-	X := randMatrix(300, 4, 5)
+	X := randMatrix(200, 4, 5)
 	Y := randMatrix(30, 4, 6)
 	for _, p := range []map[string]string{
 		{},
@@ -148,8 +148,8 @@ func TestRegistryAndSave(t *testing.T) {
 		if p["contamination"] != "" {
 			c = 0.2
 		}
-		if want := int(c * 300); above < want-1 || above > want+1 {
-			t.Errorf("%v: %d of 300 training rows above the threshold, want about %d", p, above, want)
+		if want := int(c * 200); above < want-1 || above > want+1 {
+			t.Errorf("%v: %d of 200 training rows above the threshold, want about %d", p, above, want)
 		}
 		var buf bytes.Buffer
 		if err := detector.Save(&buf, "kpca", p, d); err != nil {
