@@ -76,12 +76,15 @@ model's threshold) and threshold.`,
 }
 
 func runEval(o evalOptions, out io.Writer) error {
-	_, _, d, err := loadModel(o.model)
+	_, params, d, err := loadModel(o.model)
 	if err != nil {
 		return err
 	}
 	ds, err := loadData(o.data, o.label, nil)
 	if err != nil {
+		return err
+	}
+	if err := checkShape(params, ds, o.data); err != nil {
 		return err
 	}
 	if o.normalClass >= 0 {

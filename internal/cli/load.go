@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
@@ -40,6 +42,25 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 		return "", nil, nil, dataErr(fmt.Errorf("%s: %w", path, err))
 	}
 	return name, params, d, nil
+}
+
+// checkShape compares the sample shape a tensor file carries with the
+// shape the model was fitted on (its "shape" parameter). Rows of equal
+// length can still hold samples of another shape (51×24 against 24×51),
+// which only the file's own shape reveals. Either side missing: no check.
+func checkShape(params map[string]string, ds *dataset.Dataset, path string) error {
+	ms := params["shape"]
+	if ms == "" || len(ds.Shape) == 0 {
+		return nil
+	}
+	fs := make([]string, len(ds.Shape))
+	for i, v := range ds.Shape {
+		fs[i] = strconv.Itoa(v)
+	}
+	if got := strings.Join(fs, "x"); !strings.EqualFold(got, ms) {
+		return dataErr(fmt.Errorf("%s: samples have shape %s, the model was fitted on shape %s", path, got, ms))
+	}
+	return nil
 }
 
 // detectorErr classifies an error a detector returned on a data file: bad

@@ -47,12 +47,15 @@ A label column in the data file is ignored.`,
 }
 
 func runScore(o scoreOptions, stdout io.Writer) error {
-	_, _, d, err := loadModel(o.model)
+	_, params, d, err := loadModel(o.model)
 	if err != nil {
 		return err
 	}
 	ds, err := loadData(o.data, o.label, nil)
 	if err != nil {
+		return err
+	}
+	if err := checkShape(params, ds, o.data); err != nil {
 		return err
 	}
 	scores, err := d.Score(nil, ds.X)

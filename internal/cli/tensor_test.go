@@ -35,9 +35,9 @@ func npy(descr string, shape []int, data any) []byte {
 	return b.Bytes()
 }
 
-// writeTensorNPZ writes n samples of shape 2×3 with classes 0, 1, 2 in turn
-// (the layout of the tensor files: X is N-d, y holds class indices).
-func writeTensorNPZ(t *testing.T, path string, n int) {
+// writeTensorNPZShape writes n samples of the given sample shape (product
+// 6) with classes 0, 1, 2 in turn.
+func writeTensorNPZShape(t *testing.T, path string, n int, shape []int) {
 	t.Helper()
 	x := make([]float64, n*6)
 	y := make([]int64, n)
@@ -50,7 +50,7 @@ func writeTensorNPZ(t *testing.T, path string, n int) {
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
 	for name, content := range map[string][]byte{
-		"X.npy": npy("<f8", []int{n, 2, 3}, x),
+		"X.npy": npy("<f8", append([]int{n}, shape...), x),
 		"y.npy": npy("<i8", []int{n}, y),
 	} {
 		w, _ := zw.Create(name)
@@ -58,6 +58,13 @@ func writeTensorNPZ(t *testing.T, path string, n int) {
 	}
 	zw.Close()
 	write(t, path, b.String())
+}
+
+// writeTensorNPZ writes n samples of shape 2×3 with classes 0, 1, 2 in turn
+// (the layout of the tensor files: X is N-d, y holds class indices).
+func writeTensorNPZ(t *testing.T, path string, n int) {
+	t.Helper()
+	writeTensorNPZShape(t, path, n, []int{2, 3})
 }
 
 // TestTensorFile checks that fit takes the sample shape from an N-d array
@@ -97,5 +104,27 @@ func TestTensorFile(t *testing.T) {
 	code, _, stderr = run(context.Background(), "fit", "--method", "meandist", "--data", data, "--out", model, "--normal-class", "5")
 	if code != ExitData || !strings.Contains(stderr, "no row of class 5") {
 		t.Errorf("fit --normal-class 5: exit %d, %q", code, stderr)
+	}
+}
+
+// A tensor file whose samples have another shape than the model's is bad
+// data even when the rows have the same length (3×2 against 2×3).
+func TestTensorShapeMismatch(t *testing.T) {
+	dir := t.TempDir()
+	train, other := filepath.Join(dir, "t.npz"), filepath.Join(dir, "u.npz")
+	writeTensorNPZ(t, train, 30)
+	writeTensorNPZShape(t, other, 30, []int{3, 2})
+	model := filepath.Join(dir, "m.bin")
+	if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", model, "--normal-class", "0"); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"score", "--model", model, "--data", other},
+		{"eval", "--model", model, "--data", other, "--normal-class", "0"},
+	} {
+		code, _, stderr := run(context.Background(), args...)
+		if code != ExitData || !strings.Contains(stderr, "samples have shape 3x2, the model was fitted on shape 2x3") {
+			t.Errorf("%s: exit %d, %q", args[0], code, stderr)
+		}
 	}
 }
