@@ -234,6 +234,9 @@ func (k *KDE) scoreTree(ctx context.Context, dst []float64, X mat.Matrix, centre
 			lo := b * blockRows
 			hi := min(lo+blockRows, m)
 			for i := lo; i < hi; i++ {
+				if ctx.Err() != nil {
+					return // forBlocks reports ctx.Err()
+				}
 				k.queryRow(s.q, X, i, centred)
 				s.sum, s.low = logAcc{}, logAcc{}
 				r0, r1 := s.t.bounds(0, s.q)
