@@ -45,8 +45,20 @@
 //
 // A shard is one file read whole by the core loader (dataset.Read), so CSV
 // with a header row, .npy and the other core formats parse as 'anomaly fit'
-// parses them. Shards are the unit of parallelism: a runner may hand the
-// shards of one bundle to different workers (the reader is a splittable
-// DoFn with one position per shard), but never splits a shard; every shard
-// must fit in a worker's memory.
+// parses them (a column named like a label, such as y or label, is taken as
+// the label and dropped, as there). Shards are the unit of parallelism: a
+// runner may hand the shards of one bundle to different workers (the reader
+// is a splittable DoFn with one position per shard), but never splits a
+// shard; every shard must fit in a worker's memory. The fit reads a shard as
+// one Block and EmbedFn maps it ChunkRows rows at a time.
+//
+// # Accuracy
+//
+// With gamma given, a fit of 16_http (567,498 rows in 8 shards, D = 2000)
+// equals the in-process fit to 9e-15 on every array. Under gamma = scale
+// the two compute γ differently: the statistics pass merges per-block
+// moments pairwise (Chan et al.), kernel.ScaleGamma keeps one running sum
+// over all n·d entries. On 16_http the latter is 1.0e-11 (relative) from a
+// compensated two-pass value that the former matches to 1e-15; the
+// frequencies √(2γ)·g then differ by up to 4.4e-12.
 package exposebeam
