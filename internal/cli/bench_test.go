@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -211,5 +213,57 @@ func TestBenchTableAndMarkdown(t *testing.T) {
 		if !strings.Contains(out, "ADBench protocol") || !strings.Contains(out, "grid") || !strings.Contains(out, "1.000") {
 			t.Errorf("%s output:\n%s", f, out)
 		}
+	}
+}
+
+// benchResult is a hand-made result: one finished cell, one whose runs all
+// failed, one partly timed out on class-labelled tensor data.
+func benchResult() *bench.Result {
+	nan := math.NaN()
+	ok := bench.Outcome{AUC: 0.9, AP: 0.5, FitSeconds: 0.25, ScoreSeconds: 0.0125, PeakBytes: 50 << 20}
+	return &bench.Result{
+		Seeds:   []uint64{1, 2},
+		Methods: []string{"a", "b"},
+		Params:  map[string]map[string]string{"a": {"nu": "0.1"}},
+		Timeout: 60,
+		Cells: []bench.Cell{
+			{Data: "set1", Method: "a", Protocol: "adbench", Input: "vector", AUC: 0.9, AP: 0.5, FitSeconds: 0.25,
+				ScoreSeconds: 0.0125, PeakBytes: 50 << 20, OK: 2, Trials: []bench.Trial{{Outcome: ok}, {Outcome: ok}}},
+			{Data: "set1", Method: "b", Protocol: "adbench", Input: "vector", AUC: nan, AP: nan, FitSeconds: nan,
+				ScoreSeconds: nan, Failed: 2, Err: "b: out of memory",
+				Trials: []bench.Trial{{Outcome: bench.Outcome{Err: "b: out of memory"}}, {Outcome: bench.Outcome{Err: "b: out of memory"}}}},
+			{Data: "tens", Method: "a", Protocol: "class", Input: "flat", AUC: 0.75, AP: 0.25, FitSeconds: 1.5,
+				ScoreSeconds: 0.5, PeakBytes: 100 << 20, OK: 1, TimedOut: 1, Err: "over the timeout of 1m0s (killed)",
+				Trials: []bench.Trial{{Outcome: ok}, {Outcome: bench.Outcome{TimedOut: true, Err: "over the timeout of 1m0s (killed)"}}}},
+		},
+	}
+}
+
+func TestBenchFormatsGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		write  func(*bytes.Buffer, *bench.Result) error
+	}{
+		{"bench_table.golden", func(b *bytes.Buffer, r *bench.Result) error { return writeBenchTable(b, r, "peak RSS") }},
+		{"bench_csv.golden", func(b *bytes.Buffer, r *bench.Result) error { return writeBenchCSV(b, r) }},
+		{"bench_markdown.golden", func(b *bytes.Buffer, r *bench.Result) error { return writeBenchMarkdown(b, r, "peak RSS") }},
+	} {
+		var b bytes.Buffer
+		if err := tc.write(&b, benchResult()); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.golden, b.String())
+	}
+	// JSON: NaN medians are null and read back as NaN.
+	out, err := json.Marshal(benchResult())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back bench.Result
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatal(err)
+	}
+	if c := back.Cells[1]; !math.IsNaN(c.AUC) || c.Status() != "failed" || back.Cells[0].AUC != 0.9 {
+		t.Errorf("JSON round trip: %+v", back.Cells[:2])
 	}
 }
