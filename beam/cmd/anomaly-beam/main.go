@@ -1,6 +1,6 @@
 // Command anomaly-beam fits and applies EXPoSE models on Apache Beam.
 //
-//	anomaly-beam fit   --runner direct|prism|dataflow|flink --input 'GLOB' --out MODEL [--set k=v]...
+//	anomaly-beam fit   --runner direct|prism|dataflow|flink --input 'GLOB' --out MODEL [--seed N] [--set k=v]...
 //	anomaly-beam score --runner ... --model MODEL --input 'GLOB' --out PREFIX
 //
 // fit takes the parameters of 'anomaly fit --method expose' (--set seed=3
@@ -44,6 +44,8 @@ var (
 	model = flag.String("model", "", "score: model file written by 'anomaly fit' or 'anomaly-beam fit'")
 	label = flag.String("label", "", "name of a label column to drop from the shards")
 	chunk = flag.Int("chunk", 0, "score: rows per block (default 2048; fit uses the chunk parameter)")
+	seed  = flag.String("seed", "", "fit: the seed parameter (as --seed of 'anomaly fit'; same as --set seed=N)")
+	cont  = flag.String("contamination", "", "fit: the contamination parameter (same as --set contamination=c)")
 	sets  setFlag
 )
 
@@ -80,6 +82,15 @@ func run(ctx context.Context, cmd string) error {
 		params, err := parseSet(sets)
 		if err != nil {
 			return err
+		}
+		for _, f := range []struct{ key, val string }{{"seed", *seed}, {"contamination", *cont}} {
+			if f.val == "" {
+				continue
+			}
+			if _, dup := params[f.key]; dup {
+				return fmt.Errorf("--%s and --set %s both given; give it once", f.key, f.key)
+			}
+			params[f.key] = f.val
 		}
 		if *input == "" || *out == "" {
 			return fmt.Errorf("fit needs --input and --out\n%s", usage)

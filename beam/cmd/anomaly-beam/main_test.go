@@ -32,7 +32,7 @@ func TestFitThenScore(t *testing.T) {
 	*runners.Runner = "direct"
 	*input, *label = filepath.Join(dir, "s*.csv"), "label"
 	*out = filepath.Join(dir, "model")
-	sets = setFlag{"seed=4", "features=64"}
+	sets, *seed = setFlag{"features=64"}, "4"
 	if err := run(context.Background(), "fit"); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestFitThenScore(t *testing.T) {
 	if err != nil || params["seed"] != "4" || params["features"] != "64" {
 		t.Fatalf("model: params %v, error %v", params, err)
 	}
-	*model, *out, sets = *out, filepath.Join(dir, "scores"), nil
+	*model, *out, sets, *seed = *out, filepath.Join(dir, "scores"), nil, ""
 	if err := run(context.Background(), "score"); err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +69,9 @@ func TestUsageErrors(t *testing.T) {
 		{"train", nil, "unknown command"},
 		{"fit", []string{"seed"}, "key=value"},
 		{"fit", []string{"seed=1", "seed=2"}, "twice"},
+		{"fit", []string{"contamination=0.2"}, "once"},
 	} {
-		*input, *out, *model = "x", "y", ""
+		*input, *out, *model, *cont = "x", "y", "", "0.1"
 		sets = tc.sets
 		err := run(context.Background(), tc.cmd)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
