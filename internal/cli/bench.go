@@ -71,7 +71,8 @@ the benchmark goes on. With no --data, the data sets embedded in the binary
 are used (see dataset/embedded for their sources and citations), every
 method at its defaults; "all" in --methods means every registered method.
 
---data takes files or directories (every data file directly inside).
+--data takes files, directories (every data file directly inside) and
+embedded:NAME for an embedded data set.
 --set METHOD.KEY=VALUE sets a method parameter for every run of that
 method. --plot DIR writes ROC and PR curves per data set (first seed; first
 class under the class protocol) as DIR/DATA_roc.png and DIR/DATA_pr.png.
