@@ -35,6 +35,8 @@ func TestFitMatchesInProcess(t *testing.T) {
 	}{
 		{"direct scale", "direct", 5, map[string]string{"seed": "3", "features": "300"}},
 		{"direct gamma sampled threshold", "direct", 3, map[string]string{"seed": "11", "features": "200", "gamma": "0.2", "threshold_rows": "700", "chunk": "97"}},
+		{"direct orf", "direct", 3, map[string]string{"seed": "2", "features": "64", "map": "orf"}},
+		{"direct laplacian", "direct", 2, map[string]string{"seed": "6", "features": "80", "kernel": "laplacian"}},
 		{"prism scale", "prism", 4, map[string]string{"seed": "5", "features": "250", "threshold_rows": "1000", "contamination": "0.05"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
