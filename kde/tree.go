@@ -140,19 +140,23 @@ func logSubExp(a, b float64) float64 {
 
 // treeQuery holds one query's state.
 type treeQuery struct {
-	t        *kdTree
-	kern     Kernel
-	h        float64
-	q        []float64
-	buf      []float64
-	sum, low logAcc  // Σ K over exact rows and pruned-node midpoints; lower bound
-	logATol  float64 // log(atol/c): absolute tolerance on the mean kernel
-	logRTol  float64
-	logN     float64
-	pruned   int
+	t         *kdTree
+	kern      Kernel
+	h         float64
+	q         []float64
+	buf       []float64
+	sum, low  logAcc  // Σ K over exact rows and pruned-node midpoints; lower bound
+	logATol   float64 // log(atol/c): absolute tolerance on the mean kernel
+	logRTol   float64
+	logTolMax float64 // log(atol/c + rtol): no node with a wider spread is pruned
+	logN      float64
+	pruned    int
 }
 
 func (s *treeQuery) logK(r2 float64) float64 {
+	if s.kern == Gaussian {
+		return -0.5 * r2 / (s.h * s.h)
+	}
 	return s.kern.logProfile(math.Sqrt(r2), r2, s.h)
 }
 
@@ -169,10 +173,13 @@ func (s *treeQuery) visit(i int, kMax, kMin, rest float64) {
 		s.pruned++
 		return
 	}
-	if !math.IsInf(s.logATol, -1) || !math.IsInf(s.logRTol, -1) {
+	if spread := logSubExp(kMax, kMin); spread <= s.logTolMax {
+		// The mean kernel is at most 1, so the tolerance is at most
+		// atol/c + rtol (logTolMax); only then is the exact test worth its
+		// logarithms.
 		lowTotal := logAddExp(logAddExp(s.low.value(), rest), nd.logCount+kMin)
 		tol := logAddExp(s.logATol, s.logRTol+lowTotal-s.logN)
-		if logSubExp(kMax, kMin) <= tol {
+		if spread <= tol {
 			// midpoint of [N·K_min, N·K_max]; its error is at most
 			// N(K_max − K_min)/2 ≤ (N/n)(atol/c + rtol·(mean kernel))/2.
 			s.sum.add(nd.logCount + logAddExp(kMax, kMin) - math.Ln2)
@@ -229,7 +236,8 @@ func (k *KDE) scoreTree(ctx context.Context, dst []float64, X mat.Matrix, centre
 	}
 	return forBlocks(ctx, nb, func() func(int) {
 		s := &treeQuery{t: k.tree, kern: k.cfg.Kernel, h: k.h, q: make([]float64, k.d),
-			buf: make([]float64, min(maxLeaf, k.n)), logATol: logATol, logRTol: logRTol, logN: math.Log(float64(k.n))}
+			buf: make([]float64, min(maxLeaf, k.n)), logATol: logATol, logRTol: logRTol, logN: math.Log(float64(k.n)),
+			logTolMax: logAddExp(logATol, logRTol)}
 		return func(b int) {
 			lo := b * blockRows
 			hi := min(lo+blockRows, m)
