@@ -19,6 +19,18 @@ import (
 // of the svd initialisation; gonum's Dgemm parallelises the rest itself).
 const parallelSize = 1 << 16
 
+// smallSize is the tensor size up to which the two products of a sweep are
+// plain loops rather than Gemm calls: for the small sample tensors of the
+// tensor detectors (12×10×8, 125×45) the products are a few thousand
+// multiply-adds, and gonum's Dgemm spends comparable time choosing its
+// blocking and parallel split.
+const smallSize = 1 << 13
+
+// smallRank is the rank up to which the R×R normal equations are solved by
+// the inline Cholesky of cholSmall instead of LAPACK potrf/potrs (same
+// algorithm, without the call overhead that dominates at R = 1 … 4).
+const smallRank = 8
+
 // workspace holds every buffer CP-ALS needs for one shape and rank, so that
 // the iterations allocate nothing and a batch worker reuses it from tensor
 // to tensor.
@@ -31,6 +43,7 @@ type workspace struct {
 	N, R  int
 	P, L  int // P = I_0⋯I_{N−2}, L = I_{N−1}
 	par   bool
+	small bool // P·L ≤ smallSize: products by plain loops
 
 	factors [][]float64 // factors[n] is I_n × R, row-major, unit columns
 	grams   [][]float64 // grams[n] = A_nᵀA_n, R × R
@@ -76,6 +89,7 @@ func newWorkspace(shape []int, R int, par bool) *workspace {
 	}
 	w.L = shape[N-1]
 	w.par = par && runtime.GOMAXPROCS(0) > 1 && w.P*w.L >= parallelSize
+	w.small = w.P*w.L <= smallSize
 	maxI := 0
 	w.factors = make([][]float64, N)
 	w.grams = make([][]float64, N)
@@ -115,7 +129,7 @@ func (w *workspace) factor(n int) blas64.General {
 // decompose runs CP-ALS on the row-major data of a tensor of w's shape.
 func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, rng *rand.Rand) (Kruskal, error) {
 	N, R, P, L := w.N, w.R, w.P, w.L
-	normX := floats.Norm(data, 2)
+	normX := norm2(data)
 	if math.IsNaN(normX) || math.IsInf(normX, 0) {
 		return Kruskal{}, ErrNonFinite
 	}
@@ -154,9 +168,13 @@ func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, r
 		}
 		// Tᵀ = A_{N−1}ᵀ · (X as P×L)ᵀ: shared by the updates of modes
 		// 0 … N−2, since A_{N−1} changes only at the end of the sweep.
-		at := blas64.General{Rows: R, Cols: L, Stride: L, Data: w.at}
-		transpose(at, w.factor(N-1))
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, at, x, 0, blas64.General{Rows: R, Cols: P, Stride: P, Data: w.tt})
+		if w.small {
+			w.tSmall()
+		} else {
+			at := blas64.General{Rows: R, Cols: L, Stride: L, Data: w.at}
+			transpose(at, w.factor(N-1))
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, at, x, 0, blas64.General{Rows: R, Cols: P, Stride: P, Data: w.tt})
+		}
 		for n := 0; n < N-1; n++ {
 			w.mttkrpFromT(n)
 			w.update(n, cfg.Ridge)
@@ -301,6 +319,24 @@ func (w *workspace) mttkrpFromT(n int) {
 	}
 }
 
+// tSmall writes Tᵀ = A_{N−1}ᵀ · (X as P×L)ᵀ into w.tt without a Gemm call
+// (the small-tensor form of the product in decompose): row r of Tᵀ is
+// Σ_l A_{N−1}[l, r] · X_(N−1)[l, :], L axpys of length P on the
+// materialised last unfolding, summed in the order l = 0 … L−1 as the dot
+// products of the Gemm are.
+func (w *workspace) tSmall() {
+	R, P, L := w.R, w.P, w.L
+	a := w.factors[w.N-1] // L × R, row-major
+	tt := w.tt[:R*P]
+	clear(tt)
+	for l := range L {
+		xl := w.xt[l*P : (l+1)*P]
+		for r := range R {
+			floats.AddScaled(tt[r*P:(r+1)*P], a[l*R+r], xl)
+		}
+	}
+}
+
 func (w *workspace) factorsRange(lo, hi int) []blas64.General {
 	var buf [8]blas64.General
 	out := buf[:0]
@@ -317,6 +353,17 @@ func (w *workspace) mttkrpLast(xt blas64.General) {
 	R, P, L := w.R, w.P, w.L
 	krt := blas64.General{Rows: R, Cols: P, Stride: P, Data: w.krt}
 	m := blas64.General{Rows: R, Cols: L, Stride: L, Data: w.mt[:R*L]}
+	if w.small {
+		// M[r, l] = ⟨KR row r, X_(N−1) row l⟩: R·L dot products of length P.
+		for r := range R {
+			k := w.krt[r*P : (r+1)*P]
+			mr := m.Data[r*L : (r+1)*L]
+			for l := range L {
+				mr[l] = floats.Dot(k, xt.Data[l*P:(l+1)*P])
+			}
+		}
+		return
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if !w.par || L < 2*workers {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, krt, xt, 0, m)
@@ -361,7 +408,13 @@ func (w *workspace) update(n int, ridge float64) {
 	sol := blas64.General{Rows: R, Cols: In, Stride: In, Data: w.sol[:R*In]}
 	copy(sol.Data, w.mt[:R*In])
 	copy(w.chol, v)
-	t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: R, Stride: R, Data: w.chol})
+	var t blas64.Triangular
+	var ok bool
+	if R <= smallRank {
+		ok = cholSmall(w.chol, R)
+	} else {
+		t, ok = lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: R, Stride: R, Data: w.chol})
+	}
 	if ok {
 		// Reject numerically singular systems: a pivot u_rr² at or below
 		// R·ε·max diag(V) means V is rank-deficient to working precision.
@@ -373,9 +426,12 @@ func (w *workspace) update(n int, ridge float64) {
 			}
 		}
 	}
-	if ok {
+	switch {
+	case ok && R <= smallRank:
+		cholSolveSmall(w.chol, R, sol)
+	case ok:
 		lapack64.Potrs(t, sol)
-	} else {
+	default:
 		w.pinvSolve(v, sol)
 	}
 	transpose(w.factor(n), sol)
@@ -383,6 +439,85 @@ func (w *workspace) update(n int, ridge float64) {
 }
 
 const eps = 0x1p-52
+
+// norm2 returns the Euclidean norm of x: the plain sum of squares when it
+// neither overflows nor loses the smallest entries to underflow (the usual
+// case), else floats.Norm's scaled form. It is NaN or +Inf when x holds a
+// non-finite entry.
+func norm2(x []float64) float64 {
+	var s0, s1 float64
+	i := 0
+	for ; i+1 < len(x); i += 2 {
+		s0 += x[i] * x[i]
+		s1 += x[i+1] * x[i+1]
+	}
+	if i < len(x) {
+		s0 += x[i] * x[i]
+	}
+	s := s0 + s1
+	// 0x1p-900 … 0x1p+900 keeps every square representable without
+	// overflow and every entry that matters above the subnormal range.
+	if s > 0x1p-900 && s < 0x1p+900 {
+		return math.Sqrt(s)
+	}
+	return floats.Norm(x, 2)
+}
+
+// cholSmall overwrites the upper triangle of the R×R row-major matrix a
+// with the Cholesky factor U (a = UᵀU), as LAPACK's unblocked dpotf2 with
+// Uplo = Upper does; it reports false, as potrf does, when a pivot is not
+// positive (or NaN). The strict lower triangle is left alone.
+func cholSmall(a []float64, R int) bool {
+	for j := range R {
+		d := a[j*R+j]
+		for k := range j {
+			u := a[k*R+j]
+			d -= u * u
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		a[j*R+j] = d
+		inv := 1 / d
+		for i := j + 1; i < R; i++ {
+			s := a[j*R+i]
+			for k := range j {
+				s -= a[k*R+j] * a[k*R+i]
+			}
+			a[j*R+i] = s * inv
+		}
+	}
+	return true
+}
+
+// cholSolveSmall overwrites b (R × cols) with (UᵀU)⁻¹ b, U the upper
+// Cholesky factor in u (as potrs: Uᵀy = b forward, then Ux = y backward).
+func cholSolveSmall(u []float64, R int, b blas64.General) {
+	var ibuf [smallRank]float64
+	inv := ibuf[:R]
+	for j := range R {
+		inv[j] = 1 / u[j*R+j]
+	}
+	d := b.Data
+	st := b.Stride
+	for c := range b.Cols {
+		for j := range R {
+			s := d[j*st+c]
+			for k := range j {
+				s -= u[k*R+j] * d[k*st+c]
+			}
+			d[j*st+c] = s * inv[j]
+		}
+		for j := R - 1; j >= 0; j-- {
+			s := d[j*st+c]
+			for k := j + 1; k < R; k++ {
+				s -= u[j*R+k] * d[k*st+c]
+			}
+			d[j*st+c] = s * inv[j]
+		}
+	}
+}
 
 // pinvSolve overwrites b (R × I) with V⁺ b, V⁺ from the eigendecomposition
 // of V, dropping eigenvalues at or below R·ε·max|eigenvalue| (numpy's pinv

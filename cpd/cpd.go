@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -347,11 +346,18 @@ func finish(lambda []float64, factors [][]float64, shape []int, R int) Kruskal {
 			}
 		}
 	}
-	order := make([]int, R)
-	for r := range order {
-		order[r] = r
+	var obuf [smallRank]int
+	order := obuf[:0]
+	if R > smallRank {
+		order = make([]int, 0, R)
 	}
-	sort.SliceStable(order, func(i, j int) bool { return lambda[order[i]] > lambda[order[j]] })
+	// Stable insertion sort by λ descending (R is small).
+	for r := range R {
+		order = append(order, r)
+		for j := len(order) - 1; j > 0 && lambda[order[j]] > lambda[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
 	k := Kruskal{Weights: make([]float64, R), Factors: make([]*mat.Dense, N)}
 	total := 0
 	for _, s := range shape {
