@@ -37,8 +37,8 @@ func maxRelDiff(got, want []float64) float64 {
 // centred reconstruction-error formula (testdata/golden.py: 500 cardio
 // training rows, RBF, gamma = scale, q = 50) on 300 test rows and 300
 // training rows. Tolerance 1e-8 relative. The exact method runs twice: the
-// full eigendecomposition (n ≤ denseMax) and block Lanczos (denseMax forced
-// to 0); Nyström with m = n landmarks must give the same scores.
+// full eigendecomposition (denseMax raised above n) and block Lanczos
+// (denseMax forced to 0, the default path for n > 300); Nyström with m = n landmarks must give the same scores.
 func TestGoldenNumPy(t *testing.T) {
 	train := readNPY(t, "train.npy")
 	test := readNPY(t, "test.npy")
@@ -54,15 +54,15 @@ func TestGoldenNumPy(t *testing.T) {
 		{"exact/lanczos", Config{Components: 50}, true},
 		{"nystrom m=n", Config{Components: 50, Method: Nystrom, Landmarks: n}, false},
 	}
+	defer func(old int) { denseMax = old }(denseMax)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			denseMax = 1 << 30
 			if c.lanczos {
 				if raceOn {
 					t.Skip("the Lanczos path is also checked by TestLanczosMatchesDense; skipped under -race for time")
 				}
-				old := denseMax
 				denseMax = 0
-				defer func() { denseMax = old }()
 			}
 			p, err := New(c.cfg)
 			if err != nil {
