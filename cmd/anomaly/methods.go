@@ -6,6 +6,7 @@ package main
 import (
 	_ "github.com/kernelad/anomaly/expose"
 	_ "github.com/kernelad/anomaly/kde"
+	_ "github.com/kernelad/anomaly/kpca"
 	_ "github.com/kernelad/anomaly/ocsvm"
 	_ "github.com/kernelad/anomaly/stm"
 	_ "github.com/kernelad/anomaly/svdd"
