@@ -219,6 +219,9 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	raw := sym.RawSymmetric()
 	// Full storage in place: mirror the upper triangle.
 	for i := 0; i < n; i++ {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		for j := i + 1; j < n; j++ {
 			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
 		}
@@ -245,6 +248,9 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	grand /= float64(n)
 	var trace float64
 	for i := 0; i < n; i++ {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		row := k.RawRowView(i)
 		for j := range row {
 			row[j] += grand - rowMean[i] - rowMean[j]
