@@ -504,7 +504,7 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 		}
 		byKey[[2]string{c.Data, c.Method}] = c
 	}
-	fmt.Fprintf(w, "Median AUC-ROC (a mark where no run finished; flat = vector method on flattened tensor rows):\n\n")
+	fmt.Fprintf(w, "Median AUC-ROC (a mark where no run finished; flat = vector method on flattened tensor rows; blank = tensor method on vector data, not run):\n\n")
 	fmt.Fprintf(w, "| data | %s |\n|---|%s\n", strings.Join(res.Methods, " | "), strings.Repeat("---|", len(res.Methods)))
 	for _, d := range datas {
 		row := []string{d}
