@@ -43,7 +43,12 @@ type workspace struct {
 	N, R  int
 	P, L  int // P = I_0⋯I_{N−2}, L = I_{N−1}
 	par   bool
-	small bool // P·L ≤ smallSize: products by plain loops
+	// Small-problem paths (same algorithm, less overhead); each is set by
+	// newWorkspace and only tests turn them off, to compare with the
+	// general path.
+	small     bool // P·L ≤ smallSize: the sweep products by plain loops
+	smallChol bool // R ≤ smallRank: normal equations by cholSmall
+	smallEig  bool // tiny Grams in the svd init by smallEigen
 
 	factors [][]float64 // factors[n] is I_n × R, row-major, unit columns
 	grams   [][]float64 // grams[n] = A_nᵀA_n, R × R
@@ -67,6 +72,9 @@ type eigScratch struct {
 	// subspace iteration (eig.go)
 	q, z, h, hw, tau, tmp, qrwork, hwork []float64
 	idx                                  []int
+	// inverse iteration on tiny Grams (eigsmall.go)
+	full, lu, x []float64
+	piv         []int
 }
 
 func (s *eigScratch) ensure(n int) {
@@ -90,6 +98,8 @@ func newWorkspace(shape []int, R int, par bool) *workspace {
 	w.L = shape[N-1]
 	w.par = par && runtime.GOMAXPROCS(0) > 1 && w.P*w.L >= parallelSize
 	w.small = w.P*w.L <= smallSize
+	w.smallChol = R <= smallRank
+	w.smallEig = true
 	maxI := 0
 	w.factors = make([][]float64, N)
 	w.grams = make([][]float64, N)
@@ -410,7 +420,7 @@ func (w *workspace) update(n int, ridge float64) {
 	copy(w.chol, v)
 	var t blas64.Triangular
 	var ok bool
-	if R <= smallRank {
+	if w.smallChol {
 		ok = cholSmall(w.chol, R)
 	} else {
 		t, ok = lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: R, Stride: R, Data: w.chol})
@@ -427,7 +437,7 @@ func (w *workspace) update(n int, ridge float64) {
 		}
 	}
 	switch {
-	case ok && R <= smallRank:
+	case ok && w.smallChol:
 		cholSolveSmall(w.chol, R, sol)
 	case ok:
 		lapack64.Potrs(t, sol)
@@ -707,6 +717,8 @@ func (w *workspace) svdInit(data []float64, n int, s *eigScratch) error {
 	done := false
 	if b := subspaceBlock(small, R); b > 0 {
 		done = s.topEigen(gs, R, b, out)
+	} else if w.smallEig && smallEigenOK(small, R) {
+		done = s.smallEigen(gs, R, out)
 	}
 	if !done {
 		ev := s.w[:small]
