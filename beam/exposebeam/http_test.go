@@ -75,12 +75,11 @@ func readScores(t testing.TB, path string) (ids []string, scores []float64, anom
 // It is checked twice. With gamma given (the in-process scale value,
 // printed exactly) the whole model must agree to 1e-12. With gamma=scale
 // both sides compute 1/(d·Var(X)) themselves: the Beam statistics pass
-// merges per-block moments pairwise, while kernel.ScaleGamma adds all n·d
-// entries in one running sum; on the full 567,498 rows the latter is off by
-// 1.0e-11 relative (a compensated two-pass sum agrees with the Beam value to
-// 1e-15), which moves the frequencies √(2γ)·g by up to 4.3e-12. So the full
-// data is held to 1e-10 relative on gamma and 1e-11 on the model under
-// gamma=scale, the subsample to 1e-12.
+// merges per-block moments pairwise, kernel.ScaleGamma uses compensated
+// sums over all n·d entries; both are accurate to a few ulp, so the model
+// is held to 1e-12 there too (an uncompensated running sum was off by
+// 1.0e-11 relative on the full 567,498 rows, which moved the frequencies
+// √(2γ)·g by 4.4e-12).
 //
 // Then the scoring pipeline scores the shards with the prism model, and
 // every score must equal what 'anomaly score' computes for that shard
@@ -94,9 +93,6 @@ func TestHTTPShards(t *testing.T) {
 	scale := fitInProcess(t, X, map[string]string{"seed": "42"})
 	fixed := strconv.FormatFloat(scale.Gamma(), 'g', -1, 64)
 	scaleBound := 1e-12
-	if n > 100000 {
-		scaleBound = 1e-11
-	}
 
 	models := map[string]string{}
 	for _, tc := range []struct {
@@ -124,7 +120,7 @@ func TestHTTPShards(t *testing.T) {
 			if md > tc.bound || td > tc.bound {
 				t.Errorf("%s %s: model differs by %g, threshold by %g; want ≤ %g", runner, tc.name, md, td, tc.bound)
 			}
-			if rel := math.Abs(got.Gamma()-want.Gamma()) / want.Gamma(); rel > 1e-10 {
+			if rel := math.Abs(got.Gamma()-want.Gamma()) / want.Gamma(); rel > 1e-12 {
 				t.Errorf("%s %s: gamma relative difference %g", runner, tc.name, rel)
 			}
 			models[runner] = out
