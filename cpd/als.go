@@ -73,8 +73,8 @@ type eigScratch struct {
 	q, z, h, hw, tau, tmp, qrwork, hwork []float64
 	idx                                  []int
 	// inverse iteration on tiny Grams (eigsmall.go)
-	full, lu, x []float64
-	piv         []int
+	full, lu, x, e []float64
+	piv            []int
 }
 
 func (s *eigScratch) ensure(n int) {

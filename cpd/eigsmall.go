@@ -4,8 +4,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/lapack/gonum"
 )
 
 // Leading eigenvectors of a tiny Gram matrix for the svd initialisation.
@@ -13,9 +12,9 @@ import (
 // The Gram matrices of small sample tensors (12×10×8: 10×10 and 8×8) are
 // too small for subspace iteration (subspaceBlock) and were handed to syev,
 // whose cost there is mostly the accumulation of every QR rotation into
-// all n eigenvectors when only R are wanted. smallEigen instead takes the
-// eigenvalues alone from syev (tridiagonal reduction and root-free QR, no
-// vectors) and each of the R leading eigenvectors by inverse iteration
+// all n eigenvectors when only R are wanted. smallEigen instead computes
+// the eigenvalues alone (Householder tridiagonal reduction and the
+// root-free QR of LAPACK's dsterf, which is syev without vectors) and each of the R leading eigenvectors by inverse iteration
 // with the computed eigenvalue as shift (LU with partial pivoting of
 // G − θI, Wilkinson's method as in LAPACK's dstein). It accepts a vector
 // only when its residual ‖Gx − ρx‖ (ρ the Rayleigh quotient) is at most
@@ -61,8 +60,17 @@ func (s *eigScratch) smallEigen(g blas64.Symmetric, k int, out []float64) bool {
 		}
 		return false
 	}
+	// Eigenvalues: Householder tridiagonalisation in plain loops (LAPACK's
+	// dsytd2 without its per-column BLAS calls, whose overhead dominates at
+	// n ≤ 32), then the root-free QR of dsterf, as syev without vectors.
 	ev := s.w[:n]
-	if !lapack64.Syev(lapack.EVNone, g, ev, s.work, len(s.work)) {
+	if len(s.e) < n {
+		s.e = make([]float64, n)
+	}
+	lu := s.lu[:n*n]
+	copy(lu, full)
+	tridiagonal(lu, n, ev, s.e[:n], s.x[:n])
+	if !(gonum.Implementation{}).Dsterf(n, ev, s.e[:n]) {
 		return restore()
 	}
 	nrm := max(math.Abs(ev[0]), math.Abs(ev[n-1]))
@@ -79,7 +87,7 @@ func (s *eigScratch) smallEigen(g blas64.Symmetric, k int, out []float64) bool {
 			return restore()
 		}
 	}
-	lu, piv := s.lu[:n*n], s.piv[:n]
+	piv := s.piv[:n]
 	x, y := s.x[:n], s.x[n:2*n]
 	tolRes := smallEigResid * float64(n) * eps * nrm
 	for r := range k {
@@ -233,4 +241,60 @@ func luSolveSmall(a []float64, n int, piv []int, b []float64) {
 		}
 		b[i] = s / a[i*n+i]
 	}
+}
+
+// tridiagonal reduces the symmetric n×n row-major a (full storage;
+// overwritten) to tridiagonal form Qᵀ a Q by Householder reflections
+// (Golub & Van Loan, Alg. 8.3.1), writing the diagonal into d and the
+// off-diagonal into e[:n−1]; p is scratch of length n. Q is not formed.
+func tridiagonal(a []float64, n int, d, e, p []float64) {
+	for k := 0; k < n-2; k++ {
+		// v = x − α e_1 for x = a[k+1:, k], α = −sign(x_1)‖x‖, so that
+		// H x = α e_1 with H = I − τ v vᵀ, τ = 2/(vᵀv).
+		m := n - k - 1
+		xn := 0.0
+		for i := k + 1; i < n; i++ {
+			xn += a[i*n+k] * a[i*n+k]
+		}
+		d[k] = a[k*n+k]
+		if xn == 0 {
+			e[k] = 0
+			continue
+		}
+		x1 := a[(k+1)*n+k]
+		alpha := -math.Copysign(math.Sqrt(xn), x1)
+		e[k] = alpha
+		// v overwrites column k below the diagonal; vᵀv = ‖x‖² − 2αx_1 + α².
+		a[(k+1)*n+k] = x1 - alpha
+		vv := xn - x1*x1 + (x1-alpha)*(x1-alpha)
+		tau := 2 / vv
+		v := func(i int) float64 { return a[(k+1+i)*n+k] }
+		// p = τ A22 v, w = p − (τ/2)(pᵀv) v, A22 −= v wᵀ + w vᵀ.
+		pv := 0.0
+		for i := range m {
+			row := a[(k+1+i)*n+k+1 : (k+1+i)*n+n]
+			s := 0.0
+			for j, aij := range row {
+				s += aij * v(j)
+			}
+			p[i] = tau * s
+			pv += p[i] * v(i)
+		}
+		c := 0.5 * tau * pv
+		for i := range m {
+			p[i] -= c * v(i)
+		}
+		for i := range m {
+			vi, wi := v(i), p[i]
+			row := a[(k+1+i)*n+k+1 : (k+1+i)*n+n]
+			for j := range row {
+				row[j] -= vi*p[j] + wi*v(j)
+			}
+		}
+	}
+	if n >= 2 {
+		d[n-2] = a[(n-2)*n+n-2]
+		e[n-2] = a[(n-2)*n+n-1]
+	}
+	d[n-1] = a[(n-1)*n+n-1]
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -214,6 +215,37 @@ func TestTSmall(t *testing.T) {
 				if math.Abs(v-w.tt[i]) > 1e-12*(1+math.Abs(v)) {
 					t.Fatalf("%v rank %d: Tᵀ entry %d = %v, Gemm gives %v", shape, R, i, v, w.tt[i])
 				}
+			}
+		}
+	}
+}
+
+// TestTridiagonal checks that the plain-loop Householder reduction keeps
+// the spectrum: dsterf on its output gives syev's eigenvalues to rounding.
+func TestTridiagonal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(50, 51))
+	for _, n := range []int{1, 2, 3, 5, 10, 32} {
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := i; j < n; j++ {
+				v := rng.NormFloat64()
+				a[i*n+j], a[j*n+i] = v, v
+			}
+		}
+		want := make([]float64, n)
+		work := make([]float64, 1)
+		sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: append([]float64(nil), a...)}
+		lapack64.Syev(lapack.EVNone, sym, want, work, -1)
+		work = make([]float64, int(work[0]))
+		lapack64.Syev(lapack.EVNone, sym, want, work, len(work))
+		d, e, p := make([]float64, n), make([]float64, n), make([]float64, n)
+		tridiagonal(a, n, d, e, p)
+		if !(gonum.Implementation{}).Dsterf(n, d, e) {
+			t.Fatalf("n %d: dsterf failed", n)
+		}
+		for i := range n {
+			if math.Abs(d[i]-want[i]) > 1e-13*float64(n) {
+				t.Errorf("n %d: eigenvalue %d = %v, syev gives %v", n, i, d[i], want[i])
 			}
 		}
 	}
