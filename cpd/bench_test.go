@@ -3,7 +3,9 @@ package cpd
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -91,6 +93,58 @@ func BenchmarkDecomposeBatch(b *testing.B) {
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+// BenchmarkDecomposeSerial measures the CPU cost of one decomposition of a
+// small tensor, free of the batch's scheduling: one goroutine locked to its
+// thread factorises 2000 planted 12×10×8 tensors (the stm scaling
+// benchmark's shape) or 200 matrices of 125×45 (cpals_ref.py's problem b),
+// rank 2, 1% noise, with one reused workspace. Metric: the thread's CPU
+// microseconds per tensor, best over the b.N passes (on a shared machine
+// the minimum is the least disturbed).
+func BenchmarkDecomposeSerial(b *testing.B) {
+	for _, c := range []struct {
+		shape []int
+		n     int
+	}{{[]int{12, 10, 8}, 2000}, {[]int{125, 45}, 200}} {
+		rng := rand.New(rand.NewPCG(7, 0))
+		var xs [][]float64
+		for range c.n {
+			x, _, _ := planted(rng, c.shape, 2, 0.01)
+			xs = append(xs, x.Data())
+		}
+		b.Run(fmt.Sprintf("%v/rank2", c.shape), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cfg, err := Config{Rank: 2}.check(c.shape)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws := newWorkspace(c.shape, 2, false)
+			best := math.Inf(1)
+			for range b.N {
+				t0 := threadCPUSeconds()
+				for _, x := range xs {
+					if _, err := ws.decompose(context.Background(), x, cfg, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				best = min(best, threadCPUSeconds()-t0)
+			}
+			b.ReportMetric(best/float64(c.n)*1e6, "cpu-us/tensor")
+		})
+	}
+}
+
+// threadCPUSeconds returns the user + system CPU time of the calling
+// thread (Linux RUSAGE_THREAD; 0 where unsupported).
+func threadCPUSeconds() float64 {
+	const rusageThread = 1
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
 		return 0
 	}
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
