@@ -3,7 +3,6 @@ package kde
 import (
 	"context"
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,6 +32,7 @@ func buildTree(x *mat.Dense, leafSize int) *kdTree {
 		idx[i] = i
 	}
 	t := &kdTree{d: d}
+	raw := x.RawMatrix()
 	var build func(start, end int) int
 	build = func(start, end int) int {
 		id := len(t.nodes)
@@ -61,9 +61,8 @@ func buildTree(x *mat.Dense, leafSize int) *kdTree {
 		if spread == 0 {
 			return id // all rows identical: nothing to split
 		}
-		sub := idx[start:end]
-		sort.SliceStable(sub, func(a, b int) bool { return x.At(sub[a], split) < x.At(sub[b], split) })
 		mid := start + (end-start)/2
+		selectNth(idx[start:end], mid-start, raw.Data[split:], raw.Stride)
 		l := build(start, mid)
 		r := build(mid, end)
 		t.nodes[id].left, t.nodes[id].right = l, r
@@ -75,6 +74,43 @@ func buildTree(x *mat.Dense, leafSize int) *kdTree {
 		copy(t.data[k*d:(k+1)*d], x.RawRowView(i))
 	}
 	return t
+}
+
+// selectNth reorders idx so that idx[k] holds a row with the k-th smallest
+// key (key(i) = col[i*stride]), rows with smaller-or-equal keys before it and
+// greater-or-equal after: quickselect with a three-way partition, so runs of
+// equal keys (duplicate rows) cost O(len) rather than O(len²).
+func selectNth(idx []int, k int, col []float64, stride int) {
+	key := func(i int) float64 { return col[idx[i]*stride] }
+	lo, hi := 0, len(idx) // half-open
+	for hi-lo > 1 {
+		// median of three as the pivot value
+		a, b, c := key(lo), key(lo+(hi-lo)/2), key(hi-1)
+		p := math.Max(math.Min(a, b), math.Min(math.Max(a, b), c))
+		// [lo, lt) < p, [lt, i) == p, [gt, hi) > p
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch v := key(i); {
+			case v < p:
+				idx[lt], idx[i] = idx[i], idx[lt]
+				lt++
+				i++
+			case v > p:
+				gt--
+				idx[gt], idx[i] = idx[i], idx[gt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return
+		}
+	}
 }
 
 // bounds returns the squared minimum and maximum distance from q to node i's
