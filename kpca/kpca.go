@@ -321,11 +321,15 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 	if err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
-	var z mat.Dense
-	ny.Transform(&z, X)
-	f.progress("gram", n, n)
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	// Features in blocks of rows, so a cancelled ctx is seen between them.
+	z := mat.NewDense(n, m, nil)
+	for i0 := 0; i0 < n; i0 += transformRows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		i1 := min(i0+transformRows, n)
+		ny.Transform(z.Slice(i0, i1, 0, m).(*mat.Dense), rowBlock(X, i0, i1))
+		f.progress("gram", i1, n)
 	}
 	zMean := make([]float64, m)
 	for i := 0; i < n; i++ {
@@ -346,7 +350,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		zz += v * v
 	}
 	total -= float64(n) * zz
-	zc := mat.DenseCopyOf(&z)
+	zc := mat.DenseCopyOf(z)
 	for i := 0; i < n; i++ {
 		row := zc.RawRowView(i)
 		for j := range row {
@@ -383,7 +387,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		f.proj.Zero()
 	}
 	f.ny, f.zMean = ny, zMean
-	return f.nystromScores(nil, kxx, &z, zc), nil
+	return f.nystromScores(nil, kxx, z, zc), nil
 }
 
 // nystromScores returns k(x,x) − ‖z‖² + ‖z − z̄‖² − ‖Vᵀ(z − z̄)‖² per row;
@@ -428,6 +432,10 @@ func (f *KPCA) selfKernel(X mat.Matrix) []float64 {
 	}
 	return out
 }
+
+// transformRows is the number of rows mapped to Nyström features per step
+// of Fit (ctx is checked between steps).
+const transformRows = 4096
 
 // scoreRows is the number of rows scored per kernel block.
 const scoreRows = 512
