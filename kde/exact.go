@@ -48,6 +48,9 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 				blas64.General{Rows: n, Cols: d, Stride: xraw.Stride, Data: xraw.Data},
 				0, blas64.General{Rows: rows, Cols: n, Stride: n, Data: g})
 			for i := 0; i < rows; i++ {
+				if ctx.Err() != nil {
+					return // forBlocks reports ctx.Err()
+				}
 				gi := g[i*n : (i+1)*n]
 				var ls float64
 				if kern == Gaussian {
