@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -317,19 +318,46 @@ func Sweeps(title string, curves []Curve) (*gplot.Plot, error) {
 	return p, nil
 }
 
-// Save writes plots stacked vertically (one column) into one picture at
-// path; the format follows the extension (.png, .svg, .pdf, .jpg, .eps,
-// .tif). Each panel is width × height.
+// Save writes the plots to path (see Write), in the format its extension
+// names. It writes to a temporary file in the same directory and renames
+// it, so path ends up complete or untouched.
 func Save(path string, width, height vg.Length, plots ...*gplot.Plot) error {
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	err = Write(f, format, width, height, plots...)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Write draws the plots and writes the picture to w in the given format
+// (png, svg, pdf, eps, jpg, tif, as gonum/plot supports). One plot fills the
+// width × height canvas; several are stacked top to bottom, each
+// width × height, and are written as PNG only.
+func Write(w io.Writer, format string, width, height vg.Length, plots ...*gplot.Plot) error {
 	if len(plots) == 0 {
 		return errors.New("plot: nothing to save")
 	}
 	if len(plots) == 1 {
-		return plots[0].Save(width, height, path)
+		wt, err := plots[0].WriterTo(width, height, format)
+		if err != nil {
+			return err
+		}
+		_, err = wt.WriteTo(w)
+		return err
 	}
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if ext != "png" {
-		return fmt.Errorf("plot: stacked plots are written as .png only, not %q", ext)
+	if format != "png" {
+		return fmt.Errorf("plot: stacked plots are written as .png only, not %q", format)
 	}
 	img := vgimg.New(width, height*vg.Length(len(plots)))
 	dc := draw.New(img)
@@ -342,15 +370,8 @@ func Save(path string, width, height vg.Length, plots ...*gplot.Plot) error {
 	for i, p := range plots {
 		p.Draw(canvases[i][0])
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+	return err
 }
 
 // logTicks labels 1, 2 and 5 times the powers of ten in range (gonum's

@@ -162,10 +162,16 @@ func saveCurves(kind, title string, series []aplot.Scores, out string) error {
 
 // savePicture writes plots (stacked) to path.
 func savePicture(path string, plots ...*gplot.Plot) error {
-	if err := aplot.Save(path, aplot.Width, aplot.Height, plots...); err != nil {
+	out, err := createPending(path)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if err := aplot.Write(out.Writer(), format, aplot.Width, aplot.Height, plots...); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", path, unwrapPath(err)))
 	}
-	return nil
+	return out.Commit()
 }
 
 type mapOptions struct {
