@@ -68,7 +68,8 @@ type Config struct {
 	// (ATol in units of the normalised density). Both must be ≥ 0.
 	RTol, ATol float64
 	// LeafSize is the tree's leaf size: leaves hold between LeafSize and
-	// 2·LeafSize − 1 rows (fewer only when n < LeafSize). 0 means 40.
+	// 2·LeafSize − 1 rows (fewer when n < LeafSize; more when the rows of a
+	// node are all identical and cannot be split). 0 means 40.
 	LeafSize int
 	// Contamination is the share of training rows flagged by the threshold
 	// (0 means 0.1).

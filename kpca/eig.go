@@ -112,8 +112,9 @@ func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 // blockLanczos computes the q leading eigenpairs of a by block Lanczos
 // (a block Krylov space K V_0, K² V_0, … with full reorthogonalisation and
 // Rayleigh–Ritz after every block). The block size is max(8, q/2) (on
-// kernel matrices of 5,000 rows, q = 50, a half-size block needed the
-// smallest Krylov basis, about 5.5q vectors, of the sizes tried); it stops
+// kernel matrices of 5,000 rows, q = 50, block sizes 12, 16, 25 and 40 took
+// 2.5, 2.1, 1.5–1.7 and 1.7 s: smaller blocks need fewer basis vectors
+// but gonum's gemm is slower on thin blocks); it stops
 // when the q leading Ritz pairs have residuals ≤ lanczosTol·θ_1, and returns
 // nil values when the basis would exceed min(n/2, max(12 blocks, 10q))
 // vectors first.
