@@ -10,6 +10,8 @@ import (
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -317,8 +319,11 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		mat.Row(lm.RawRowView(r), i, X)
 	}
 	f.progress("gram", 0, n)
-	ny, err := randfeat.NewNystrom(f.kern, lm)
+	ny, err := cancellable(ctx, func() (*randfeat.Nystrom, error) { return randfeat.NewNystrom(f.kern, lm) })
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
 	// Features in blocks of rows, so a cancelled ctx is seen between them.
@@ -357,17 +362,34 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 			row[j] -= zMean[j]
 		}
 	}
+	// cov = zcᵀ zc, accumulated a block of rows at a time (n·m² flops: the
+	// largest step for big n) so a cancelled ctx is seen between blocks.
 	cov := mat.NewDense(m, m, nil)
-	cov.Mul(zc.T(), zc)
+	craw := cov.RawMatrix()
+	for i0 := 0; i0 < n; i0 += transformRows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		blk := zc.Slice(i0, min(i0+transformRows, n), 0, m).(*mat.Dense).RawMatrix()
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, blk, blk, 1, craw)
+	}
 	f.progress("eigen", 0, 1)
 	t := f.target(n, total)
 	if t.q > 0 {
 		t.q = min(t.q, m)
 	}
-	vals, vecs, err := denseTop(cov, t)
+	type eig struct {
+		vals []float64
+		vecs *mat.Dense
+	}
+	e, err := cancellable(ctx, func() (eig, error) {
+		vals, vecs, err := denseTop(cov, t)
+		return eig{vals, vecs}, err
+	})
 	if err != nil {
 		return nil, err
 	}
+	vals, vecs := e.vals, e.vecs
 	f.progress("eigen", 1, 1)
 	var kmax float64
 	for _, v := range kxx {
@@ -431,6 +453,30 @@ func (f *KPCA) selfKernel(X mat.Matrix) []float64 {
 		out[i] = f.kern.Eval(row, row)
 	}
 	return out
+}
+
+// cancellable runs f, a library call that takes no context (gonum's dense
+// eigendecompositions), on its own goroutine and returns when f does or when
+// ctx is done, whichever comes first. After a cancel Fit returns at once;
+// the abandoned call runs to its end in the background and its result is
+// dropped.
+func cancellable[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // transformRows is the number of rows mapped to Nyström features per step
