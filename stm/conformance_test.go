@@ -12,8 +12,12 @@ import (
 // (shape=4x3). The AUC floors are the AUC-ROC of a run of this test (go
 // test -race -run Conformance -v ./stm, 2026-11-22, on the suite's 200-row
 // Gaussian mixture; 1stm 0.9087, r1stm 0.9124, r1svm 0.9441) less about 0.05.
-// The cancelled fits are 20,000 rows of the same shapes.
+// The cancelled fits are 20,000 rows of the same shapes; r1stm and r1svm
+// use D = 4096 features there, so the fit lasts seconds even on an idle
+// machine (with the suite's D = 200 an r1svm fit of 20,000 rows can end in
+// 93 ms, before the cancel at 100 ms).
 func TestConformance(t *testing.T) {
+	cancelParams := map[string]map[string]string{"r1stm": {"features": "4096"}, "r1svm": {"features": "4096"}}
 	for _, tc := range []struct {
 		name   string
 		params map[string]string
@@ -31,7 +35,7 @@ func TestConformance(t *testing.T) {
 			cols := 12
 			detectortest.Run(t, tc.name, tc.params, detectortest.Options{
 				Shape: tc.shape, Features: cols, Random: tc.random, AUCFloor: tc.floor, Config: tc.config,
-				Cancel: detectortest.Cancel{Rows: 20000, Cols: cols}, Known: tc.known,
+				Cancel: detectortest.Cancel{Rows: 20000, Cols: cols, Params: cancelParams[tc.name]}, Known: tc.known,
 			})
 		})
 	}

@@ -62,11 +62,14 @@
 // O(n·D), linear in n, with no kernel matrix. The score is ρ − ⟨w, z(X)⟩.
 //
 // Cost (BenchmarkScaling, 12×10×8 rank-2 tensors, fit plus scoring of the
-// training rows, factorisation included, CPU seconds on a shared 2-core
-// machine): n = 400, 1600, 6400 take 0.061, 0.21, 0.97 s for R1STM (growth
-// exponent ≈ 1.0) and 0.054, 0.43, 5.1 s for 1STM (≈ 1.6 over the range,
-// 1.8 for the last step, tending to 2 as the kernel part dominates the
-// shared CP cost); at n = 6400 R1STM is 5.2× cheaper in CPU time.
+// training rows, factorisation included; 2 cores, load ≈ 1): n = 400,
+// 1600, 6400 take 0.037, 0.116, 0.409 s wall (0.063, 0.205, 0.718 s CPU)
+// for R1STM, growth exponent 0.87, and 0.034, 0.229, 2.52 s wall (0.053,
+// 0.383, 4.67 s CPU) for 1STM, exponent 1.55 over the range and 1.73 for
+// the last step, tending to 2 as the kernel part outgrows the shared CP
+// cost. At n = 6400 R1STM is 6.2× faster in wall time and 6.5× in CPU
+// time. Under load the wall ratio swings (3–8×) because R1STM's short fit
+// is hit hardest when the process gets one core.
 //
 // # R1SVM (method "r1svm")
 //

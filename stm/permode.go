@@ -79,13 +79,21 @@ func newPermodeMap(sides []int, gamma float64, Dm, D int, src rand.Source) *perm
 func (p *permodeMap) Dim() int { return p.D }
 
 // Transform sets dst to the features of the rows of X (component vectors,
-// modes concatenated).
+// modes concatenated). dst must be rows × D or empty, as for randfeat.Map;
+// it may be a view into a larger matrix.
 func (p *permodeMap) Transform(dst *mat.Dense, X mat.Matrix) {
 	rows, _ := X.Dims()
-	dst.ReuseAs(rows, p.D)
-	data := dst.RawMatrix().Data
-	for i := range data {
-		data[i] = 1 / math.Sqrt(float64(p.D))
+	if dst.IsEmpty() {
+		dst.ReuseAs(rows, p.D)
+	}
+	if r, c := dst.Dims(); r != rows || c != p.D {
+		panic(mat.ErrShape)
+	}
+	for i := 0; i < rows; i++ {
+		row := dst.RawRowView(i)
+		for j := range row {
+			row[j] = 1 / math.Sqrt(float64(p.D))
+		}
 	}
 	off := 0
 	var phi, proj mat.Dense
@@ -98,9 +106,11 @@ func (p *permodeMap) Transform(dst *mat.Dense, X mat.Matrix) {
 		p.maps[n].Transform(&phi, block)
 		proj.Reset()
 		proj.Mul(&phi, p.u[n].T())
-		pd := proj.RawMatrix().Data
-		for i := range data {
-			data[i] *= pd[i]
+		for i := 0; i < rows; i++ {
+			row, pr := dst.RawRowView(i), proj.RawRowView(i)
+			for j := range row {
+				row[j] *= pr[j]
+			}
 		}
 	}
 }

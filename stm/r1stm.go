@@ -129,7 +129,10 @@ func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac
 	} else {
 		f = randfeat.NewFourier(kernel.RBF{Gamma: gamma}, dim, features, fs)
 	}
-	Z := sumFeatures(f, V, R)
+	Z, err := sumFeatures(ctx, f, V, R)
+	if err != nil {
+		return err
+	}
 	w, rho, passes, err := linearOC(ctx, Z, nu, tol, maxPass)
 	if err != nil {
 		return err
@@ -145,30 +148,42 @@ func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac
 	return nil
 }
 
+// sumBlock is the number of samples sumFeatures maps at a time.
+const sumBlock = 1024
+
 // sumFeatures maps the rows of V and sums each run of R rows: row i of the
-// result is Σ_r z(v_{i·R+r}).
-func sumFeatures(f featureMap, V *mat.Dense, R int) *mat.Dense {
-	var Zc mat.Dense
-	f.Transform(&Zc, V)
-	if R == 1 {
-		return &Zc
-	}
-	rows, D := Zc.Dims()
-	Z := mat.NewDense(rows/R, D, nil)
-	for i := range rows / R {
-		dst := Z.RawRowView(i)
-		for c := range R {
-			src := Zc.RawRowView(i*R + c)
-			for j, v := range src {
-				dst[j] += v
+// result is Σ_r z(v_{i·R+r}). It works a block of samples at a time, so only
+// sumBlock·R feature rows exist at once and ctx is checked between blocks.
+func sumFeatures(ctx context.Context, f featureMap, V *mat.Dense, R int) (*mat.Dense, error) {
+	rows, _ := V.Dims()
+	n, D := rows/R, f.Dim()
+	Z := mat.NewDense(n, D, nil)
+	var buf mat.Dense
+	for i0 := 0; i0 < n; i0 += sumBlock {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		i1 := min(i0+sumBlock, n)
+		if R == 1 {
+			f.Transform(Z.Slice(i0, i1, 0, D).(*mat.Dense), V.Slice(i0, i1, 0, V.RawMatrix().Cols))
+			continue
+		}
+		buf.Reset()
+		f.Transform(&buf, V.Slice(i0*R, i1*R, 0, V.RawMatrix().Cols))
+		for i := i0; i < i1; i++ {
+			dst := Z.RawRowView(i)
+			for c := range R {
+				for j, v := range buf.RawRowView((i-i0)*R + c) {
+					dst[j] += v
+				}
 			}
 		}
 	}
-	return Z
+	return Z, nil
 }
 
 func (lm *linearModel) score(dst []float64, V *mat.Dense, R int) []float64 {
-	Z := sumFeatures(lm.fourier, V, R)
+	Z, _ := sumFeatures(context.Background(), lm.fourier, V, R) // no cancel: no error
 	n, D := Z.Dims()
 	dst = detector.ScoreDst(dst, n)
 	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: D, Inc: 1, Data: lm.w}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})

@@ -227,7 +227,7 @@ func TestRandomFeaturesApproachKernel(t *testing.T) {
 		sum := 0.0
 		for rep := range reps {
 			f := randfeat.NewFourier(kernel.RBF{Gamma: gamma}, r.dim, D, rand.NewPCG(uint64(D), uint64(rep)))
-			Z := sumFeatures(f, F, 2)
+			Z, _ := sumFeatures(context.Background(), f, F, 2)
 			se := 0.0
 			for i := range n {
 				for j := range n {
