@@ -3,10 +3,8 @@ package kernel
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -171,7 +169,7 @@ func fill(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
 		ys = newRowset(Y)
 	}
 	nb := (xs.n + blockRows - 1) / blockRows
-	forBlocks(nb, func() func(int) {
+	parallel.ForBlocks(nb, func() func(int) {
 		p := newPairs(k, xs, ys)
 		return func(b int) {
 			i0, i1 := b*blockRows, min((b+1)*blockRows, xs.n)
@@ -223,7 +221,7 @@ func fillBLAS(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
 	n, _ := xd.Dims()
 	m, d := yd.Dims()
 	nb := (n + blockRows - 1) / blockRows
-	forBlocks(nb, func() func(int) {
+	parallel.ForBlocks(nb, func() func(int) {
 		return func(b int) {
 			i0, i1 := b*blockRows, min((b+1)*blockRows, n)
 			c0 := 0
@@ -447,35 +445,4 @@ func sparseL1Dist(ai []int, av []float64, bi []int, bv []float64) float64 {
 		s += math.Abs(bv[q])
 	}
 	return s
-}
-
-// forBlocks runs blocks 0..nb−1 on min(GOMAXPROCS, nb) workers, each of
-// which first calls newWorker to get its own block function (and scratch).
-// Blocks are handed out in increasing order from a shared counter.
-func forBlocks(nb int, newWorker func() func(b int)) {
-	w := min(runtime.GOMAXPROCS(0), nb)
-	if w <= 1 {
-		f := newWorker()
-		for b := 0; b < nb; b++ {
-			f(b)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range w {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f := newWorker()
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= nb {
-					return
-				}
-				f(b)
-			}
-		}()
-	}
-	wg.Wait()
 }

@@ -3,11 +3,10 @@ package randfeat
 import (
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -109,7 +108,7 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 	}
 	scale := math.Sqrt(2 / float64(D))
 	wt := f.transposed()
-	forBlocks((n+transformRows-1)/transformRows, func() func(int) {
+	parallel.ForBlocks((n+transformRows-1)/transformRows, func() func(int) {
 		var buf *mat.Dense
 		return func(blk int) {
 			i0, i1 := blk*transformRows, min((blk+1)*transformRows, n)
@@ -232,34 +231,4 @@ func rowBlock(X mat.Matrix, i0, i1 int, buf **mat.Dense) *mat.Dense {
 		}
 	}
 	return b
-}
-
-// forBlocks runs blocks 0..nb−1 on min(GOMAXPROCS, nb) workers, each of
-// which first calls newWorker to get its own block function (and scratch).
-func forBlocks(nb int, newWorker func() func(b int)) {
-	w := min(runtime.GOMAXPROCS(0), nb)
-	if w <= 1 {
-		f := newWorker()
-		for b := 0; b < nb; b++ {
-			f(b)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range w {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f := newWorker()
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= nb {
-					return
-				}
-				f(b)
-			}
-		}()
-	}
-	wg.Wait()
 }

@@ -1,0 +1,40 @@
+package parallel
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+)
+
+func TestForBlocksRunsEachBlockOnce(t *testing.T) {
+	for _, nb := range []int{0, 1, 2, 7, 1000} {
+		counts := make([]int32, nb)
+		var workers atomic.Int32
+		ForBlocks(nb, func() func(int) {
+			workers.Add(1)
+			return func(b int) { atomic.AddInt32(&counts[b], 1) }
+		})
+		for b, c := range counts {
+			if c != 1 {
+				t.Fatalf("nb=%d: block %d ran %d times", nb, b, c)
+			}
+		}
+		if nb == 0 && workers.Load() != 0 {
+			t.Fatal("a worker was built for no blocks")
+		}
+	}
+}
+
+// Square the numbers 0..9 in blocks of 2, each block writing its own slots.
+func ExampleForBlocks() {
+	out := make([]int, 10)
+	ForBlocks(5, func() func(int) {
+		return func(b int) {
+			for i := 2 * b; i < 2*b+2; i++ {
+				out[i] = i * i
+			}
+		}
+	})
+	fmt.Println(out)
+	// Output: [0 1 4 9 16 25 36 49 64 81]
+}
