@@ -76,15 +76,8 @@ model's threshold) and threshold.`,
 }
 
 func runEval(o evalOptions, out io.Writer) error {
-	_, params, d, err := loadModel(o.model)
+	d, ds, err := loadModelAndData(o.model, o.data, o.label)
 	if err != nil {
-		return err
-	}
-	ds, err := loadData(o.data, o.label, nil)
-	if err != nil {
-		return err
-	}
-	if err := checkShape(params, ds, o.data); err != nil {
 		return err
 	}
 	if o.normalClass >= 0 {

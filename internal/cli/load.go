@@ -44,6 +44,23 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 	return name, params, d, nil
 }
 
+// loadModelAndData reads a model and a data file to apply it to, checking
+// that a tensor file's sample shape is the model's.
+func loadModelAndData(modelPath, dataPath, label string) (detector.Detector, *dataset.Dataset, error) {
+	_, params, d, err := loadModel(modelPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds, err := loadData(dataPath, label, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkShape(params, ds, dataPath); err != nil {
+		return nil, nil, err
+	}
+	return d, ds, nil
+}
+
 // checkShape compares the sample shape a tensor file carries with the
 // shape the model was fitted on (its "shape" parameter). Rows of equal
 // length can still hold samples of another shape (51×24 against 24×51),

@@ -47,15 +47,8 @@ A label column in the data file is ignored.`,
 }
 
 func runScore(o scoreOptions, stdout io.Writer) error {
-	_, params, d, err := loadModel(o.model)
+	d, ds, err := loadModelAndData(o.model, o.data, o.label)
 	if err != nil {
-		return err
-	}
-	ds, err := loadData(o.data, o.label, nil)
-	if err != nil {
-		return err
-	}
-	if err := checkShape(params, ds, o.data); err != nil {
 		return err
 	}
 	scores, err := d.Score(nil, ds.X)
