@@ -116,7 +116,17 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 			if s, ok := X.(*sparse.CSR); ok {
 				s.SliceRows(i0, i1).MulDense(out, wt)
 			} else {
-				out.Mul(rowBlock(X, i0, i1, &buf), wt)
+				xb := rowBlock(X, i0, i1, &buf)
+				if c <= fusedMaxInput {
+					// One fused pass per row: product and cosine in
+					// registers, each feature written once.
+					w := wt.RawMatrix()
+					for i := 0; i < i1-i0; i++ {
+						fastmath.CosAffine(out.RawRowView(i), xb.RawRowView(i), w.Data, w.Stride, f.B, scale)
+					}
+					return
+				}
+				out.Mul(xb, wt)
 			}
 			for i := 0; i < i1-i0; i++ {
 				cosRow(out.RawRowView(i), f.B, scale)
@@ -137,11 +147,22 @@ func (f *Fourier) TransformRow(dst, x []float64) []float64 {
 	} else {
 		dst = make([]float64, D)
 	}
+	if d <= fusedMaxInput {
+		w := f.transposed().RawMatrix()
+		fastmath.CosAffine(dst, x, w.Data, w.Stride, f.B, math.Sqrt(2/float64(D)))
+		return dst
+	}
 	blas64.Gemv(blas.NoTrans, 1, f.W.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: x},
 		0, blas64.Vector{N: D, Inc: 1, Data: dst})
 	cosRow(dst, f.B, math.Sqrt(2/float64(D)))
 	return dst
 }
+
+// fusedMaxInput is the largest input dimension d mapped by the fused
+// product-and-cosine kernel (fastmath.CosAffine), which reads all d rows of
+// Wᵀ for every block of four features: cheap while d·D values stay in
+// cache, and beaten by a blocked gemm beyond that.
+const fusedMaxInput = 32
 
 // cosRow sets row[j] = scale·cos(row[j] + b[j]). The cosines are most of
 // the cost of every random Fourier feature map; internal/fastmath evaluates

@@ -10,3 +10,10 @@ var useAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func cosAddAsm(dst, b []float64, s float64) (outOfRange bool)
+
+// cosAffineAsm sets dst[j] = s·cos(b[j] + Σ_l x[l]·wt[l·stride + j]) for
+// len(dst) a multiple of four, with the same out-of-range convention as
+// cosAddAsm.
+//
+//go:noescape
+func cosAffineAsm(dst, x, wt []float64, stride int, b []float64, s float64) (outOfRange bool)

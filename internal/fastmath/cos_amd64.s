@@ -29,6 +29,70 @@ GLOBL cosk<>(SB), RODATA|NOPTR, $0xa8
 
 #define K(off) cosk<>+off(SB)
 
+// COS4 sets Y6 = s·cos(Y0) lane by lane (s in Y15) and ORs the lanes whose
+// argument is out of range into Y10; those lanes of Y6 keep the argument.
+// Clobbers Y1-Y9. Needs Y11-Y15 set up as in cosAddAsm.
+#define COS4 \
+	VANDPD   Y13, Y0, Y1; \
+	VCMPPD   $0x11, Y12, Y1, Y1; \
+	VXORPD   Y13, Y13, Y9; \
+	VCMPPD   $0, Y9, Y9, Y9; \
+	VXORPD   Y9, Y1, Y9; \
+	VORPD    Y9, Y10, Y10; \
+	VMULPD   Y14, Y0, Y2; \
+	VROUNDPD $8, Y2, Y2; \
+	VBROADCASTSD K(0x08), Y3; \
+	VMOVAPD  Y0, Y4; \
+	VFNMADD231PD Y3, Y2, Y4; \
+	VBROADCASTSD K(0x10), Y3; \
+	VFNMADD231PD Y3, Y2, Y4; \
+	VBROADCASTSD K(0x18), Y3; \
+	VFNMADD231PD Y3, Y2, Y4; \
+	VMULPD   Y4, Y4, Y5; \
+	VBROADCASTSD K(0x40), Y6; \
+	VBROADCASTSD K(0x48), Y3; \
+	VFMADD213PD Y3, Y5, Y6; \
+	VBROADCASTSD K(0x50), Y3; \
+	VFMADD213PD Y3, Y5, Y6; \
+	VBROADCASTSD K(0x58), Y3; \
+	VFMADD213PD Y3, Y5, Y6; \
+	VBROADCASTSD K(0x60), Y3; \
+	VFMADD213PD Y3, Y5, Y6; \
+	VBROADCASTSD K(0x68), Y3; \
+	VFMADD213PD Y3, Y5, Y6; \
+	VMULPD   Y5, Y5, Y7; \
+	VMULPD   Y7, Y6, Y6; \
+	VBROADCASTSD K(0x20), Y3; \
+	VBROADCASTSD K(0x28), Y7; \
+	VFNMADD231PD Y3, Y5, Y7; \
+	VADDPD   Y6, Y7, Y6; \
+	VBROADCASTSD K(0x70), Y7; \
+	VBROADCASTSD K(0x78), Y3; \
+	VFMADD213PD Y3, Y5, Y7; \
+	VBROADCASTSD K(0x80), Y3; \
+	VFMADD213PD Y3, Y5, Y7; \
+	VBROADCASTSD K(0x88), Y3; \
+	VFMADD213PD Y3, Y5, Y7; \
+	VBROADCASTSD K(0x90), Y3; \
+	VFMADD213PD Y3, Y5, Y7; \
+	VBROADCASTSD K(0x98), Y3; \
+	VFMADD213PD Y3, Y5, Y7; \
+	VMULPD   Y5, Y4, Y8; \
+	VFMADD213PD Y4, Y8, Y7; \
+	VCVTPD2DQY Y2, X2; \
+	VPMOVSXDQ X2, Y2; \
+	VPAND    Y11, Y2, Y3; \
+	VPCMPEQQ Y11, Y3, Y3; \
+	VBLENDVPD Y3, Y7, Y6, Y6; \
+	VPADDQ   Y11, Y2, Y2; \
+	VPSRLQ   $1, Y2, Y2; \
+	VPAND    Y11, Y2, Y2; \
+	VPSLLQ   $63, Y2, Y2; \
+	VXORPD   Y2, Y6, Y6; \
+	VMULPD   Y15, Y6, Y6; \
+	VBLENDVPD Y9, Y0, Y6, Y6;
+
+
 // func cosAddAsm(dst, b []float64, s float64) (outOfRange bool)
 TEXT ·cosAddAsm(SB), NOSPLIT, $0-57
 	MOVQ dst_base+0(FP), DI
@@ -46,71 +110,7 @@ TEXT ·cosAddAsm(SB), NOSPLIT, $0-57
 loop:
 	VMOVUPD (DI), Y0
 	VADDPD  (SI), Y0, Y0             // x = dst + b
-	// range mask: |x| < MaxArg (false for NaN)
-	VANDPD   Y13, Y0, Y1
-	VCMPPD   $0x11, Y12, Y1, Y1       // LT_OQ: |x| < MaxArg
-	VXORPD   Y13, Y13, Y9
-	VCMPPD   $0, Y9, Y9, Y9           // all ones
-	VXORPD   Y9, Y1, Y9               // out-of-range lanes
-	VORPD    Y9, Y10, Y10
-	// k = round(x·2/π); r = ((x − k·a) − k·b) − k·c
-	VMULPD   Y14, Y0, Y2
-	VROUNDPD $8, Y2, Y2               // nearest, no exceptions
-	VBROADCASTSD K(0x08), Y3
-	VMOVAPD  Y0, Y4
-	VFNMADD231PD Y3, Y2, Y4           // Y4 -= k·pio2a
-	VBROADCASTSD K(0x10), Y3
-	VFNMADD231PD Y3, Y2, Y4
-	VBROADCASTSD K(0x18), Y3
-	VFNMADD231PD Y3, Y2, Y4           // r
-	VMULPD   Y4, Y4, Y5               // z = r²
-	// cos poly: p = ((((c0 z + c1) z + c2) z + c3) z + c4) z + c5
-	VBROADCASTSD K(0x40), Y6
-	VBROADCASTSD K(0x48), Y3
-	VFMADD213PD Y3, Y5, Y6            // Y6 = Y6·z + c1
-	VBROADCASTSD K(0x50), Y3
-	VFMADD213PD Y3, Y5, Y6
-	VBROADCASTSD K(0x58), Y3
-	VFMADD213PD Y3, Y5, Y6
-	VBROADCASTSD K(0x60), Y3
-	VFMADD213PD Y3, Y5, Y6
-	VBROADCASTSD K(0x68), Y3
-	VFMADD213PD Y3, Y5, Y6            // p
-	// c = 1 − 0.5 z + z² p
-	VMULPD   Y5, Y5, Y7               // z²
-	VMULPD   Y7, Y6, Y6               // z² p
-	VBROADCASTSD K(0x20), Y3
-	VBROADCASTSD K(0x28), Y7
-	VFNMADD231PD Y3, Y5, Y7           // 1 − 0.5 z
-	VADDPD   Y6, Y7, Y6               // c
-	// sin poly: q = ((((s0 z + s1) z + s2) z + s3) z + s4) z + s5
-	VBROADCASTSD K(0x70), Y7
-	VBROADCASTSD K(0x78), Y3
-	VFMADD213PD Y3, Y5, Y7
-	VBROADCASTSD K(0x80), Y3
-	VFMADD213PD Y3, Y5, Y7
-	VBROADCASTSD K(0x88), Y3
-	VFMADD213PD Y3, Y5, Y7
-	VBROADCASTSD K(0x90), Y3
-	VFMADD213PD Y3, Y5, Y7
-	VBROADCASTSD K(0x98), Y3
-	VFMADD213PD Y3, Y5, Y7            // q
-	// sn = r + r·z·q
-	VMULPD   Y5, Y4, Y8               // r z
-	VFMADD213PD Y4, Y8, Y7            // Y7 = q·(r z) + r
-	// quadrant: qd = int(k) & 3 as int64 lanes
-	VCVTPD2DQY Y2, X2
-	VPMOVSXDQ X2, Y2
-	VPAND    Y11, Y2, Y3              // q & 1
-	VPCMPEQQ Y11, Y3, Y3              // odd lanes: all ones
-	VBLENDVPD Y3, Y7, Y6, Y6          // odd ? sn : c
-	VPADDQ   Y11, Y2, Y2              // q + 1
-	VPSRLQ   $1, Y2, Y2
-	VPAND    Y11, Y2, Y2              // ((q+1)>>1)&1
-	VPSLLQ   $63, Y2, Y2              // sign bit
-	VXORPD   Y2, Y6, Y6
-	VMULPD   Y15, Y6, Y6              // s · cos
-	VBLENDVPD Y9, Y0, Y6, Y6          // out-of-range lanes keep x
+	COS4
 	VMOVUPD  Y6, (DI)
 	ADDQ $32, DI
 	ADDQ $32, SI
@@ -121,5 +121,53 @@ done:
 	VMOVMSKPD Y10, AX
 	TESTQ AX, AX
 	SETNE outOfRange+56(FP)
+	VZEROUPPER
+	RET
+
+// func cosAffineAsm(dst, x, wt []float64, stride int, b []float64, s float64) (outOfRange bool)
+// dst[j] = s·cos(b[j] + Σ_l x[l]·wt[l·stride + j]) for len(dst) a multiple
+// of four; out-of-range lanes keep their argument, as in cosAddAsm.
+TEXT ·cosAffineAsm(SB), NOSPLIT, $0-113
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), R8
+	MOVQ x_len+32(FP), R9
+	MOVQ wt_base+48(FP), R10
+	MOVQ stride+72(FP), R11
+	SHLQ $3, R11                     // stride in bytes
+	MOVQ b_base+80(FP), SI
+	VBROADCASTSD s+104(FP), Y15
+	VBROADCASTSD K(0x00), Y14
+	VBROADCASTSD K(0x30), Y13
+	VBROADCASTSD K(0x38), Y12
+	VPBROADCASTQ K(0xa0), Y11
+	VXORPD Y10, Y10, Y10
+	SHRQ $2, CX
+	JZ   adone
+
+aloop:
+	VMOVUPD (SI), Y0                 // acc = b[j:j+4]
+	MOVQ R10, R12                    // &wt[0·stride + j]
+	MOVQ R8, R13                     // &x[0]
+	MOVQ R9, R14
+ainner:
+	VBROADCASTSD (R13), Y1
+	VFMADD231PD (R12), Y1, Y0        // acc += x[l]·wt[l·stride + j:+4]
+	ADDQ $8, R13
+	ADDQ R11, R12
+	DECQ R14
+	JNZ  ainner
+	COS4
+	VMOVUPD Y6, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  aloop
+
+adone:
+	VMOVMSKPD Y10, AX
+	TESTQ AX, AX
+	SETNE outOfRange+112(FP)
 	VZEROUPPER
 	RET

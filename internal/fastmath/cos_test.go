@@ -124,3 +124,38 @@ func TestCosAddPaths(t *testing.T) {
 	}
 	t.Logf("assembly kernel in use: %v", useAsm)
 }
+
+// CosAffine (assembly blocks and portable tail) equals the product followed
+// by math.Cos to rounding, with a stride larger than the columns used and
+// an out-of-range argument inside a block.
+func TestCosAffine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, c := range []struct{ d, D, stride int }{{1, 4, 4}, {3, 9, 9}, {9, 2000, 2000}, {5, 17, 20}, {2, 3, 8}} {
+		x, wt, b := make([]float64, c.d), make([]float64, c.d*c.stride), make([]float64, c.D)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		for i := range wt {
+			wt[i] = rng.NormFloat64() * 3
+		}
+		for i := range b {
+			b[i] = rng.Float64() * 2 * math.Pi
+		}
+		if c.D >= 8 {
+			wt[5] = 1e9 // feature 5: argument far out of range
+		}
+		got := make([]float64, c.D)
+		CosAffine(got, x, wt, c.stride, b, 0.7)
+		for j := 0; j < c.D; j++ {
+			arg := b[j]
+			for l := range x {
+				arg += x[l] * wt[l*c.stride+j]
+			}
+			want := 0.7 * math.Cos(arg)
+			tol := 0x1p-48 * max(1, math.Abs(arg)) // the sums may round differently
+			if math.Abs(got[j]-want) > tol {
+				t.Fatalf("d=%d D=%d j=%d: got %v, want %v", c.d, c.D, j, got[j], want)
+			}
+		}
+	}
+}
