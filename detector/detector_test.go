@@ -278,3 +278,32 @@ func TestLoadRejects(t *testing.T) {
 		t.Errorf("other state version: %v", err)
 	}
 }
+
+// The SIMD screen (allFinite) must not miss a single non-finite value at any
+// position, in a contiguous matrix longer than its 1024-value chunks and in
+// a strided view.
+func TestCheckMatrixScreen(t *testing.T) {
+	big := mat.NewDense(700, 3, nil) // 2100 values: three chunks
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		for _, pos := range [][2]int{{0, 0}, {341, 1}, {699, 2}} {
+			big.Set(pos[0], pos[1], bad)
+			var ve *ValueError
+			if err := CheckMatrix(big, 0); !errors.As(err, &ve) || ve.Row != pos[0] || ve.Col != pos[1] {
+				t.Fatalf("%v at %v: got %v", bad, pos, err)
+			}
+			view := big.Slice(0, 700, 1, 3) // stride 3, 2 columns
+			err := CheckMatrix(view, 0)
+			if pos[1] == 0 {
+				if err != nil {
+					t.Fatalf("%v at %v outside the view: got %v", bad, pos, err)
+				}
+			} else if !errors.As(err, &ve) || ve.Row != pos[0] || ve.Col != pos[1]-1 {
+				t.Fatalf("view, %v at %v: got %v", bad, pos, err)
+			}
+			big.Set(pos[0], pos[1], 0)
+		}
+	}
+	if err := CheckMatrix(big, 0); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -220,7 +220,7 @@ func (d *Detector) Fit(ctx context.Context, X mat.Matrix) error {
 	n, dim := X.Dims()
 	gamma := d.cfg.Gamma
 	if gamma == 0 {
-		gamma = kernel.ScaleGamma(X)
+		gamma = d.scaleGamma(X, n)
 	}
 	fm := d.drawMap(dim, gamma)
 	var (
@@ -256,6 +256,21 @@ func (d *Detector) Fit(ctx context.Context, X mat.Matrix) error {
 	d.gamma, d.fmap, d.w, d.n, d.dim, d.thresh = gamma, fm, w, count, dim, th
 	d.fitted = true
 	return nil
+}
+
+// scaleSampleRows is the most training rows the SGD solver reads to resolve
+// gamma = scale.
+const scaleSampleRows = 10000
+
+// scaleGamma resolves gamma = scale on the training data: on every row for
+// the batch solver, and for the SGD solver on a uniform sample of at most
+// scaleSampleRows rows (all rows when n is smaller), so an SGD fit reads
+// O(T) rows, not O(n).
+func (d *Detector) scaleGamma(X mat.Matrix, n int) float64 {
+	if d.cfg.Solver == SGD && n > scaleSampleRows {
+		return kernel.ScaleGamma(gatherRows(X, sampleWithoutReplacement(d.rng, n, scaleSampleRows)))
+	}
+	return kernel.ScaleGamma(X)
 }
 
 // thresholdCap is the most training rows scored to set the threshold.
@@ -452,7 +467,9 @@ func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, X mat.Matrix
 			g := 1 / float64(t)
 			floats.Scale(1-g, w)
 			floats.AddScaled(w, g, z.RawRowView(i))
-			if nrm := floats.Norm(w, 2); nrm > M {
+			// ‖w‖ ≤ M·√2 or so: no overflow to guard against, so the plain
+			// √⟨w, w⟩ (a SIMD dot) replaces the scaled floats.Norm.
+			if nrm := math.Sqrt(floats.Dot(w, w)); nrm > M {
 				floats.Scale(M/nrm, w)
 			}
 		}
