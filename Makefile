@@ -55,4 +55,4 @@ RESULTS_FLAGS ?= --timeout 10m
 results: build
 	mkdir -p bench-out
 	./anomaly bench --data $(RESULTS_DATA) --format markdown --plot bench-out/plots $(RESULTS_FLAGS) > bench-out/results.md
-	$(GO) run ./internal/splice -file README.md < bench-out/results.md
+	$(GO) run ./internal/cmd/splice -file README.md < bench-out/results.md

@@ -27,7 +27,7 @@ func readNPY(t testing.TB, name string) *mat.Dense {
 
 // TestGoldenSklearn compares LogDensity with scikit-learn 1.2.1's
 // KernelDensity.score_samples (rtol = atol = 0) on seed 1 of the ADBench
-// split of cardio and thyroid (testdata/mksplit.go writes the rows,
+// split of cardio and thyroid (TestWriteGoldenSplit writes the rows,
 // testdata/golden.py the log-densities): every kernel, Scott and Silverman
 // bandwidths, the exact scorer (and the tree for two kernels, except under
 // -race, where TestTreeTolerance covers it). Tolerance: 1e-9 relative (|Δ| ≤ 1e-9·max(1,

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Golden log-densities for package kde from scikit-learn's KernelDensity.
 
-Reads the train/test rows written by mksplit.go (seed 1 of the ADBench
+Reads the train/test rows written by TestWriteGoldenSplit
+(ANOMALY_WRITE_GOLDEN=1 go test -run TestWriteGoldenSplit ./kde; seed 1 of the ADBench
 protocol, our own Go split, so both sides see the same rows) and writes
 <name>_golden.npy: a 12 x n_test array of KernelDensity.score_samples(test),
 row 2*k + b for kernel k in KERNELS and bandwidth b in BANDWIDTHS, with

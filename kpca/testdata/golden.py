@@ -2,7 +2,7 @@
 """Golden kernel PCA reconstruction errors for package kpca.
 
 Rows: the first 500 training rows and the 300 test rows of cardio, seed 1 of
-the ADBench protocol as written by kde/testdata/mksplit.go (our Go split).
+the ADBench protocol as written by kde's TestWriteGoldenSplit (our Go split).
 Writes train.npy (500 x 21), test.npy (300 x 21) and golden.npy: a 2 x 300
 array, row 0 the test scores and row 1 the first 300 training scores, for
 the RBF kernel with gamma = scale = 1/(d * Var(train)) and q = 50 components,

@@ -1,0 +1,51 @@
+package kde
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/sbinet/npyio/npy"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestWriteGoldenSplit writes the train/test rows that the scikit-learn
+// golden script (testdata/golden.py, and kpca's) and the Go golden tests both
+// read, so the two sides see the same numbers: seed 1 of the ADBench
+// protocol (dataset.SplitADBench) on cardio and thyroid, keeping the first
+// 300 test rows. It runs only when asked:
+//
+//	ANOMALY_WRITE_GOLDEN=1 go test -run TestWriteGoldenSplit ./kde
+func TestWriteGoldenSplit(t *testing.T) {
+	if os.Getenv("ANOMALY_WRITE_GOLDEN") != "1" {
+		t.Skip("writes kde/testdata; set ANOMALY_WRITE_GOLDEN=1 to regenerate the golden split")
+	}
+	for _, name := range []string{"6_cardio", "38_thyroid"} {
+		path := filepath.Join("..", "..", "shared", "data", "adbench", name+".npz")
+		ds, err := dataset.Load(path, dataset.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, te, err := dataset.SplitADBench(ds, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := te.X.Dims()
+		test := mat.DenseCopyOf(te.X).Slice(0, min(300, n), 0, te.Cols()).(*mat.Dense)
+		for file, m := range map[string]*mat.Dense{name + "_train.npy": mat.DenseCopyOf(tr.X), name + "_test.npy": mat.DenseCopyOf(test)} {
+			f, err := os.Create(filepath.Join("testdata", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := npy.Write(f, m); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, c := m.Dims()
+			t.Logf("testdata/%s: %d × %d", file, r, c)
+		}
+	}
+}
