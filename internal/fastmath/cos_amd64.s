@@ -29,9 +29,18 @@ GLOBL cosk<>(SB), RODATA|NOPTR, $0xa8
 
 #define K(off) cosk<>+off(SB)
 
+// COSSETUP loads the constants COS4 keeps in registers (2/π, the |x| mask,
+// MaxArg, integer 1) and clears the out-of-range accumulator Y10.
+#define COSSETUP \
+	VBROADCASTSD K(0x00), Y14; \
+	VBROADCASTSD K(0x30), Y13; \
+	VBROADCASTSD K(0x38), Y12; \
+	VPBROADCASTQ K(0xa0), Y11; \
+	VXORPD Y10, Y10, Y10;
+
 // COS4 sets Y6 = s·cos(Y0) lane by lane (s in Y15) and ORs the lanes whose
 // argument is out of range into Y10; those lanes of Y6 keep the argument.
-// Clobbers Y1-Y9. Needs Y11-Y15 set up as in cosAddAsm.
+// Clobbers Y1-Y9. Needs COSSETUP and s in Y15.
 #define COS4 \
 	VANDPD   Y13, Y0, Y1; \
 	VCMPPD   $0x11, Y12, Y1, Y1; \
@@ -99,11 +108,7 @@ TEXT ·cosAddAsm(SB), NOSPLIT, $0-57
 	MOVQ dst_len+8(FP), CX
 	MOVQ b_base+24(FP), SI
 	VBROADCASTSD s+48(FP), Y15
-	VBROADCASTSD K(0x00), Y14        // 2/π
-	VBROADCASTSD K(0x30), Y13        // abs mask
-	VBROADCASTSD K(0x38), Y12        // MaxArg
-	VPBROADCASTQ K(0xa0), Y11        // int64 1
-	VXORPD Y10, Y10, Y10             // accumulated out-of-range mask
+	COSSETUP
 	SHRQ $2, CX
 	JZ   done
 
@@ -137,11 +142,7 @@ TEXT ·cosAffineAsm(SB), NOSPLIT, $0-113
 	SHLQ $3, R11                     // stride in bytes
 	MOVQ b_base+80(FP), SI
 	VBROADCASTSD s+104(FP), Y15
-	VBROADCASTSD K(0x00), Y14
-	VBROADCASTSD K(0x30), Y13
-	VBROADCASTSD K(0x38), Y12
-	VPBROADCASTQ K(0xa0), Y11
-	VXORPD Y10, Y10, Y10
+	COSSETUP
 	SHRQ $2, CX
 	JZ   adone
 
