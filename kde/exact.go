@@ -17,7 +17,8 @@ import (
 func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centred bool) error {
 	m, _ := X.Dims()
 	n, d := k.n, k.d
-	nb := (m + blockRows - 1) / blockRows
+	br := exactBlockRows(n)
+	nb := (m + br - 1) / br
 	kern, h := k.cfg.Kernel, k.h
 	xraw := k.xc.RawMatrix()
 	done := 0
@@ -26,13 +27,13 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 		progMu = make(chan struct{}, 1)
 	}
 	return forBlocks(ctx, nb, func() func(int) {
-		q := make([]float64, blockRows*d)
-		g := make([]float64, blockRows*n)
+		q := make([]float64, br*d)
+		g := make([]float64, br*n)
 		lk := make([]float64, n)
-		qn := make([]float64, blockRows)
+		qn := make([]float64, br)
 		return func(b int) {
-			lo := b * blockRows
-			hi := min(lo+blockRows, m)
+			lo := b * br
+			hi := min(lo+br, m)
 			rows := hi - lo
 			for i := 0; i < rows; i++ {
 				row := q[i*d : (i+1)*d]
@@ -97,4 +98,12 @@ func gaussianLogSum(g []float64, qn float64, sqn []float64, h float64) float64 {
 		s += math.Exp(c * (r2 - minR2))
 	}
 	return c*minR2 + math.Log(s)
+}
+
+// exactBlockRows is the number of query rows one work item of the exact
+// scorer covers: 64, or fewer for large training sets so that one item —
+// a gemm against all n training rows, which cannot stop midway — stays
+// near 2²⁰ kernel terms, and a cancelled ctx is seen within milliseconds.
+func exactBlockRows(n int) int {
+	return max(4, min(blockRows, (1<<20)/max(n, 1)))
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -200,7 +201,13 @@ func (k *KDE) Fit(ctx context.Context, X mat.Matrix) error {
 	fitted := &KDE{cfg: k.cfg, cont: k.cont, d: d, n: n, h: h, mean: mean, xc: xc, sqn: sqn}
 	fitted.logNorm = k.cfg.Kernel.logNorm(h, d) - math.Log(float64(n))
 	if fitted.useTree() {
-		fitted.tree = buildTree(xc, fitted.leafSize())
+		// Building the tree takes no context: run it where a cancel can
+		// leave it.
+		t, err := parallel.Cancellable(ctx, func() (*kdTree, error) { return buildTree(xc, fitted.leafSize()), nil })
+		if err != nil {
+			return err
+		}
+		fitted.tree = t
 	}
 	scores, err := fitted.score(ctx, nil, xc, true)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/sparse"
@@ -216,8 +217,15 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	n, _ := X.Dims()
 	x := mat.DenseCopyOf(X)
 	f.progress("gram", 0, n)
-	var sym mat.SymDense
-	kernel.Gram(&sym, f.kern, x)
+	// kernel.Gram takes no context: run it where a cancel can leave it.
+	sym, err := parallel.Cancellable(ctx, func() (*mat.SymDense, error) {
+		var s mat.SymDense
+		kernel.Gram(&s, f.kern, x)
+		return &s, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	raw := sym.RawSymmetric()
 	// Full storage in place: mirror the upper triangle.
 	for i := 0; i < n; i++ {
@@ -319,7 +327,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		mat.Row(lm.RawRowView(r), i, X)
 	}
 	f.progress("gram", 0, n)
-	ny, err := cancellable(ctx, func() (*randfeat.Nystrom, error) { return randfeat.NewNystrom(f.kern, lm) })
+	ny, err := parallel.Cancellable(ctx, func() (*randfeat.Nystrom, error) { return randfeat.NewNystrom(f.kern, lm) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -382,7 +390,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		vals []float64
 		vecs *mat.Dense
 	}
-	e, err := cancellable(ctx, func() (eig, error) {
+	e, err := parallel.Cancellable(ctx, func() (eig, error) {
 		vals, vecs, err := denseTop(cov, t)
 		return eig{vals, vecs}, err
 	})
@@ -453,30 +461,6 @@ func (f *KPCA) selfKernel(X mat.Matrix) []float64 {
 		out[i] = f.kern.Eval(row, row)
 	}
 	return out
-}
-
-// cancellable runs f, a library call that takes no context (gonum's dense
-// eigendecompositions), on its own goroutine and returns when f does or when
-// ctx is done, whichever comes first. After a cancel Fit returns at once;
-// the abandoned call runs to its end in the background and its result is
-// dropped.
-func cancellable[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := f()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
 }
 
 // transformRows is the number of rows mapped to Nyström features per step

@@ -1,5 +1,7 @@
-// Package parallel runs independent blocks of work on all cores: the one
-// worker pool the kernel and random-feature layers share.
+// Package parallel runs independent blocks of work on all cores (the one
+// worker pool the kernel and random-feature layers share), and lets a fit
+// leave a context-free library call when its context is cancelled
+// (Cancellable).
 //
 // Blocks are numbered 0..nb−1 and handed out in increasing order from a
 // shared counter to min(GOMAXPROCS, nb) workers; each worker first builds

@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -37,4 +38,29 @@ func ForBlocks(nb int, newWorker func() func(b int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Cancellable runs f, a call that takes no context (a gonum decomposition, a
+// tree build, a Gram matrix), on its own goroutine and returns when f does or
+// when ctx is done, whichever comes first. After a cancel the caller returns
+// at once with ctx.Err(); the abandoned call runs to its end in the
+// background and its result is dropped, so f must not write anything the
+// caller still uses.
+func Cancellable[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
