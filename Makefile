@@ -14,7 +14,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 6
 
-.PHONY: all build test test-beam vet bench fmt results
+.PHONY: all build test test-beam vet bench fmt results bad-input
 
 all: build test
 
@@ -56,3 +56,10 @@ results: build
 	mkdir -p bench-out
 	./anomaly bench --data $(RESULTS_DATA) --format markdown --plot bench-out/plots $(RESULTS_FLAGS) > bench-out/results.md
 	$(GO) run ./internal/cmd/splice -file README.md < bench-out/results.md
+
+# The README's "Bad input" table: every kind of bad input run against the real
+# binary, spliced in between the <!-- badinput:start/end --> markers.
+bad-input:
+	mkdir -p bench-out
+	bash internal/cli/testdata/bad_input_table.sh > bench-out/bad-input.md
+	sed -n '/^|/p' bench-out/bad-input.md | $(GO) run ./internal/cmd/splice -file README.md -start '<!-- badinput:start -->' -end '<!-- badinput:end -->'
