@@ -6,18 +6,15 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
-// isTerminal reports whether w is a terminal (a character device; go.mod
-// does not require golang.org/x/term, and a progress line drawn on another
-// character device such as /dev/null does no harm).
+// isTerminal reports whether w is a terminal: progress is drawn there and
+// nowhere else (not into files, pipes or /dev/null).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // progressBar draws one self-overwriting status line on a terminal, at
