@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/tensor"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -66,16 +66,12 @@ func loadModelAndData(modelPath, dataPath, label string) (detector.Detector, *da
 // length can still hold samples of another shape (51×24 against 24×51),
 // which only the file's own shape reveals. Either side missing: no check.
 func checkShape(params map[string]string, ds *dataset.Dataset, path string) error {
-	ms := params["shape"]
-	if ms == "" || len(ds.Shape) == 0 {
+	if params["shape"] == "" || len(ds.Shape) == 0 {
 		return nil
 	}
-	fs := make([]string, len(ds.Shape))
-	for i, v := range ds.Shape {
-		fs[i] = strconv.Itoa(v)
-	}
-	if got := strings.Join(fs, "x"); !strings.EqualFold(got, ms) {
-		return dataErr(fmt.Errorf("%s: samples have shape %s, the model was fitted on shape %s", path, got, ms))
+	ms, err := tensor.ParseShape(params["shape"])
+	if err != nil || !slices.Equal(ms, ds.Shape) {
+		return dataErr(fmt.Errorf("%s: samples have shape %s, the model was fitted on shape %s", path, tensor.FormatShape(ds.Shape), params["shape"]))
 	}
 	return nil
 }
