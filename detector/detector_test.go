@@ -307,3 +307,30 @@ func TestCheckMatrixScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPositiveOr(t *testing.T) {
+	for _, c := range []struct {
+		val  string
+		want float64
+		ok   bool
+	}{
+		{"", 0, true}, // absent: the rule
+		{"scale", 0, true},
+		{"0.25", 0.25, true},
+		{"0", 0, false},
+		{"-1", 0, false},
+		{"Inf", 0, false},
+		{"NaN", 0, false},
+		{"median", 0, false}, // another rule's word
+	} {
+		m := map[string]string{}
+		if c.val != "" {
+			m["gamma"] = c.val
+		}
+		p := NewParams("m", m)
+		got := p.PositiveOr("gamma", "scale")
+		if got != c.want || (p.Err() == nil) != c.ok {
+			t.Errorf("gamma=%q: got %v, err %v; want %v, ok %v", c.val, got, p.Err(), c.want, c.ok)
+		}
+	}
+}

@@ -110,6 +110,23 @@ func (p *Params) Float(key string, def float64) float64 {
 	return f
 }
 
+// PositiveOr returns the value of key when it is a positive finite number,
+// and 0 when key is absent or equals word, the name of a data-driven rule
+// (gamma=scale, gamma=median): 0 tells the method to apply the rule. Any
+// other value is an error naming both choices.
+func (p *Params) PositiveOr(key, word string) float64 {
+	v := p.String(key, word)
+	if v == word {
+		return 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		p.fail(key, v, "must be a number > 0 or %s", word)
+		return 0
+	}
+	return f
+}
+
 // Bool returns the boolean value of key (true/false/1/0), or def when absent.
 func (p *Params) Bool(key string, def bool) bool {
 	v, ok := p.m[key]

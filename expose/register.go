@@ -2,7 +2,6 @@ package expose
 
 import (
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/kernelad/anomaly/detector"
 )
@@ -43,11 +42,7 @@ func init() {
 func configFromParams(p *detector.Params) (Config, error) {
 	var cfg Config
 	cfg.Kernel = p.Choice("kernel", "rbf", "rbf", "gaussian", "laplacian")
-	if g := p.String("gamma", "scale"); g != "scale" {
-		v, err := strconv.ParseFloat(g, 64)
-		p.Check(err == nil && v > 0, "gamma", "must be a positive number or scale")
-		cfg.Gamma = v
-	}
+	cfg.Gamma = p.PositiveOr("gamma", "scale")
 	cfg.Features = p.Int("features", 2000)
 	p.Check(cfg.Features >= 1, "features", "must be at least 1")
 	cfg.Map = p.Choice("map", RFF, RFF, ORF)

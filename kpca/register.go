@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/kernelad/anomaly/detector"
@@ -36,11 +35,7 @@ func init() {
 		New: func(p *detector.Params) (detector.Detector, error) {
 			var cfg Config
 			cfg.Kernel = p.Choice("kernel", "rbf", "rbf", "gaussian", "laplacian", "poly", "polynomial", "linear")
-			if g := p.String("gamma", "scale"); g != "scale" {
-				v, err := strconv.ParseFloat(g, 64)
-				p.Check(err == nil && v > 0 && !math.IsInf(v, 0), "gamma", "must be a number > 0 or scale")
-				cfg.Gamma = math.Max(v, 0)
-			}
+			cfg.Gamma = p.PositiveOr("gamma", "scale")
 			cfg.Variance = p.Float("variance", 0)
 			p.Check(cfg.Variance >= 0 && cfg.Variance <= 1, "variance", "must be in (0, 1], or 0 to use components")
 			defComp := DefaultComponents

@@ -1,7 +1,6 @@
 package stm
 
 import (
-	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -22,18 +21,7 @@ func commonParams() []detector.Param {
 	}
 }
 
-func gammaParam(p *detector.Params) float64 {
-	g := p.String("gamma", "median")
-	if g == "median" {
-		return 0
-	}
-	v, err := strconv.ParseFloat(g, 64)
-	p.Check(err == nil && v > 0 && !math.IsInf(v, 0), "gamma", "must be a number > 0 or median")
-	if err != nil || !(v > 0) {
-		return 0
-	}
-	return v
-}
+func gammaParam(p *detector.Params) float64 { return p.PositiveOr("gamma", "median") }
 
 func commonFromParams(p *detector.Params) Common {
 	var c Common

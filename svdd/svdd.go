@@ -6,7 +6,6 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
-	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -430,13 +429,7 @@ func configFromParams(p *detector.Params) (Config, error) {
 		p.Check(cfg.CAnomaly > 0, "c_anomaly", "must be > 0")
 	}
 	cfg.Kernel = p.Choice("kernel", "rbf", "rbf", "gaussian", "laplacian", "poly", "polynomial", "linear")
-	if g := p.String("gamma", "scale"); g != "scale" {
-		v, err := strconv.ParseFloat(g, 64)
-		p.Check(err == nil && v > 0 && !math.IsInf(v, 0), "gamma", "must be a number > 0 or scale")
-		if err == nil && v > 0 {
-			cfg.Gamma = v
-		}
-	}
+	cfg.Gamma = p.PositiveOr("gamma", "scale")
 	cfg.Coef0 = p.Float("coef0", 0)
 	cfg.Degree = p.Int("degree", 3)
 	p.Check(cfg.Degree >= 1, "degree", "must be ≥ 1")
