@@ -10,6 +10,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/smo"
 )
 
 // TestFullShuttleMemory is issue 3, item 6: a fit on all 49,097 rows of
@@ -51,7 +52,7 @@ func TestFullShuttleMemory(t *testing.T) {
 			peakHeap = ms.HeapInuse
 		}
 	}
-	m, err := New(Config{Nu: 0.1, Progress: func(string, int, int) { sample() }})
+	m, err := New(Config{Nu: 0.1, Settings: smo.Settings{Progress: func(string, int, int) { sample() }}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/smoparams"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/smo"
 )
@@ -35,15 +36,10 @@ type Config struct {
 	// Contamination is the expected share of anomalies used to set the
 	// threshold; 0 means detector.DefaultContamination.
 	Contamination float64
-	// Tol, CacheMB, NoShrinking and MaxIter are the solver settings
-	// (smo.Settings): tolerance 1e-3, a 200 MB column cache, shrinking on
-	// and LIBSVM's iteration limit by default.
-	Tol         float64
-	CacheMB     float64
-	NoShrinking bool
-	MaxIter     int
-	// Progress receives the solver's progress; nil means none.
-	Progress detector.ProgressFunc
+	// Settings are the solver's: tolerance (0 → 1e-3), column-cache budget
+	// (0 → 200 MB), shrinking, iteration limit (0 → LIBSVM's) and a
+	// progress callback (nil: none).
+	smo.Settings
 }
 
 // Stats describes the last fit.
@@ -107,14 +103,8 @@ func New(cfg Config) (*OCSVM, error) {
 	if cfg.Degree < 0 {
 		return nil, fmt.Errorf("ocsvm: degree = %d must be ≥ 1 (or 0 for 3)", cfg.Degree)
 	}
-	if cfg.Tol < 0 || math.IsNaN(cfg.Tol) {
-		return nil, fmt.Errorf("ocsvm: tol = %v must be > 0 (or 0 for 1e-3)", cfg.Tol)
-	}
-	if cfg.CacheMB < 0 || math.IsNaN(cfg.CacheMB) {
-		return nil, fmt.Errorf("ocsvm: cache_mb = %v must be > 0 (or 0 for 200)", cfg.CacheMB)
-	}
-	if cfg.MaxIter < 0 {
-		return nil, fmt.Errorf("ocsvm: max_iter = %d must be ≥ 0 (0 for LIBSVM's default)", cfg.MaxIter)
+	if err := cfg.Settings.Check(); err != nil {
+		return nil, fmt.Errorf("ocsvm: %w", err)
 	}
 	if cfg.Kernel == "" {
 		cfg.Kernel = "rbf"
@@ -166,10 +156,7 @@ func (m *OCSVM) Fit(ctx context.Context, X mat.Matrix) error {
 	for i := range cs {
 		cs[i] = 1
 	}
-	res, err := smo.Solve(ctx, smo.Problem{Q: q, C: cs, Delta: s}, smo.Settings{
-		Tol: m.cfg.Tol, CacheMB: m.cfg.CacheMB, NoShrinking: m.cfg.NoShrinking,
-		MaxIter: m.cfg.MaxIter, Progress: m.cfg.Progress,
-	})
+	res, err := smo.Solve(ctx, smo.Problem{Q: q, C: cs, Delta: s}, m.cfg.Settings)
 	if err != nil {
 		return fmt.Errorf("ocsvm: %w", err)
 	}
@@ -397,18 +384,14 @@ func init() {
 		Name:    "ocsvm",
 		Summary: "Schölkopf's ν one-class SVM (kernel dual solved by the smo package); score ρ − Σα_i k(x_i, x)",
 		Version: 1,
-		Params: []detector.Param{
+		Params: append([]detector.Param{
 			{Name: "nu", Default: "0.5", Help: "upper bound on the training outlier fraction, lower bound on the SV fraction, in (0, 1]"},
 			{Name: "kernel", Default: "rbf", Help: "rbf, laplacian, poly, linear or precomputed"},
 			{Name: "gamma", Default: "scale", Help: "kernel width (> 0) or scale = 1/(d·Var(X))"},
 			{Name: "coef0", Default: "0", Help: "polynomial kernel offset"},
 			{Name: "degree", Default: "3", Help: "polynomial kernel degree"},
-			{Name: "tol", Default: "0.001", Help: "solver tolerance on the KKT violation (LIBSVM -e)"},
-			{Name: "cache_mb", Default: "200", Help: "kernel column cache budget in MB (LIBSVM -m)"},
-			{Name: "shrinking", Default: "true", Help: "use the shrinking heuristic (LIBSVM -h)"},
-			{Name: "max_iter", Default: "0", Help: "iteration limit; 0 = max(10^7, 100n) as LIBSVM"},
 			{Name: "contamination", Default: "0.1", Help: "share of training rows above the threshold, in (0, 0.5]"},
-		},
+		}, smoparams.Params()...),
 		New: func(p *detector.Params) (detector.Detector, error) {
 			cfg, err := configFromParams(p)
 			if err != nil {
@@ -427,13 +410,7 @@ func configFromParams(p *detector.Params) (Config, error) {
 	cfg.Coef0 = p.Float("coef0", 0)
 	cfg.Degree = p.Int("degree", 3)
 	p.Check(cfg.Degree >= 1, "degree", "must be ≥ 1")
-	cfg.Tol = p.Float("tol", 1e-3)
-	p.Check(cfg.Tol > 0, "tol", "must be > 0")
-	cfg.CacheMB = p.Float("cache_mb", 200)
-	p.Check(cfg.CacheMB > 0, "cache_mb", "must be > 0")
-	cfg.NoShrinking = !p.Bool("shrinking", true)
-	cfg.MaxIter = p.Int("max_iter", 0)
-	p.Check(cfg.MaxIter >= 0, "max_iter", "must be ≥ 0")
+	cfg.Settings = smoparams.Read(p)
 	cfg.Contamination = p.Float("contamination", detector.DefaultContamination)
 	p.Check(cfg.Contamination > 0 && cfg.Contamination <= 0.5, "contamination", "must be in (0, 0.5]")
 	p.Check(cfg.Nu > 0 && cfg.Nu <= 1, "nu", "must be in (0, 1]")

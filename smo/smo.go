@@ -62,6 +62,22 @@ type Settings struct {
 	Progress func(stage string, done, total int)
 }
 
+// Check returns an error for settings no solve can use: a negative or NaN
+// tolerance or cache budget, or a negative iteration limit (zero values
+// mean the defaults). Detectors call it in their constructors, so bad
+// settings are reported before any training.
+func (s Settings) Check() error {
+	switch {
+	case s.Tol < 0 || math.IsNaN(s.Tol):
+		return fmt.Errorf("tol = %v must be > 0 (or 0 for 1e-3)", s.Tol)
+	case s.CacheMB < 0 || math.IsNaN(s.CacheMB):
+		return fmt.Errorf("cache_mb = %v must be > 0 (or 0 for 200)", s.CacheMB)
+	case s.MaxIter < 0:
+		return fmt.Errorf("max_iter = %d must be ≥ 0 (0 for LIBSVM's default)", s.MaxIter)
+	}
+	return nil
+}
+
 // Status says how a solve ended.
 type Status int
 

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/smoparams"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/smo"
 )
@@ -37,14 +38,10 @@ type Config struct {
 	// Contamination is the expected share of anomalies used to set the
 	// threshold; 0 means detector.DefaultContamination.
 	Contamination float64
-	// Tol, CacheMB, NoShrinking and MaxIter are the solver settings
-	// (smo.Settings).
-	Tol         float64
-	CacheMB     float64
-	NoShrinking bool
-	MaxIter     int
-	// Progress receives the solver's progress; nil means none.
-	Progress detector.ProgressFunc
+	// Settings are the solver's: tolerance (0 → 1e-3), column-cache budget
+	// (0 → 200 MB), shrinking, iteration limit (0 → LIBSVM's) and a
+	// progress callback (nil: none).
+	smo.Settings
 }
 
 // Stats describes the last fit.
@@ -113,14 +110,8 @@ func New(cfg Config) (*SVDD, error) {
 	if cfg.Degree < 0 {
 		return nil, fmt.Errorf("svdd: degree = %d must be ≥ 1 (or 0 for 3)", cfg.Degree)
 	}
-	if cfg.Tol < 0 || math.IsNaN(cfg.Tol) {
-		return nil, fmt.Errorf("svdd: tol = %v must be > 0 (or 0 for 1e-3)", cfg.Tol)
-	}
-	if cfg.CacheMB < 0 || math.IsNaN(cfg.CacheMB) {
-		return nil, fmt.Errorf("svdd: cache_mb = %v must be > 0 (or 0 for 200)", cfg.CacheMB)
-	}
-	if cfg.MaxIter < 0 {
-		return nil, fmt.Errorf("svdd: max_iter = %d must be ≥ 0", cfg.MaxIter)
+	if err := cfg.Settings.Check(); err != nil {
+		return nil, fmt.Errorf("svdd: %w", err)
 	}
 	if cfg.Kernel == "" {
 		cfg.Kernel = "rbf"
@@ -231,10 +222,7 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) error {
 		kd[i] = q.Diag(i) / 2
 		p[i] = -s * yi * kd[i]
 	}
-	res, err := smo.Solve(ctx, smo.Problem{Q: q, P: p, Y: ys, C: cs, Delta: s}, smo.Settings{
-		Tol: m.cfg.Tol, CacheMB: m.cfg.CacheMB, NoShrinking: m.cfg.NoShrinking,
-		MaxIter: m.cfg.MaxIter, Progress: m.cfg.Progress,
-	})
+	res, err := smo.Solve(ctx, smo.Problem{Q: q, P: p, Y: ys, C: cs, Delta: s}, m.cfg.Settings)
 	if err != nil {
 		return fmt.Errorf("svdd: %w", err)
 	}
@@ -390,7 +378,7 @@ func init() {
 		Name:    "svdd",
 		Summary: "support vector data description (kernel SVDD dual by the smo package; fit --labeled uses labelled anomalies); score ‖φ(x)−c‖² − R²",
 		Version: 1,
-		Params: []detector.Param{
+		Params: append([]detector.Param{
 			{Name: "nu", Default: "0.5", Help: "C = 1/(nu·n); upper bound on the training outlier fraction, in (0, 1]"},
 			{Name: "c", Default: "", Help: "bound C ≥ 1/n on each α (instead of nu)"},
 			{Name: "c_anomaly", Default: "", Help: "bound on the α of labelled anomalies (fit --labeled); empty = C"},
@@ -398,12 +386,8 @@ func init() {
 			{Name: "gamma", Default: "scale", Help: "kernel width (> 0) or scale = 1/(d·Var(X))"},
 			{Name: "coef0", Default: "0", Help: "polynomial kernel offset"},
 			{Name: "degree", Default: "3", Help: "polynomial kernel degree"},
-			{Name: "tol", Default: "0.001", Help: "solver tolerance on the KKT violation"},
-			{Name: "cache_mb", Default: "200", Help: "kernel column cache budget in MB"},
-			{Name: "shrinking", Default: "true", Help: "use the shrinking heuristic"},
-			{Name: "max_iter", Default: "0", Help: "iteration limit; 0 = max(10^7, 100n)"},
 			{Name: "contamination", Default: "0.1", Help: "share of training rows above the threshold, in (0, 0.5]"},
-		},
+		}, smoparams.Params()...),
 		New: func(p *detector.Params) (detector.Detector, error) {
 			cfg, err := configFromParams(p)
 			if err != nil {
@@ -433,13 +417,7 @@ func configFromParams(p *detector.Params) (Config, error) {
 	cfg.Coef0 = p.Float("coef0", 0)
 	cfg.Degree = p.Int("degree", 3)
 	p.Check(cfg.Degree >= 1, "degree", "must be ≥ 1")
-	cfg.Tol = p.Float("tol", 1e-3)
-	p.Check(cfg.Tol > 0, "tol", "must be > 0")
-	cfg.CacheMB = p.Float("cache_mb", 200)
-	p.Check(cfg.CacheMB > 0, "cache_mb", "must be > 0")
-	cfg.NoShrinking = !p.Bool("shrinking", true)
-	cfg.MaxIter = p.Int("max_iter", 0)
-	p.Check(cfg.MaxIter >= 0, "max_iter", "must be ≥ 0")
+	cfg.Settings = smoparams.Read(p)
 	cfg.Contamination = p.Float("contamination", detector.DefaultContamination)
 	p.Check(cfg.Contamination > 0 && cfg.Contamination <= 0.5, "contamination", "must be in (0, 0.5]")
 	if err := p.Err(); err != nil {

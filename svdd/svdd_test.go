@@ -64,8 +64,8 @@ func TestRankingIdentity(t *testing.T) {
 		for _, nu := range []float64{0.1, 0.5} {
 			t.Run(fmt.Sprintf("%s/nu=%g", s.name, nu), func(t *testing.T) {
 				n, _ := s.train.Dims()
-				sv, _ := New(Config{C: 1 / (nu * float64(n)), Tol: 1e-8})
-				oc, _ := ocsvm.New(ocsvm.Config{Nu: nu, Tol: 1e-8})
+				sv, _ := New(Config{C: 1 / (nu * float64(n)), Settings: smo.Settings{Tol: 1e-8}})
+				oc, _ := ocsvm.New(ocsvm.Config{Nu: nu, Settings: smo.Settings{Tol: 1e-8}})
 				if err := sv.Fit(context.Background(), s.train); err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +107,7 @@ func TestLinearCentreKKT(t *testing.T) {
 	X := randX(n, d, 11)
 	for _, labeled := range []bool{false, true} {
 		t.Run(fmt.Sprintf("labeled=%v", labeled), func(t *testing.T) {
-			m, _ := New(Config{Nu: 0.2, Kernel: "linear", Tol: 1e-6})
+			m, _ := New(Config{Nu: 0.2, Kernel: "linear", Settings: smo.Settings{Tol: 1e-6}})
 			var y []int
 			if labeled {
 				y = make([]int, n)
