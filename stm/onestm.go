@@ -51,8 +51,8 @@ func NewOneSTM(cfg OneSTMConfig) (*OneSTM, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Tol < 0 || math.IsNaN(cfg.Tol) || cfg.CacheMB < 0 || math.IsNaN(cfg.CacheMB) {
-		return nil, fmt.Errorf("1stm: tol and cache_mb must be ≥ 0")
+	if err := (smo.Settings{Tol: cfg.Tol, CacheMB: cfg.CacheMB}).Check(); err != nil {
+		return nil, fmt.Errorf("1stm: %w", err)
 	}
 	return &OneSTM{cfg: cfg, r: r}, nil
 }
