@@ -3,24 +3,14 @@ package expose
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
 )
-
-// sharedData returns the path of a file in ../shared/data, skipping the test
-// when the shared data is not beside the repository.
-func sharedData(t testing.TB, rel string) string {
-	p := filepath.Join("..", "..", "shared", "data", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data %s not found (expected ../shared/data beside the repository): %v", p, err)
-	}
-	return p
-}
 
 // aucOnProtocol fits cfg on the ADBench train split of seed and returns the
 // test AUC-ROC.
@@ -66,7 +56,7 @@ func TestADBenchAUC(t *testing.T) {
 	}
 	for _, r := range ref {
 		t.Run(r.file, func(t *testing.T) {
-			ds, err := dataset.Load(sharedData(t, filepath.Join("adbench", r.file)), dataset.Options{})
+			ds, err := dataset.Load(shareddata.Path(t, filepath.Join("adbench", r.file)), dataset.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,7 +17,7 @@ import (
 // loaded (raw values; γ = scale is computed inside Fit, an O(n·d) pass that
 // is part of the measured time). The fit time should not grow with n.
 func BenchmarkSGDFitVsN(b *testing.B) {
-	ds, err := dataset.Load(sharedData(b, filepath.Join("adbench", "16_http.npz")), dataset.Options{})
+	ds, err := dataset.Load(shareddata.Path(b, filepath.Join("adbench", "16_http.npz")), dataset.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func BenchmarkSGDFitVsN(b *testing.B) {
 // metric counts train + test rows, as expose/testdata/numpy_ref.py does for
 // the NumPy reference.
 func BenchmarkBatchFitScore(b *testing.B) {
-	ds, err := dataset.Load(sharedData(b, filepath.Join("adbench", "32_shuttle.npz")), dataset.Options{})
+	ds, err := dataset.Load(shareddata.Path(b, filepath.Join("adbench", "32_shuttle.npz")), dataset.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"syscall"
 	"testing"
+
+	"github.com/kernelad/anomaly/internal/shareddata"
 )
 
 // cpuSeconds returns the user + system CPU time of the process.
@@ -24,7 +26,7 @@ func BenchmarkFitADBench(b *testing.B) {
 	for _, name := range parityData {
 		for _, nu := range parityNu {
 			b.Run(fmt.Sprintf("%s/nu=%g", name, nu), func(b *testing.B) {
-				train, _ := loadSplit(b, name, paritySeed)
+				train, _ := shareddata.ADBenchSplit(b, name, paritySeed)
 				m, err := New(Config{Nu: nu})
 				if err != nil {
 					b.Fatal(err)

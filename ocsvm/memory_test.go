@@ -3,13 +3,13 @@ package ocsvm
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/smo"
 )
 
@@ -27,11 +27,7 @@ func TestFullShuttleMemory(t *testing.T) {
 	if os.Getenv("ANOMALY_LONG") != "1" {
 		t.Skip("set ANOMALY_LONG=1 for the full-shuttle memory check")
 	}
-	path := filepath.Join(dataDir(), "32_shuttle.npz")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared data %s not found: %v", path, err)
-	}
-	ds, err := dataset.Load(path, dataset.Options{})
+	ds, err := dataset.Load(shareddata.Path(t, "adbench/32_shuttle.npz"), dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/kernel"
 )
 
@@ -27,27 +27,6 @@ var parityData = []string{"6_cardio", "38_thyroid", "31_satimage-2", "28_pendigi
 const paritySeed = 1
 
 var parityNu = []float64{0.1, 0.5}
-
-func dataDir() string { return filepath.Join("..", "..", "shared", "data", "adbench") }
-
-// loadSplit returns the ADBench train/test split of a data set, skipping the
-// test when the shared data are absent.
-func loadSplit(t testing.TB, name string, seed uint64) (train, test *dataset.Dataset) {
-	t.Helper()
-	path := filepath.Join(dataDir(), name+".npz")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared data %s not found (needs /work/shared/data): %v", path, err)
-	}
-	ds, err := dataset.Load(path, dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, test, err = dataset.SplitADBench(ds, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return train, test
-}
 
 // svmlight writes the rows of X in LIBSVM's sparse text format (label y,
 // one-based indices, zeros omitted, values in shortest round-trip form so
@@ -86,7 +65,7 @@ func TestWriteSplits(t *testing.T) {
 		t.Skip("set ANOMALY_WRITE_SPLITS=DIR to write the LIBSVM parity splits")
 	}
 	for _, name := range parityData {
-		train, test := loadSplit(t, name, paritySeed)
+		train, test := shareddata.ADBenchSplit(t, name, paritySeed)
 		tr := svmlight(train.X, nil)
 		te := svmlight(test.X, test.Y)
 		g := kernel.ScaleGamma(train.X)
@@ -211,7 +190,7 @@ func paritySplit(t testing.TB, g golden) (Xtr *mat.Dense, Xte mat.Matrix, yte []
 			return Xtr, X, y
 		}
 	}
-	train, test := loadSplit(t, g.name, uint64(g.seed))
+	train, test := shareddata.ADBenchSplit(t, g.name, uint64(g.seed))
 	if h := fnv64(svmlight(train.X, nil)); h != g.hash {
 		t.Fatalf("train split hash %s differs from the golden %s: dataset.SplitADBench changed; rerun testdata/libsvm_golden.py", h, g.hash)
 	}

@@ -3,31 +3,12 @@ package svdd
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
 )
-
-func loadSplit(t testing.TB, name string, seed uint64) (train, test *dataset.Dataset) {
-	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", "adbench", name+".npz")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared data %s not found (needs /work/shared/data): %v", path, err)
-	}
-	ds, err := dataset.Load(path, dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, test, err = dataset.SplitADBench(ds, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return train, test
-}
 
 // labelSome returns labels for FitLabeled: a share frac of the anomalies of
 // y (at least one) labelled 1, chosen with a PCG seeded (seed, 7); every
@@ -63,7 +44,7 @@ func TestSemiSupervisedHelps(t *testing.T) {
 	for _, nu := range []float64{0.5, 0.1} {
 		var sup, uns []float64
 		for seed := uint64(1); seed <= 3; seed++ {
-			train, test := loadSplit(t, "6_cardio", seed)
+			train, test := shareddata.ADBenchSplit(t, "6_cardio", seed)
 			m, err := New(Config{Nu: nu})
 			if err != nil {
 				t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/ocsvm"
 	"github.com/kernelad/anomaly/smo"
@@ -55,7 +56,7 @@ func TestRankingIdentity(t *testing.T) {
 	}
 	sets := []set{{"gauss", randX(400, 4, 1), randX(300, 4, 2)}}
 	if _, err := os.Stat(filepath.Join("..", "..", "shared", "data", "adbench", "6_cardio.npz")); err == nil {
-		tr, te := loadSplit(t, "6_cardio", 1)
+		tr, te := shareddata.ADBenchSplit(t, "6_cardio", 1)
 		sets = append(sets, set{"cardio", tr.X, te.X})
 	} else {
 		t.Log("shared data absent: cardio case skipped")

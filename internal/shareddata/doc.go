@@ -1,0 +1,9 @@
+// Package shareddata finds the project's shared benchmark data for tests and
+// benchmarks: the folder shared/data beside the repository (ADBench tables,
+// MNIST, tensor sets; see its MANIFEST.md). When the folder is absent — a
+// clone without ../shared — the test or benchmark is skipped with a message
+// saying what is missing, never failed.
+//
+// The path is found from this file's own location, so it is the same from
+// every package directory.
+package shareddata
