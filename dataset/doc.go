@@ -96,11 +96,7 @@
 //
 // # Preparing data
 //
-// Scalers (MinMax, Standard, MaxAbs) have Fit(X) and Transform(dst, X);
-// Fit reads a *sparse.CSR through its non-zeros, and TransformSparse (MaxAbs,
-// Standard{NoCenter: true}, and MinMax when every column's minimum is 0)
-// scales CSR input without densifying it. Scale fits on one matrix and
-// applies to two, keeping CSR sparse or failing.
+// The scalers (min-max, standard, robust, max-abs) live in package scale.
 //
 // StratifiedSplit and StratifiedSubsample keep label proportions with the
 // rounding of scikit-learn's train_test_split(stratify=y) (the same

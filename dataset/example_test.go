@@ -60,13 +60,3 @@ func ExampleStratifiedSplit() {
 	fmt.Println(len(train), na, len(test))
 	// Output: 7 2 3
 }
-
-func ExampleMinMax() {
-	train := mat.NewDense(3, 2, []float64{0, 5, 5, 5, 10, 5})
-	var s dataset.MinMax
-	s.Fit(train)
-	var out mat.Dense
-	s.Transform(&out, mat.NewDense(1, 2, []float64{20, 7}))
-	fmt.Println(out.RawMatrix().Data) // column 2 is constant: range 1, as scikit-learn
-	// Output: [2 2]
-}

@@ -14,9 +14,7 @@ import (
 )
 
 type prepGolden struct {
-	Train, Test [][]float64
-	Scalers     map[string]struct{ Train, Test [][]float64 }
-	Split       []struct {
+	Split []struct {
 		Counts      []int
 		Kw          map[string]float64
 		Train, Test []int
@@ -59,80 +57,6 @@ func toCSR(m mat.Matrix) *sparse.CSR {
 		b.AddRow(cols, vals)
 	}
 	return b.Build(c)
-}
-
-func TestScalersMatchScikitLearn(t *testing.T) {
-	g := readPrepGolden(t)
-	train, test := dense(g.Train), dense(g.Test)
-	for name, s := range map[string]func() Scaler{
-		"minmax":            func() Scaler { return &MinMax{} },
-		"standard":          func() Scaler { return &Standard{} },
-		"standard_nocenter": func() Scaler { return &Standard{NoCenter: true} },
-		"maxabs":            func() Scaler { return &MaxAbs{} },
-	} {
-		want := g.Scalers[name]
-		for _, input := range []string{"dense", "csr"} {
-			var tr, te mat.Matrix = train, test
-			if input == "csr" {
-				tr, te = toCSR(train), toCSR(test)
-			}
-			sc := s()
-			if err := sc.Fit(tr); err != nil {
-				t.Fatal(err)
-			}
-			for _, part := range []struct {
-				X    mat.Matrix
-				want [][]float64
-			}{{tr, want.Train}, {te, want.Test}} {
-				var got mat.Dense
-				if err := sc.Transform(&got, part.X); err != nil {
-					t.Fatal(err)
-				}
-				// 1e-15: the same formula as scikit-learn up to rounding.
-				if !mat.EqualApprox(&got, dense(part.want), 1e-15) {
-					t.Errorf("%s %s: got\n%v\nwant %v", name, input, mat.Formatted(&got), part.want)
-				}
-			}
-		}
-	}
-}
-
-func TestScaleKeepsSparse(t *testing.T) {
-	// Non-negative data: every column has minimum 0, so MinMax is x/max.
-	X := toCSR(mat.NewDense(3, 3, []float64{0, 2, 0, 4, 0, 0, 2, 1, 0}))
-	for _, s := range []Scaler{&MinMax{}, &MaxAbs{}, &Standard{NoCenter: true}} {
-		tr, te, err := Scale(s, X, X)
-		if err != nil {
-			t.Fatalf("%T: %v", s, err)
-		}
-		for _, m := range []mat.Matrix{tr, te} {
-			sp, ok := m.(*sparse.CSR)
-			if !ok || sp.NNZ() != X.NNZ() {
-				t.Errorf("%T: result %T is not sparse with %d non-zeros", s, m, X.NNZ())
-			}
-		}
-	}
-	// MinMax of column 1 of the CSR: max 2 → 2/2 = 1, 1/2 = 0.5.
-	tr, _, _ := Scale(&MinMax{}, X, nil)
-	if tr.At(0, 1) != 1 || tr.At(2, 1) != 0.5 || tr.At(1, 0) != 1 {
-		t.Errorf("MinMax sparse: %v", mat.Formatted(tr))
-	}
-	neg := toCSR(mat.NewDense(2, 1, []float64{-1, 0}))
-	if _, _, err := Scale(&MinMax{}, toCSR(mat.NewDense(2, 1, []float64{1, 2})), neg); err == nil {
-		t.Error("MinMax of a column with minimum 1 kept sparse: want an error")
-	}
-	if _, _, err := Scale(&Standard{}, X, nil); err == nil {
-		t.Error("centering sparse data: want an error")
-	}
-	var dst mat.Dense
-	if err := (&MinMax{}).Transform(&dst, X); err == nil {
-		t.Error("Transform before Fit: want an error")
-	}
-	s := &MinMax{}
-	s.Fit(X)
-	if err := s.Transform(&dst, mat.NewDense(1, 2, nil)); err == nil {
-		t.Error("wrong column count: want an error")
-	}
 }
 
 func TestStratifiedSplitMatchesScikitLearn(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -194,7 +195,7 @@ func SplitADBench(ds *Dataset, seed uint64) (train, test *Dataset, err error) {
 		return nil, nil, fmt.Errorf("%s: %w", name(ds), err)
 	}
 	train, test = Subset(work, tr), Subset(work, te)
-	train.X, test.X, err = Scale(&MinMax{}, train.X, test.X)
+	train.X, test.X, err = scale.Scale(&scale.MinMax{}, train.X, test.X)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package dataset
+package scale
 
 import (
 	"errors"
@@ -59,7 +59,7 @@ var (
 func columnStats(X mat.Matrix, fn func(j int, v float64)) (n int, zeros []int, err error) {
 	r, c := X.Dims()
 	if r == 0 || c == 0 {
-		return 0, nil, errors.New("dataset: cannot fit a scaler on empty data")
+		return 0, nil, errors.New("scale: cannot fit a scaler on empty data")
 	}
 	switch m := X.(type) {
 	case *sparse.CSR:
@@ -89,11 +89,12 @@ func columnStats(X mat.Matrix, fn func(j int, v float64)) (n int, zeros []int, e
 	return r, zeros, nil
 }
 
-// Fit computes the per-column minimum and range of X.
-func (s *MinMax) Fit(X mat.Matrix) error {
+// columnRange returns the per-column minimum and maximum of X, implicit
+// zeros of a sparse X included.
+func columnRange(X mat.Matrix) (lo, hi []float64, err error) {
 	_, c := X.Dims()
-	lo := make([]float64, c)
-	hi := make([]float64, c)
+	lo = make([]float64, c)
+	hi = make([]float64, c)
 	for j := range lo {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
 	}
@@ -102,15 +103,24 @@ func (s *MinMax) Fit(X mat.Matrix) error {
 		hi[j] = math.Max(hi[j], v)
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for j := range zeros {
 		if zeros[j] > 0 {
 			lo[j], hi[j] = math.Min(lo[j], 0), math.Max(hi[j], 0)
 		}
 	}
+	return lo, hi, nil
+}
+
+// Fit computes the per-column minimum and range of X.
+func (s *MinMax) Fit(X mat.Matrix) error {
+	lo, hi, err := columnRange(X)
+	if err != nil {
+		return err
+	}
 	s.Min = lo
-	s.Scale = make([]float64, c)
+	s.Scale = make([]float64, len(lo))
 	for j := range lo {
 		if r := hi[j] - lo[j]; r > 0 {
 			s.Scale[j] = 1 / r
@@ -135,20 +145,32 @@ func (s *MinMax) Transform(dst *mat.Dense, X mat.Matrix) error {
 func (s *MinMax) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
 	for j, m := range s.Min {
 		if m != 0 {
-			return nil, fmt.Errorf("dataset: min-max scaling would densify sparse data (column %d has minimum %g, not 0); use MaxAbs or Standard{NoCenter: true}", j+1, m)
+			return nil, fmt.Errorf("scale: min-max scaling would densify sparse data (column %d has minimum %g, not 0); use MaxAbs or Standard{NoCenter: true}", j+1, m)
 		}
 	}
 	return scaleCSR(X, fitted(s.Scale), func(j int, v float64) float64 { return v * s.Scale[j] }, "MinMax")
 }
 
 // Fit computes the per-column mean and population standard deviation.
+// Each column is first divided by the power of two nearest its largest
+// magnitude (an exact operation), so columns measured in units of 1e±300
+// neither overflow nor underflow in the sums of squares.
 func (s *Standard) Fit(X mat.Matrix) error {
 	_, c := X.Dims()
-	sum := make([]float64, c)
-	n, zeros, err := columnStats(X, func(j int, v float64) { sum[j] += v })
-	if err != nil {
+	amax := make([]float64, c)
+	if _, _, err := columnStats(X, func(j int, v float64) { amax[j] = math.Max(amax[j], math.Abs(v)) }); err != nil {
 		return err
 	}
+	unit := make([]float64, c) // 2^e ≥ max |x_j|: exact division and multiplication
+	for j, m := range amax {
+		unit[j] = 1
+		if m > 0 && !math.IsInf(m, 0) {
+			_, e := math.Frexp(m)
+			unit[j] = math.Ldexp(1, e)
+		}
+	}
+	sum := make([]float64, c)
+	n, zeros, _ := columnStats(X, func(j int, v float64) { sum[j] += v / unit[j] })
 	mean := make([]float64, c)
 	for j := range sum {
 		mean[j] = sum[j] / float64(n)
@@ -156,7 +178,7 @@ func (s *Standard) Fit(X mat.Matrix) error {
 	// Second pass around the mean for accuracy.
 	ss := make([]float64, c)
 	columnStats(X, func(j int, v float64) {
-		d := v - mean[j]
+		d := v/unit[j] - mean[j]
 		ss[j] += d * d
 	})
 	std := make([]float64, c)
@@ -164,7 +186,8 @@ func (s *Standard) Fit(X mat.Matrix) error {
 		if zeros != nil {
 			ss[j] += float64(zeros[j]) * mean[j] * mean[j]
 		}
-		std[j] = math.Sqrt(ss[j] / float64(n))
+		std[j] = math.Sqrt(ss[j]/float64(n)) * unit[j]
+		mean[j] *= unit[j]
 		if std[j] == 0 {
 			std[j] = 1
 		}
@@ -185,10 +208,12 @@ func (s *Standard) Transform(dst *mat.Dense, X mat.Matrix) error {
 // needs NoCenter.
 func (s *Standard) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
 	if !s.NoCenter {
-		return nil, errors.New("dataset: centering would densify sparse data; use Standard{NoCenter: true}")
+		return nil, errNoCenter
 	}
 	return scaleCSR(X, fitted(s.Std), func(j int, v float64) float64 { return v / s.Std[j] }, "Standard")
 }
+
+var errNoCenter = errors.New("scale: centring would densify sparse data; use NoCenter")
 
 // Fit computes the per-column largest absolute value.
 func (s *MaxAbs) Fit(X mat.Matrix) error {
@@ -220,16 +245,16 @@ func (s *MaxAbs) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
 // a sparse X.
 func affine(dst *mat.Dense, X mat.Matrix, cols int, f func(j int, v float64) float64, who string) error {
 	if cols < 0 {
-		return fmt.Errorf("dataset: %s scaler used before Fit", who)
+		return fmt.Errorf("scale: %s scaler used before Fit", who)
 	}
 	r, c := X.Dims()
 	if c != cols {
-		return fmt.Errorf("dataset: %s scaler was fitted on %d columns, the data has %d", who, cols, c)
+		return fmt.Errorf("scale: %s scaler was fitted on %d columns, the data has %d", who, cols, c)
 	}
 	if dst.IsEmpty() {
 		dst.ReuseAs(r, c)
 	} else if dr, dc := dst.Dims(); dr != r || dc != c {
-		return fmt.Errorf("dataset: %s: dst is %d × %d, want %d × %d", who, dr, dc, r, c)
+		return fmt.Errorf("scale: %s: dst is %d × %d, want %d × %d", who, dr, dc, r, c)
 	}
 	raw := dst.RawMatrix()
 	if sp, ok := X.(*sparse.CSR); ok {
@@ -269,11 +294,11 @@ func fitted(v []float64) int {
 // scaleCSR returns X with every stored value v of column j replaced by f(j, v).
 func scaleCSR(X *sparse.CSR, cols int, f func(j int, v float64) float64, who string) (*sparse.CSR, error) {
 	if cols < 0 {
-		return nil, fmt.Errorf("dataset: %s scaler used before Fit", who)
+		return nil, fmt.Errorf("scale: %s scaler used before Fit", who)
 	}
 	r, c := X.Dims()
 	if c != cols {
-		return nil, fmt.Errorf("dataset: %s scaler was fitted on %d columns, the data has %d", who, cols, c)
+		return nil, fmt.Errorf("scale: %s scaler was fitted on %d columns, the data has %d", who, cols, c)
 	}
 	indptr := make([]int, r+1)
 	ind := make([]int, 0, X.NNZ())
@@ -305,7 +330,7 @@ func Scale(s Scaler, train, test mat.Matrix) (trainOut, testOut mat.Matrix, err 
 				TransformSparse(*sparse.CSR) (*sparse.CSR, error)
 			})
 			if !ok {
-				return nil, fmt.Errorf("dataset: %T cannot scale sparse data without densifying it", s)
+				return nil, fmt.Errorf("scale: %T cannot scale sparse data without densifying it", s)
 			}
 			return ts.TransformSparse(sp)
 		}

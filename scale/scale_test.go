@@ -1,0 +1,225 @@
+package scale
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/sparse"
+)
+
+type golden struct {
+	Train, Test [][]float64
+	Scalers     map[string]struct{ Train, Test [][]float64 }
+}
+
+// readGolden reads testdata/golden_scalers.json (testdata/golden_scalers.py,
+// scikit-learn 1.2.1).
+func readGolden(t *testing.T) *golden {
+	b, err := os.ReadFile(filepath.Join("testdata", "golden_scalers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g golden
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	return &g
+}
+
+func dense(rows [][]float64) *mat.Dense {
+	m := mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		m.SetRow(i, r)
+	}
+	return m
+}
+
+func toCSR(m mat.Matrix) *sparse.CSR {
+	r, c := m.Dims()
+	b := sparse.NewBuilder(c)
+	for i := 0; i < r; i++ {
+		var cols []int
+		var vals []float64
+		for j := 0; j < c; j++ {
+			if v := m.At(i, j); v != 0 {
+				cols, vals = append(cols, j), append(vals, v)
+			}
+		}
+		b.AddRow(cols, vals)
+	}
+	return b.Build(c)
+}
+
+func TestScalersMatchScikitLearn(t *testing.T) {
+	g := readGolden(t)
+	train, test := dense(g.Train), dense(g.Test)
+	for name, s := range map[string]func() Scaler{
+		"minmax":            func() Scaler { return &MinMax{} },
+		"standard":          func() Scaler { return &Standard{} },
+		"standard_nocenter": func() Scaler { return &Standard{NoCenter: true} },
+		"maxabs":            func() Scaler { return &MaxAbs{} },
+		"robust":            func() Scaler { return &Robust{} },
+		"robust_nocenter":   func() Scaler { return &Robust{NoCenter: true} },
+	} {
+		want := g.Scalers[name]
+		for _, input := range []string{"dense", "csr"} {
+			var tr, te mat.Matrix = train, test
+			if input == "csr" {
+				tr, te = toCSR(train), toCSR(test)
+			}
+			sc := s()
+			if err := sc.Fit(tr); err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range []struct {
+				X    mat.Matrix
+				want [][]float64
+			}{{tr, want.Train}, {te, want.Test}} {
+				var got mat.Dense
+				if err := sc.Transform(&got, part.X); err != nil {
+					t.Fatal(err)
+				}
+				// 1e-15: the same formula as scikit-learn up to rounding.
+				if !mat.EqualApprox(&got, dense(part.want), 1e-15) {
+					t.Errorf("%s %s: got\n%v\nwant %v", name, input, mat.Formatted(&got), part.want)
+				}
+			}
+		}
+	}
+}
+
+// Where more than half a column's values are equal the IQR is 0: Robust
+// falls back to the population standard deviation (scikit-learn would
+// divide by 1), and to 1 for a constant column.
+func TestRobustFallsBackToStd(t *testing.T) {
+	X := mat.NewDense(5, 2, []float64{
+		1, 3,
+		1, 3,
+		1, 3,
+		1, 3,
+		6, 3,
+	})
+	var r Robust
+	if err := r.Fit(X); err != nil {
+		t.Fatal(err)
+	}
+	// Column 0: values 1,1,1,1,6, mean 2, population variance
+	// (4·1 + 16)/5 = 4, std 2; median 1.
+	if r.Median[0] != 1 || r.Spread[0] != 2 || r.Median[1] != 3 || r.Spread[1] != 1 {
+		t.Errorf("median %v, spread %v; want [1 3], [2 1]", r.Median, r.Spread)
+	}
+}
+
+// Columns measured in units of 1e±300 are standardised without overflow
+// or underflow: the power-of-two prescaling in Standard.Fit.
+func TestStandardExtremeUnits(t *testing.T) {
+	for _, unit := range []float64{1e300, 1e-300, 1e-310} {
+		X := mat.NewDense(4, 1, []float64{1 * unit, 2 * unit, 3 * unit, 4 * unit})
+		var s Standard
+		if err := s.Fit(X); err != nil {
+			t.Fatal(err)
+		}
+		// mean 2.5·unit, std √1.25·unit
+		if m, sd := s.Mean[0]/unit, s.Std[0]/unit; math.Abs(m-2.5) > 1e-12 || math.Abs(sd-math.Sqrt(1.25)) > 1e-9 {
+			t.Errorf("unit %g: mean %g·unit, std %g·unit; want 2.5, %g", unit, m, sd, math.Sqrt(1.25))
+		}
+		st, err := Fit(Standardize, X)
+		if err != nil {
+			t.Fatalf("unit %g: %v", unit, err)
+		}
+		out, err := st.Apply(X)
+		if err != nil {
+			t.Fatalf("unit %g: %v", unit, err)
+		}
+		if v := out.At(3, 0); math.Abs(v-1.5/math.Sqrt(1.25)) > 1e-9 {
+			t.Errorf("unit %g: scaled value %v, want %v", unit, v, 1.5/math.Sqrt(1.25))
+		}
+	}
+}
+
+func TestScaleKeepsSparse(t *testing.T) {
+	// Non-negative data: every column has minimum 0, so MinMax is x/max.
+	X := toCSR(mat.NewDense(3, 3, []float64{0, 2, 0, 4, 0, 0, 2, 1, 0}))
+	for _, s := range []Scaler{&MinMax{}, &MaxAbs{}, &Standard{NoCenter: true}, &Robust{NoCenter: true}} {
+		tr, te, err := Scale(s, X, X)
+		if err != nil {
+			t.Fatalf("%T: %v", s, err)
+		}
+		for _, m := range []mat.Matrix{tr, te} {
+			sp, ok := m.(*sparse.CSR)
+			if !ok || sp.NNZ() != X.NNZ() {
+				t.Errorf("%T: result %T is not sparse with %d non-zeros", s, m, X.NNZ())
+			}
+		}
+	}
+	// MinMax of column 1 of the CSR: max 2 → 2/2 = 1, 1/2 = 0.5.
+	tr, _, _ := Scale(&MinMax{}, X, nil)
+	if tr.At(0, 1) != 1 || tr.At(2, 1) != 0.5 || tr.At(1, 0) != 1 {
+		t.Errorf("MinMax sparse: %v", mat.Formatted(tr))
+	}
+	neg := toCSR(mat.NewDense(2, 1, []float64{-1, 0}))
+	if _, _, err := Scale(&MinMax{}, toCSR(mat.NewDense(2, 1, []float64{1, 2})), neg); err == nil {
+		t.Error("MinMax of a column with minimum 1 kept sparse: want an error")
+	}
+	if _, _, err := Scale(&Standard{}, X, nil); err == nil {
+		t.Error("centering sparse data: want an error")
+	}
+	var dst mat.Dense
+	if err := (&MinMax{}).Transform(&dst, X); err == nil {
+		t.Error("Transform before Fit: want an error")
+	}
+	s := &MinMax{}
+	s.Fit(X)
+	if err := s.Transform(&dst, mat.NewDense(1, 2, nil)); err == nil {
+		t.Error("wrong column count: want an error")
+	}
+}
+
+// The stage fitted on sparse input does not centre, so it keeps sparse
+// input sparse and maps dense input the same way.
+func TestStageSparse(t *testing.T) {
+	D := mat.NewDense(3, 2, []float64{0, 2, 4, 0, 2, 1})
+	X := toCSR(D)
+	for _, rule := range Rules {
+		st, err := Fit(rule, X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rule != None && st.Offset != nil {
+			t.Errorf("%s: a stage fitted on sparse data centres", rule)
+		}
+		a, err := st.Apply(X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := a.(*sparse.CSR); !ok {
+			t.Errorf("%s: sparse input came out %T", rule, a)
+		}
+		b, err := st.Apply(D)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(a, b, 1e-15) {
+			t.Errorf("%s: sparse and dense input scale differently", rule)
+		}
+	}
+}
+
+// A value that scaling sends beyond the float64 range is a RangeError
+// naming its row and column.
+func TestStageRangeError(t *testing.T) {
+	st, err := Fit(Standardize, mat.NewDense(2, 1, []float64{0, 1e-300}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Apply(mat.NewDense(2, 1, []float64{0, 1e300}))
+	re, ok := err.(*RangeError)
+	if !ok || re.Row != 1 || re.Col != 0 {
+		t.Fatalf("got %v, want a RangeError at row 2, column 1", err)
+	}
+}

@@ -1,0 +1,196 @@
+package scale
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/sparse"
+)
+
+// Names of the scale stage's rules.
+const (
+	Standardize = "standard" // centre on the mean, divide by the standard deviation
+	RobustRule  = "robust"   // centre on the median, divide by the IQR (std where it is 0)
+	MinMaxRule  = "minmax"   // shift by the minimum, divide by the range
+	None        = "none"     // leave the data as it is
+)
+
+// Rules lists the scale stage's rules.
+var Rules = []string{Standardize, RobustRule, MinMaxRule, None}
+
+// Stage is a fitted scale stage: the per-column affine map
+// x'_j = (x_j − Offset_j) / Divisor_j that a detector applies to every
+// matrix it fits on or scores. Offset is nil when the stage does not
+// centre (rule none, or a stage fitted on sparse input, which it keeps
+// sparse). Every Divisor_j is finite and > 0.
+type Stage struct {
+	Rule    string
+	Offset  []float64
+	Divisor []float64
+}
+
+// isSparse reports whether X is a sparse matrix that the stage keeps
+// sparse.
+func isSparse(X mat.Matrix) bool {
+	_, ok := X.(*sparse.CSR)
+	return ok
+}
+
+// Fit learns the stage of a rule from the training rows X. On sparse input
+// the stage scales without centring (standard: x/std, robust: x/IQR,
+// minmax: x/range), so that its output stays sparse.
+func Fit(rule string, X mat.Matrix) (*Stage, error) {
+	sp := isSparse(X)
+	s := &Stage{Rule: rule}
+	switch rule {
+	case None:
+		return s, nil
+	case Standardize:
+		sc := Standard{NoCenter: sp}
+		if err := sc.Fit(X); err != nil {
+			return nil, err
+		}
+		s.Offset, s.Divisor = sc.Mean, sc.Std
+	case RobustRule:
+		sc := Robust{NoCenter: sp}
+		if err := sc.Fit(X); err != nil {
+			return nil, err
+		}
+		s.Offset, s.Divisor = sc.Median, sc.Spread
+	case MinMaxRule:
+		lo, hi, err := columnRange(X)
+		if err != nil {
+			return nil, err
+		}
+		s.Offset, s.Divisor = lo, make([]float64, len(lo))
+		for j := range lo {
+			s.Divisor[j] = hi[j] - lo[j] // 0 (constant column) becomes 1 below
+		}
+	default:
+		return nil, fmt.Errorf("scale: unknown rule %q (want one of standard, robust, minmax, none)", rule)
+	}
+	if sp {
+		s.Offset = nil
+	}
+	for j, v := range s.Divisor {
+		if !(v > 0) || math.IsInf(v, 0) {
+			s.Divisor[j] = 1
+		}
+	}
+	return s, s.check(-1)
+}
+
+// Cols returns the number of columns the stage was fitted on (0 for rule
+// none, which applies to any width).
+func (s *Stage) Cols() int { return len(s.Divisor) }
+
+// check validates a stage read back from a file; cols ≥ 0 also checks its
+// width.
+func (s *Stage) check(cols int) error {
+	if s.Rule == None {
+		if s.Offset != nil || s.Divisor != nil {
+			return fmt.Errorf("scale: rule none holds a map")
+		}
+		return nil
+	}
+	switch s.Rule {
+	case Standardize, RobustRule, MinMaxRule:
+	default:
+		return fmt.Errorf("scale: unknown rule %q", s.Rule)
+	}
+	if len(s.Divisor) == 0 || (s.Offset != nil && len(s.Offset) != len(s.Divisor)) {
+		return fmt.Errorf("scale: stage arrays have inconsistent sizes")
+	}
+	if cols >= 0 && len(s.Divisor) != cols {
+		return fmt.Errorf("scale: stage fitted on %d columns, model on %d", len(s.Divisor), cols)
+	}
+	for j, v := range s.Divisor {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("scale: divisor of column %d is %v", j+1, v)
+		}
+		if s.Offset != nil && (math.IsNaN(s.Offset[j]) || math.IsInf(s.Offset[j], 0)) {
+			return fmt.Errorf("scale: offset of column %d is %v", j+1, s.Offset[j])
+		}
+	}
+	return nil
+}
+
+// Check validates a stage read back from a model file fitted on cols
+// columns.
+func (s *Stage) Check(cols int) error { return s.check(cols) }
+
+// Apply returns the scaled X: X itself for rule none, a new CSR matrix for
+// sparse X when the stage does not centre, and a new dense matrix
+// otherwise. A value that the map sends beyond the float64 range is an
+// error naming its row and column (1-based).
+func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
+	if s.Rule == None {
+		return X, nil
+	}
+	r, c := X.Dims()
+	if c != len(s.Divisor) {
+		return nil, fmt.Errorf("scale: stage fitted on %d columns, the data has %d", len(s.Divisor), c)
+	}
+	f := func(j int, v float64) float64 { return v / s.Divisor[j] }
+	if s.Offset != nil {
+		f = func(j int, v float64) float64 { return (v - s.Offset[j]) / s.Divisor[j] }
+	}
+	var out mat.Matrix
+	if sp, ok := X.(*sparse.CSR); ok && s.Offset == nil {
+		m, err := scaleCSR(sp, c, f, "stage")
+		if err != nil {
+			return nil, err
+		}
+		out = m
+	} else {
+		dst := mat.NewDense(r, c, nil)
+		if err := affine(dst, X, c, f, "stage"); err != nil {
+			return nil, err
+		}
+		out = dst
+	}
+	if err := finite(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RangeError reports a value that scaling sent beyond the float64 range.
+type RangeError struct {
+	Row, Col int // zero-based
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("row %d, column %d: the value is out of the float64 range after scaling (it lies about 1e308 training spreads from the training data)", e.Row+1, e.Col+1)
+}
+
+func finite(m mat.Matrix) error {
+	check := func(i, j int, v float64) error {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return &RangeError{Row: i, Col: j}
+		}
+		return nil
+	}
+	switch x := m.(type) {
+	case *sparse.CSR:
+		var err error
+		x.DoNonZero(func(i, j int, v float64) {
+			if err == nil {
+				err = check(i, j, v)
+			}
+		})
+		return err
+	case *mat.Dense:
+		raw := x.RawMatrix()
+		for i := 0; i < raw.Rows; i++ {
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+				if err := check(i, j, v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
