@@ -208,29 +208,6 @@ func ClassSplit(ds *dataset.Dataset, normal int, seed uint64) (train, test *data
 	return dataset.SplitADBench(sub, seed)
 }
 
-// taskParams returns the method parameters of a task: t.Params plus seed
-// and shape where the method takes them and they are not given.
-func taskParams(m detector.Method, t Task, ds *dataset.Dataset) map[string]string {
-	p := make(map[string]string, len(t.Params)+2)
-	for k, v := range t.Params {
-		p[k] = v
-	}
-	has := func(name string) bool {
-		return slices.ContainsFunc(m.Params, func(q detector.Param) bool { return q.Name == name })
-	}
-	if _, given := p["seed"]; !given && has("seed") {
-		p["seed"] = strconv.FormatUint(t.Seed, 10)
-	}
-	if _, given := p["shape"]; !given && has("shape") && ds.Shape != nil {
-		parts := make([]string, len(ds.Shape))
-		for i, s := range ds.Shape {
-			parts[i] = strconv.Itoa(s)
-		}
-		p["shape"] = strings.Join(parts, "x")
-	}
-	return p
-}
-
 // RunTask runs one task in this process on the loaded data set ds (the
 // data set t.Data names): split, build, Fit on the train part, Score the
 // test part, evaluate. Failures are reported in Outcome.Err, never as a
@@ -242,8 +219,7 @@ func RunTask(ctx context.Context, ds *dataset.Dataset, t Task) (out Outcome) {
 			out = Outcome{Err: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	m, ok := detector.Lookup(t.Method)
-	if !ok {
+	if _, ok := detector.Lookup(t.Method); !ok {
 		return Outcome{Err: fmt.Sprintf("unknown method %q", t.Method)}
 	}
 	train, test, err := Split(ds, t.Class, t.Seed)
@@ -251,7 +227,8 @@ func RunTask(ctx context.Context, ds *dataset.Dataset, t Task) (out Outcome) {
 		return Outcome{Err: err.Error()}
 	}
 	out.TrainRows, out.TestRows, out.TestAnomalies = train.Rows(), test.Rows(), test.Anomalies()
-	d, err := m.New(detector.NewParams(t.Method, taskParams(m, t, ds)))
+	seed := t.Seed
+	d, _, err := detector.Prepare(t.Method, t.Params, detector.Task{Shape: ds.Shape, Seed: &seed})
 	if err != nil {
 		out.Err = err.Error()
 		return out

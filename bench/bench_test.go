@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
 
 	_ "github.com/kernelad/anomaly/expose"
@@ -20,32 +22,49 @@ import (
 // norm2 is a test method: the score of a row is its squared norm (after
 // min-max scaling, rows far from the origin). fail=true makes Fit fail,
 // wait=true makes Fit wait for ctx.
-type norm2 struct{ fail, wait bool }
+type norm2 struct {
+	detector.Base
+	fail, wait bool
+}
+
+type norm2Config struct {
+	Fail, Wait bool
+	Src        rand.Source
+	detector.Common
+}
+
+func (c *norm2Config) Bind(s *param.Set) {
+	s.Switch(&c.Fail, "fail", "Fit fails")
+	s.Switch(&c.Wait, "wait", "Fit waits for ctx")
+	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0) }, "unused")
+}
 
 func init() {
-	detector.Register(detector.Method{
-		Name: "testnorm", Summary: "test: squared norm", Version: 1,
-		Params: []detector.Param{{Name: "fail", Default: "false"}, {Name: "wait", Default: "false"}, {Name: "seed", Default: "0"}},
-		New: func(p *detector.Params) (detector.Detector, error) {
-			d := &norm2{fail: p.Bool("fail", false), wait: p.Bool("wait", false)}
-			p.Uint64("seed", 0)
-			return d, p.Err()
-		},
-	})
+	detector.Register(detector.Info{Name: "testnorm", Summary: "test: squared norm", Version: 1},
+		func(c norm2Config) (*norm2, error) {
+			b, err := detector.NewBase("testnorm", &c)
+			return &norm2{Base: b, fail: c.Fail, wait: c.Wait}, err
+		}, func(*norm2, detector.Op, detector.Size) int64 { return 0 })
 }
 
 func (d *norm2) Fit(ctx context.Context, X mat.Matrix) error {
-	if d.fail {
-		return errors.New("testnorm: asked to fail")
-	}
-	if d.wait {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	return nil
+	return d.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
+		if d.fail {
+			return nil, errors.New("testnorm: asked to fail")
+		}
+		if d.wait {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return d.score(nil, X)
+	})
 }
 
 func (d *norm2) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	return d.ScoreWith(dst, X, d.score)
+}
+
+func (d *norm2) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, c := X.Dims()
 	dst = detector.ScoreDst(dst, r)
 	for i := range dst {
@@ -57,8 +76,6 @@ func (d *norm2) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	}
 	return dst, nil
 }
-
-func (d *norm2) Threshold() float64 { return 0 }
 
 func TestMedian(t *testing.T) {
 	for _, tc := range []struct {

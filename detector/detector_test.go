@@ -10,39 +10,46 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/param"
 )
 
 // meanDist is a test-only detector: the score is the distance to the
 // training mean.
 type meanDist struct {
-	c      float64
-	mean   []float64
-	thresh float64
+	Base
+	mean []float64
 }
 
-func (m *meanDist) Fit(_ context.Context, X mat.Matrix) error {
-	if err := CheckMatrix(X, 0); err != nil {
-		return err
-	}
-	r, c := X.Dims()
-	m.mean = make([]float64, c)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			m.mean[j] += X.At(i, j) / float64(r)
+type meanDistConfig struct {
+	Common
+}
+
+func (*meanDistConfig) Bind(*param.Set) {}
+
+func newMeanDist(cfg meanDistConfig) (*meanDist, error) {
+	b, err := NewBase("test-meandist", &cfg)
+	return &meanDist{Base: b}, err
+}
+
+func (m *meanDist) Fit(ctx context.Context, X mat.Matrix) error {
+	return m.FitWith(ctx, X, func(_ context.Context, X mat.Matrix) ([]float64, error) {
+		r, c := X.Dims()
+		m.mean = make([]float64, c)
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				m.mean[j] += X.At(i, j) / float64(r)
+			}
 		}
-	}
-	s, _ := m.Score(nil, X)
-	m.thresh = ThresholdFromScores(s, m.c)
-	return nil
+		return m.score(nil, X)
+	})
 }
 
 func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if m.mean == nil {
-		return nil, ErrNotFitted
-	}
-	if err := CheckMatrix(X, len(m.mean)); err != nil {
-		return nil, err
-	}
+	return m.ScoreWith(dst, X, m.score)
+}
+
+func (m *meanDist) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, c := X.Dims()
 	dst = ScoreDst(dst, r)
 	for i := 0; i < r; i++ {
@@ -56,42 +63,28 @@ func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	return dst, nil
 }
 
-func (m *meanDist) Threshold() float64 { return m.thresh }
-
 func (m *meanDist) MarshalBinary() ([]byte, error) {
-	b := make([]byte, 8*(len(m.mean)+1))
-	binary.LittleEndian.PutUint64(b, math.Float64bits(m.thresh))
+	b := make([]byte, 8*len(m.mean))
 	for i, v := range m.mean {
-		binary.LittleEndian.PutUint64(b[8*(i+1):], math.Float64bits(v))
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
 	}
 	return b, nil
 }
 
 func (m *meanDist) UnmarshalBinary(b []byte) error {
-	if len(b) < 16 || len(b)%8 != 0 {
+	if len(b) < 8 || len(b)%8 != 0 {
 		return errors.New("bad state length")
 	}
-	m.thresh = math.Float64frombits(binary.LittleEndian.Uint64(b))
-	m.mean = make([]float64, len(b)/8-1)
+	m.mean = make([]float64, len(b)/8)
 	for i := range m.mean {
-		m.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i+1):]))
+		m.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return nil
 }
 
 func init() {
-	Register(Method{
-		Name: "test-meandist", Summary: "distance to the training mean (test only)", Version: 3,
-		Params: []Param{{Name: "contamination", Default: "0.1"}},
-		New: func(p *Params) (Detector, error) {
-			c := p.Float("contamination", 0.1)
-			p.Check(c > 0 && c <= 0.5, "contamination", "must be in (0, 0.5]")
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			return &meanDist{c: c}, nil
-		},
-	})
+	Register(Info{Name: "test-meandist", Summary: "distance to the training mean (test only)", Version: 3},
+		newMeanDist, func(*meanDist, Op, Size) int64 { return 0 })
 }
 
 // Expected values are numpy.percentile(s, 100*(1-c)) (linear
@@ -129,17 +122,6 @@ func TestThresholdFromScores(t *testing.T) {
 	}
 }
 
-func TestContamination(t *testing.T) {
-	if c, err := Contamination(0); c != 0.1 || err != nil {
-		t.Fatalf("default: %v %v", c, err)
-	}
-	for _, bad := range []float64{-0.1, 0.51, 1, math.NaN()} {
-		if _, err := Contamination(bad); err == nil {
-			t.Errorf("contamination %v accepted", bad)
-		}
-	}
-}
-
 func TestCheckMatrix(t *testing.T) {
 	X := mat.NewDense(3, 2, []float64{1, 2, 3, math.Inf(-1), 5, 6})
 	var ve *ValueError
@@ -161,29 +143,6 @@ func TestCheckMatrix(t *testing.T) {
 	// A transposed view has no raw layout: the generic path must find it too.
 	if err := CheckMatrix(X.T(), 0); !errors.As(err, &ve) || ve.Row != 1 || ve.Col != 1 {
 		t.Fatalf("transpose: %v", err)
-	}
-}
-
-func TestParams(t *testing.T) {
-	p := NewParams("m", map[string]string{"a": "3", "b": "x", "shape": "24x51", "f": "0.5"})
-	if p.Int("a", 1) != 3 || p.Float("f", 0) != 0.5 {
-		t.Fatal("typed getters")
-	}
-	if got := p.Ints("shape", nil); len(got) != 2 || got[0] != 24 || got[1] != 51 {
-		t.Fatalf("shape %v", got)
-	}
-	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "unknown parameter b") {
-		t.Fatalf("unknown key not reported: %v", err)
-	}
-	p = NewParams("m", map[string]string{"a": "three"})
-	p.Int("a", 1)
-	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "a=\"three\"") {
-		t.Fatalf("parse error not reported: %v", err)
-	}
-	p = NewParams("m", map[string]string{"k": "poly"})
-	p.Choice("k", "rbf", "rbf", "linear")
-	if p.Err() == nil {
-		t.Fatal("bad choice accepted")
 	}
 }
 
@@ -218,11 +177,14 @@ func fitted(t *testing.T) (Detector, *mat.Dense) {
 func TestSaveLoadRoundTrip(t *testing.T) {
 	d, X := fitted(t)
 	var buf bytes.Buffer
-	if err := Save(&buf, "test-meandist", map[string]string{"contamination": "0.25"}, d); err != nil {
+	if err := Save(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	name, params, l, err := Load(bytes.NewReader(buf.Bytes()))
-	if err != nil || name != "test-meandist" || params["contamination"] != "0.25" {
+	l, err := Load(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, params, _ := Describe(l); name != "test-meandist" || params["contamination"] != "0.25" {
 		t.Fatalf("%v %q %v", err, name, params)
 	}
 	a, _ := d.Score(nil, X)
@@ -237,7 +199,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 func TestLoadRejects(t *testing.T) {
 	d, _ := fitted(t)
 	var buf bytes.Buffer
-	if err := Save(&buf, "test-meandist", nil, d); err != nil {
+	if err := Save(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
@@ -256,7 +218,7 @@ func TestLoadRejects(t *testing.T) {
 		{"flipped byte", flip, "checksum"},
 		{"other version", otherVersion, "checksum"}, // edited without fixing the CRC
 	} {
-		_, _, _, err := Load(bytes.NewReader(c.data))
+		_, err := Load(bytes.NewReader(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
@@ -273,7 +235,7 @@ func TestLoadRejects(t *testing.T) {
 		registry["test-meandist"] = m
 		regMu.Unlock()
 	}()
-	_, _, _, err := Load(bytes.NewReader(good))
+	_, err := Load(bytes.NewReader(good))
 	if err == nil || !strings.Contains(err.Error(), "state version 3") {
 		t.Errorf("other state version: %v", err)
 	}
@@ -305,32 +267,5 @@ func TestCheckMatrixScreen(t *testing.T) {
 	}
 	if err := CheckMatrix(big, 0); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestPositiveOr(t *testing.T) {
-	for _, c := range []struct {
-		val  string
-		want float64
-		ok   bool
-	}{
-		{"", 0, true}, // absent: the rule
-		{"scale", 0, true},
-		{"0.25", 0.25, true},
-		{"0", 0, false},
-		{"-1", 0, false},
-		{"Inf", 0, false},
-		{"NaN", 0, false},
-		{"median", 0, false}, // another rule's word
-	} {
-		m := map[string]string{}
-		if c.val != "" {
-			m["gamma"] = c.val
-		}
-		p := NewParams("m", m)
-		got := p.PositiveOr("gamma", "scale")
-		if got != c.want || (p.Err() == nil) != c.ok {
-			t.Errorf("gamma=%q: got %v, err %v; want %v, ok %v", c.val, got, p.Err(), c.want, c.ok)
-		}
 	}
 }

@@ -18,13 +18,19 @@ func ExampleThresholdFromScores() {
 	// [0 1 1]
 }
 
-// Parameters arrive as key=value strings (the command line's --set); typed
-// getters read them and Err reports anything misspelt.
-func ExampleParams() {
-	p := detector.NewParams("expose", map[string]string{"features": "500", "gama": "2"})
-	fmt.Println(p.Int("features", 2000), p.String("gamma", "scale"))
-	fmt.Println(p.Err())
+// A detector built from the registry with key=value parameters (the
+// command line's --set) describes the parameters it resolved: given ones
+// as given, the rest at their declared defaults.
+func ExampleBuild() {
+	d, err := detector.New("test-meandist", map[string]string{"contamination": "0.2"})
+	if err != nil {
+		panic(err)
+	}
+	name, params, _ := detector.Describe(d)
+	fmt.Println(name, params)
+	_, err = detector.New("test-meandist", map[string]string{"contamination": "0"})
+	fmt.Println(err)
 	// Output:
-	// 500 scale
-	// method expose: unknown parameter gama (known: features, gamma)
+	// test-meandist map[contamination:0.2 scale:none]
+	// method test-meandist: parameter contamination="0": must be in (0, 0.5]
 }

@@ -64,7 +64,7 @@ func envelopes(tb testing.TB) map[string][]byte {
 			tb.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := detector.Save(&buf, m.name, m.params, d); err != nil {
+		if err := detector.Save(&buf, d); err != nil {
 			tb.Fatal(err)
 		}
 		out[fmt.Sprintf("%s-%d", m.name, len(out))] = buf.Bytes()
@@ -108,7 +108,7 @@ func FuzzLoad(f *testing.F) {
 			data = fixCRC(data)
 		}
 		before := allocated()
-		name, _, d, err := detector.Load(bytes.NewReader(data))
+		d, err := detector.Load(bytes.NewReader(data))
 		if alloc, limit := allocated()-before, uint64(64<<20+256*len(data)); alloc > limit {
 			t.Fatalf("Load of %d bytes allocated %d bytes (limit %d)", len(data), alloc, limit)
 		}
@@ -119,7 +119,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		if d == nil {
-			t.Fatalf("Load of %s returned no detector and no error", name)
+			t.Fatalf("Load of %d bytes returned no detector and no error", len(data))
 		}
 		scoreLoaded(t, d)
 	})
@@ -186,11 +186,12 @@ func TestWriteLoadCorpus(t *testing.T) {
 func TestLoadSeeds(t *testing.T) {
 	X := fuzzTrain()
 	for name, b := range envelopes(t) {
-		m, p, d, err := detector.Load(bytes.NewReader(b))
+		d, err := detector.Load(bytes.NewReader(b))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
+		m, p, _ := detector.Describe(d)
 		e, err := detector.New(m, p)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/binary"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,14 +14,16 @@ import (
 )
 
 // EnvelopeFormat is the version of the model file layout written by Save.
-const EnvelopeFormat = 1
+// Format 2 added the Base section (scale stage, threshold); Load reads
+// only this format.
+const EnvelopeFormat = 2
 
 const magic = "ANOMALY-MODEL\n"
 
 // Limits that keep Load from allocating without bound on a hostile file.
 const (
 	maxHeader = 1 << 20 // bytes of JSON header
-	maxState  = 1 << 36 // bytes of method state (64 GiB); read incrementally
+	maxState  = 1 << 36 // bytes of a state section (64 GiB); read incrementally
 )
 
 type header struct {
@@ -30,23 +33,42 @@ type header struct {
 	Params  map[string]string `json:"params"`
 }
 
-// Save writes a fitted detector in the versioned envelope. name must be the
-// registered method name and params the parameters it was built with; d must
-// implement encoding.BinaryMarshaler.
-func Save(w io.Writer, name string, params map[string]string, d Detector) error {
-	m, ok := Lookup(name)
+// model is a detector that embeds Base.
+type model interface {
+	Detector
+	base() *Base
+}
+
+// Save writes a fitted detector in the versioned envelope: its method name
+// and the parameters it was built with (both from the detector itself, so
+// a model cannot be saved under another name or other parameters), the
+// shared state of its Base and the method's own state (MarshalBinary).
+func Save(w io.Writer, d Detector) error {
+	md, ok := d.(model)
 	if !ok {
-		return fmt.Errorf("save: unknown method %q", name)
+		return fmt.Errorf("save: %T does not embed detector.Base", d)
+	}
+	b := md.base()
+	if !b.fitted {
+		return ErrNotFitted
+	}
+	m, ok := Lookup(b.method)
+	if !ok {
+		return fmt.Errorf("save: method %q is not registered", b.method)
 	}
 	bm, ok := d.(encoding.BinaryMarshaler)
 	if !ok {
-		return fmt.Errorf("save: method %s cannot be saved (no MarshalBinary)", name)
+		return fmt.Errorf("save: method %s cannot be saved (no MarshalBinary)", b.method)
 	}
 	state, err := bm.MarshalBinary()
 	if err != nil {
-		return fmt.Errorf("save %s: %w", name, err)
+		return fmt.Errorf("save %s: %w", b.method, err)
 	}
-	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: name, Version: m.Version, Params: params})
+	var bs bytes.Buffer
+	if err := gob.NewEncoder(&bs).Encode(b.saveState()); err != nil {
+		return fmt.Errorf("save %s: %w", b.method, err)
+	}
+	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: b.method, Version: m.Version, Params: b.params})
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
@@ -58,9 +80,11 @@ func Save(w io.Writer, name string, params map[string]string, d Detector) error 
 	binary.LittleEndian.PutUint32(n8[:4], uint32(len(h)))
 	out.Write(n8[:4])
 	out.Write(h)
-	binary.LittleEndian.PutUint64(n8[:], uint64(len(state)))
-	out.Write(n8[:])
-	out.Write(state)
+	for _, sec := range [][]byte{bs.Bytes(), state} {
+		binary.LittleEndian.PutUint64(n8[:], uint64(len(sec)))
+		out.Write(n8[:])
+		out.Write(sec)
+	}
 	binary.LittleEndian.PutUint32(n8[:4], crc.Sum32())
 	bw.Write(n8[:4])
 	return bw.Flush()
@@ -70,73 +94,86 @@ func Save(w io.Writer, name string, params map[string]string, d Detector) error 
 // files.
 var ErrCorrupt = errors.New("not a valid model file")
 
-// Load reads a model written by Save and returns the method name, its
-// parameters and the fitted detector. A truncated, corrupt or other-version
-// file is an error.
-func Load(r io.Reader) (name string, params map[string]string, d Detector, err error) {
+// Load reads a model written by Save and returns the fitted detector
+// (Describe gives its method and parameters). A truncated, corrupt or
+// other-version file is an error.
+func Load(r io.Reader) (Detector, error) {
 	crc := crc32.NewIEEE()
 	tr := io.TeeReader(bufio.NewReader(r), crc)
 	corrupt := func(what string) error { return fmt.Errorf("%w: %s", ErrCorrupt, what) }
 
 	mg := make([]byte, len(magic))
 	if _, err := io.ReadFull(tr, mg); err != nil || string(mg) != magic {
-		return "", nil, nil, corrupt("missing the model header (is this a model written by 'anomaly fit'?)")
+		return nil, corrupt("missing the model header (is this a model written by 'anomaly fit'?)")
 	}
 	var n8 [8]byte
 	if _, err := io.ReadFull(tr, n8[:4]); err != nil {
-		return "", nil, nil, corrupt("truncated header")
+		return nil, corrupt("truncated header")
 	}
 	hl := binary.LittleEndian.Uint32(n8[:4])
 	if hl > maxHeader {
-		return "", nil, nil, corrupt(fmt.Sprintf("header length %d exceeds %d bytes", hl, maxHeader))
+		return nil, corrupt(fmt.Sprintf("header length %d exceeds %d bytes", hl, maxHeader))
 	}
 	hb := make([]byte, hl)
 	if _, err := io.ReadFull(tr, hb); err != nil {
-		return "", nil, nil, corrupt("truncated header")
+		return nil, corrupt("truncated header")
 	}
-	if _, err := io.ReadFull(tr, n8[:]); err != nil {
-		return "", nil, nil, corrupt("truncated before the model state")
+	var h header
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return nil, corrupt("unreadable header")
 	}
-	sl := binary.LittleEndian.Uint64(n8[:])
-	if sl > maxState {
-		return "", nil, nil, corrupt(fmt.Sprintf("state length %d is implausible", sl))
+	if h.Format != EnvelopeFormat {
+		return nil, fmt.Errorf("model file format %d is not supported by this build (it reads format %d; refit the model)", h.Format, EnvelopeFormat)
 	}
-	var state bytes.Buffer // grows as bytes arrive, so a lying length cannot allocate
-	if n, err := io.CopyN(&state, tr, int64(sl)); err != nil {
-		return "", nil, nil, corrupt(fmt.Sprintf("truncated model state (%d of %d bytes)", n, sl))
+	var sections [2]bytes.Buffer // grow as bytes arrive, so a lying length cannot allocate
+	for i, what := range []string{"shared state", "model state"} {
+		if _, err := io.ReadFull(tr, n8[:]); err != nil {
+			return nil, corrupt("truncated before the " + what)
+		}
+		sl := binary.LittleEndian.Uint64(n8[:])
+		if sl > maxState {
+			return nil, corrupt(fmt.Sprintf("%s length %d is implausible", what, sl))
+		}
+		if n, err := io.CopyN(&sections[i], tr, int64(sl)); err != nil {
+			return nil, corrupt(fmt.Sprintf("truncated %s (%d of %d bytes)", what, n, sl))
+		}
 	}
 	sum := crc.Sum32()
 	var tail [4]byte
 	if _, err := io.ReadFull(tr, tail[:]); err != nil {
-		return "", nil, nil, corrupt("truncated: missing checksum")
+		return nil, corrupt("truncated: missing checksum")
 	}
 	if binary.LittleEndian.Uint32(tail[:]) != sum {
-		return "", nil, nil, corrupt("checksum mismatch (the file is damaged)")
-	}
-	var h header
-	if err := json.Unmarshal(hb, &h); err != nil {
-		return "", nil, nil, corrupt("unreadable header")
-	}
-	if h.Format != EnvelopeFormat {
-		return "", nil, nil, fmt.Errorf("model file format %d is not supported by this build (it reads format %d)", h.Format, EnvelopeFormat)
+		return nil, corrupt("checksum mismatch (the file is damaged)")
 	}
 	m, ok := Lookup(h.Method)
 	if !ok {
-		return "", nil, nil, fmt.Errorf("model was written by method %q, which this build does not have", h.Method)
+		return nil, fmt.Errorf("model was written by method %q, which this build does not have", h.Method)
 	}
 	if h.Version != m.Version {
-		return "", nil, nil, fmt.Errorf("model of method %s has state version %d; this build reads version %d (refit the model)", h.Method, h.Version, m.Version)
+		return nil, fmt.Errorf("model of method %s has state version %d; this build reads version %d (refit the model)", h.Method, h.Version, m.Version)
 	}
-	det, err := m.New(NewParams(h.Method, h.Params))
+	det, err := m.build(h.Params, Options{})
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("model parameters: %w", err)
+		return nil, fmt.Errorf("model parameters: %w", err)
+	}
+	md, ok := det.(model)
+	if !ok {
+		return nil, fmt.Errorf("method %s cannot be loaded (it does not embed detector.Base)", h.Method)
 	}
 	bu, ok := det.(encoding.BinaryUnmarshaler)
 	if !ok {
-		return "", nil, nil, fmt.Errorf("method %s cannot be loaded (no UnmarshalBinary)", h.Method)
+		return nil, fmt.Errorf("method %s cannot be loaded (no UnmarshalBinary)", h.Method)
 	}
-	if err := bu.UnmarshalBinary(state.Bytes()); err != nil {
-		return "", nil, nil, corrupt(fmt.Sprintf("method %s state: %v", h.Method, err))
+	var bs baseState
+	if err := gob.NewDecoder(&sections[0]).Decode(&bs); err != nil {
+		return nil, corrupt(fmt.Sprintf("method %s shared state: %v", h.Method, err))
 	}
-	return h.Method, h.Params, det, nil
+	if err := md.base().restoreState(bs); err != nil {
+		return nil, corrupt(fmt.Sprintf("method %s shared state: %v", h.Method, err))
+	}
+	if err := bu.UnmarshalBinary(sections[1].Bytes()); err != nil {
+		return nil, corrupt(fmt.Sprintf("method %s state: %v", h.Method, err))
+	}
+	return det, nil
 }

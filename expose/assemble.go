@@ -7,6 +7,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // This file is the seam for fits that run outside this process (the Beam
@@ -46,12 +47,13 @@ func PlanBatch(cfg Config, n, dim int, gamma float64) (fm randfeat.Map, rows []i
 	return fm, rows, nil
 }
 
-// FromEmbedding returns a fitted detector with feature map fm, embedding w
-// (the mean of φ over the n training rows), kernel width gamma and decision
-// threshold. cfg must be the configuration the map was planned with (its
+// FromEmbedding returns a fitted detector with scale stage stage (nil for
+// rule none; the rows were scaled with it before they were mapped), feature
+// map fm, embedding w (the mean of φ over the n training rows), kernel
+// width gamma and decision threshold. cfg must be the configuration the map was planned with (its
 // Features must equal fm.Dim()); fm must be a cosine map (randfeat.Fourier
 // or Orthogonal) so the detector can be saved.
-func FromEmbedding(cfg Config, fm randfeat.Map, w []float64, n int, gamma, threshold float64) (*Detector, error) {
+func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64, n int, gamma, threshold float64) (*Detector, error) {
 	d, err := New(cfg)
 	if err != nil {
 		return nil, err
@@ -76,19 +78,9 @@ func FromEmbedding(cfg Config, fm randfeat.Map, w []float64, n int, gamma, thres
 			return nil, errors.New("expose: embedding holds non-finite values")
 		}
 	}
-	d.gamma, d.fmap, d.w, d.n, d.dim = gamma, fm, append([]float64(nil), w...), n, fm.InputDim()
-	d.thresh = threshold
-	d.fitted = true
+	if err := d.Adopt(stage, fm.InputDim(), threshold); err != nil {
+		return nil, err
+	}
+	d.gamma, d.fmap, d.w, d.n = gamma, fm, append([]float64(nil), w...), n
 	return d, nil
-}
-
-// Contamination returns the resolved contamination rate of the detector's
-// configuration (the default 0.1 when it was left 0).
-func (d *Detector) Contamination() float64 { return d.cfg.Contamination }
-
-// ConfigFromParams returns the Config the registry builds from params (the
-// map 'anomaly fit --set k=v' gives; the seed becomes a fresh PCG source),
-// with the registry's checks, unknown keys included.
-func ConfigFromParams(params map[string]string) (Config, error) {
-	return configFromParams(detector.NewParams("expose", params))
 }

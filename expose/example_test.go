@@ -7,6 +7,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/expose"
+	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -19,7 +20,7 @@ func Example() {
 		X.Set(i, 0, rng.NormFloat64())
 		X.Set(i, 1, rng.NormFloat64())
 	}
-	d, err := expose.New(expose.Config{Gamma: 0.5, Features: 500, Src: rand.NewPCG(2, 2)})
+	d, err := expose.New(expose.Config{Kernel: kernel.Spec{Gamma: 0.5}, Features: 500, Src: rand.NewPCG(2, 2)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/floats"
@@ -32,12 +33,10 @@ const (
 // Config configures an EXPoSE detector. The zero value is valid and means the
 // documented defaults.
 type Config struct {
-	// Kernel is "rbf" (default) or "laplacian": any shift-invariant kernel
-	// with a spectral distribution.
-	Kernel string
-	// Gamma is the kernel width γ; 0 means scikit-learn's "scale" rule
-	// γ = 1/(d·Var(X)) computed on the training data.
-	Gamma float64
+	// Kernel is the shift-invariant kernel, rbf (default) or laplacian,
+	// with its width γ or the rule that picks it from the training data:
+	// scale (default: scikit-learn's γ = 1/(d·Var(X))) or median.
+	Kernel kernel.Spec
 	// Features is D, the number of random features (default 2000).
 	Features int
 	// Map is "rff" (default) or "orf".
@@ -48,7 +47,8 @@ type Config struct {
 	// Iterations is T for the SGD solver. When 0, T comes from Epsilon as
 	// ⌈M²/ε²⌉; when both are 0, T = 1000.
 	Iterations int
-	// Epsilon is the target accuracy ε of ‖w_T − w*‖ (Theorem 1).
+	// Epsilon is the target accuracy ε of ‖w_T − w*‖ (Theorem 1); 0 means
+	// unset.
 	Epsilon float64
 	// Radius is M, the bound of the kernel (k(x,x) ≤ M²) and radius of the
 	// ball the SGD iterate is projected onto. Default 1, the bound of every
@@ -60,32 +60,46 @@ type Config struct {
 	ChunkRows int
 	// ThresholdRows caps the training rows scored to set the threshold in a
 	// batch fit (default 10,000; rows drawn at random when n is larger;
-	// negative means all rows). The SGD solver scores exactly the T rows it
+	// −1 means all rows). The SGD solver scores exactly the T rows it
 	// drew, so its fit stays independent of n.
 	ThresholdRows int
-	// Contamination is the expected share of anomalies in the training data
-	// (default 0.1), used to set the threshold.
-	Contamination float64
 	// Src is the source of randomness for the feature map and the SGD
 	// samples. nil means a PCG source seeded with 0.
 	Src rand.Source
-	// Progress, if not nil, is told about the rows processed.
-	Progress detector.ProgressFunc
+	// Common holds the contamination rate, the scale stage and the
+	// progress callback (rows processed).
+	detector.Common
+}
+
+// Bind declares the parameters of EXPoSE. iterations defaults to 1000 only
+// when epsilon is not set (T then comes from ε).
+func (c *Config) Bind(s *param.Set) {
+	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian"}, Rules: []string{kernel.ScaleRule, kernel.MedianRule}})
+	s.Int(&c.Features, "features", 2000, param.AtLeast(1), "number of random features D")
+	s.Choice(&c.Map, "map", RFF, []string{RFF, ORF}, nil, "random feature map: rff or orf (orthogonal, rbf only)")
+	s.Choice(&c.Solver, "solver", Batch, []string{Batch, SGD}, nil, "batch (exact mean embedding) or sgd (Algorithm 1)")
+	if c.Epsilon > 0 && c.Iterations == 0 {
+		s.OptionalInt(&c.Iterations, "iterations", param.AtLeast(1), "SGD iterations T (from epsilon when that is set)")
+	} else {
+		s.Int(&c.Iterations, "iterations", 1000, param.AtLeast(1), "SGD iterations T (from epsilon when that is set)")
+	}
+	s.OptionalFloat(&c.Epsilon, "epsilon", param.Above(0), "SGD accuracy ε; T = ⌈M²/ε²⌉ when iterations is not given")
+	s.Float(&c.Radius, "radius", 1, param.Above(0), "kernel bound M: the SGD ball radius")
+	s.Int(&c.ChunkRows, "chunk", 512, param.AtLeast(1), "rows transformed at a time")
+	s.Int(&c.ThresholdRows, "threshold_rows", 10000, param.AtLeast(1).Or(-1, "all rows"), "training rows scored to set the threshold (batch)")
+	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, seed) }, "seed of the feature map and the SGD samples")
 }
 
 // Detector is the EXPoSE anomaly detector: score(y) = −⟨φ(y), w⟩ with w the
 // (approximate) kernel mean embedding of the training data.
 type Detector struct {
-	cfg      Config // resolved defaults; Gamma stays as given (0 = scale)
-	rng      *rand.Rand
-	gamma    float64 // resolved at Fit
-	fmap     randfeat.Map
-	w        []float64
-	n        int // rows folded into w (batch/partial) or SGD iterations done
-	dim      int
-	thresh   float64
-	fitted   bool
-	progress detector.ProgressFunc
+	detector.Base
+	cfg   Config // resolved
+	rng   *rand.Rand
+	gamma float64 // resolved at Fit
+	fmap  randfeat.Map
+	w     []float64
+	n     int // rows folded into w (batch/partial) or SGD iterations done
 }
 
 var _ detector.Detector = (*Detector)(nil)
@@ -93,88 +107,33 @@ var _ detector.PartialFitter = (*Detector)(nil)
 
 // New validates cfg and returns an unfitted detector.
 func New(cfg Config) (*Detector, error) {
-	if cfg.Kernel == "" {
-		cfg.Kernel = "rbf"
+	if cfg.Iterations == 0 && cfg.Epsilon > 0 && !math.IsInf(cfg.Epsilon, 0) {
+		r := cfg.Radius
+		if r == 0 {
+			r = 1
+		}
+		t := math.Ceil(r * r / (cfg.Epsilon * cfg.Epsilon))
+		if t > 1e9 {
+			return nil, &param.Error{Method: "expose", Name: "epsilon", Value: fmt.Sprint(cfg.Epsilon),
+				Reason: fmt.Sprintf("asks for %.3g iterations; choose a larger epsilon", t)}
+		}
+		cfg.Iterations = int(t)
 	}
-	if cfg.Kernel != "rbf" && cfg.Kernel != "gaussian" && cfg.Kernel != "laplacian" {
-		return nil, fmt.Errorf("expose: kernel %q is not shift-invariant with a known spectrum; use rbf or laplacian", cfg.Kernel)
+	b, err := detector.NewBase("expose", &cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Gamma < 0 || math.IsNaN(cfg.Gamma) || math.IsInf(cfg.Gamma, 0) {
-		return nil, fmt.Errorf("expose: gamma %v must be positive (or 0 for scale)", cfg.Gamma)
-	}
-	if cfg.Features == 0 {
-		cfg.Features = 2000
-	}
-	if cfg.Features < 1 {
-		return nil, fmt.Errorf("expose: features %d must be at least 1", cfg.Features)
-	}
-	if cfg.Map == "" {
-		cfg.Map = RFF
-	}
-	if cfg.Map != RFF && cfg.Map != ORF {
-		return nil, fmt.Errorf("expose: map %q must be rff or orf", cfg.Map)
-	}
-	if cfg.Map == ORF && cfg.Kernel == "laplacian" {
+	if cfg.Map == ORF && cfg.Kernel.Kind == "laplacian" {
 		return nil, errors.New("expose: map orf needs an isotropic kernel (rbf); the laplacian kernel's spectrum is not rotation invariant")
 	}
-	if cfg.Solver == "" {
-		cfg.Solver = Batch
-	}
-	if cfg.Solver != Batch && cfg.Solver != SGD {
-		return nil, fmt.Errorf("expose: solver %q must be batch or sgd", cfg.Solver)
-	}
-	if cfg.Radius == 0 {
-		cfg.Radius = 1
-	}
-	if !(cfg.Radius > 0) || math.IsInf(cfg.Radius, 0) {
-		return nil, fmt.Errorf("expose: radius %v must be positive", cfg.Radius)
-	}
-	if cfg.Iterations < 0 {
-		return nil, fmt.Errorf("expose: iterations %d must be positive", cfg.Iterations)
-	}
-	if cfg.Epsilon < 0 || math.IsNaN(cfg.Epsilon) {
-		return nil, fmt.Errorf("expose: epsilon %v must be positive", cfg.Epsilon)
-	}
-	if cfg.Iterations == 0 {
-		if cfg.Epsilon > 0 {
-			t := math.Ceil(cfg.Radius * cfg.Radius / (cfg.Epsilon * cfg.Epsilon))
-			if t > 1e9 {
-				return nil, fmt.Errorf("expose: epsilon %v asks for %.3g iterations; choose a larger epsilon", cfg.Epsilon, t)
-			}
-			cfg.Iterations = int(t)
-		} else {
-			cfg.Iterations = 1000
-		}
-	}
-	if cfg.ChunkRows == 0 {
-		cfg.ChunkRows = 512
-	}
-	if cfg.ChunkRows < 1 {
-		return nil, fmt.Errorf("expose: chunk rows %d must be positive", cfg.ChunkRows)
-	}
-	if cfg.ThresholdRows == 0 {
-		cfg.ThresholdRows = 10000
-	}
-	c, err := detector.Contamination(cfg.Contamination)
-	if err != nil {
-		return nil, fmt.Errorf("expose: %w", err)
-	}
-	cfg.Contamination = c
-	src := cfg.Src
-	if src == nil {
-		src = rand.NewPCG(0, 0)
-	}
-	return &Detector{cfg: cfg, rng: rand.New(src), progress: cfg.Progress}, nil
+	return &Detector{Base: b, cfg: cfg, rng: rand.New(cfg.Src)}, nil
 }
+
+// Config returns the resolved configuration.
+func (d *Detector) Config() Config { return d.cfg }
 
 // Iterations returns T, the number of SGD iterations a fit performs.
 func (d *Detector) Iterations() int { return d.cfg.Iterations }
-
-// SetProgress installs a progress callback (used by the command line).
-func (d *Detector) SetProgress(p detector.ProgressFunc) { d.progress = p }
-
-// Threshold returns the score above which a row is flagged, set by Fit.
-func (d *Detector) Threshold() float64 { return d.thresh }
 
 // Embedding returns a copy of w, the fitted mean embedding in feature space.
 func (d *Detector) Embedding() []float64 { return append([]float64(nil), d.w...) }
@@ -189,7 +148,7 @@ func (d *Detector) FeatureMap() randfeat.Map {
 }
 
 func (d *Detector) newKernel(gamma float64) kernel.ShiftInvariant {
-	if d.cfg.Kernel == "laplacian" {
+	if d.cfg.Kernel.Kind == "laplacian" {
 		return kernel.Laplacian{Gamma: gamma}
 	}
 	return kernel.RBF{Gamma: gamma}
@@ -214,26 +173,26 @@ func (s rngSource) Uint64() uint64 { return s.r.Uint64() }
 // two fits of one detector use different maps; build a new detector with the
 // same seed to reproduce a fit.
 func (d *Detector) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := detector.CheckMatrix(X, 0); err != nil {
-		return err
-	}
+	return d.FitWith(ctx, X, d.fit)
+}
+
+func (d *Detector) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, dim := X.Dims()
-	gamma := d.cfg.Gamma
-	if gamma == 0 {
-		gamma = d.scaleGamma(X, n)
+	gamma, err := d.width(X, n)
+	if err != nil {
+		return nil, err
 	}
 	fm := d.drawMap(dim, gamma)
 	var (
 		w     []float64
 		count int
 		rows  []int // training rows scored for the threshold; nil = all
-		err   error
 	)
 	switch d.cfg.Solver {
 	case Batch:
-		w, err = sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.progress)
+		w, err = sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.cfg.Progress)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		floats.Scale(1/float64(n), w)
 		count = n
@@ -243,34 +202,37 @@ func (d *Detector) Fit(ctx context.Context, X mat.Matrix) error {
 	case SGD:
 		smp := &sampler{rng: d.rng, n: n}
 		w = make([]float64, fm.Dim())
-		rows, err = sgd(ctx, w, 0, fm, X, d.cfg.Iterations, smp.next, d.cfg.Radius, d.cfg.ChunkRows, d.thresholdCap(), d.progress)
+		rows, err = sgd(ctx, w, 0, fm, X, d.cfg.Iterations, smp.next, d.cfg.Radius, d.cfg.ChunkRows, d.thresholdCap(), d.cfg.Progress)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		count = d.cfg.Iterations
 	}
-	th, err := threshold(ctx, fm, w, X, rows, d.cfg)
+	train, err := trainScores(ctx, fm, w, X, rows, d.cfg.ChunkRows)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d.gamma, d.fmap, d.w, d.n, d.dim, d.thresh = gamma, fm, w, count, dim, th
-	d.fitted = true
-	return nil
+	d.gamma, d.fmap, d.w, d.n = gamma, fm, w, count
+	return train, nil
 }
 
 // scaleSampleRows is the most training rows the SGD solver reads to resolve
-// gamma = scale.
+// a width rule.
 const scaleSampleRows = 10000
 
-// scaleGamma resolves gamma = scale on the training data: on every row for
+// width resolves the kernel width on the training data: on every row for
 // the batch solver, and for the SGD solver on a uniform sample of at most
 // scaleSampleRows rows (all rows when n is smaller), so an SGD fit reads
 // O(T) rows, not O(n).
-func (d *Detector) scaleGamma(X mat.Matrix, n int) float64 {
-	if d.cfg.Solver == SGD && n > scaleSampleRows {
-		return kernel.ScaleGamma(gatherRows(X, sampleWithoutReplacement(d.rng, n, scaleSampleRows)))
+func (d *Detector) width(X mat.Matrix, n int) (float64, error) {
+	if d.cfg.Kernel.Gamma == 0 && d.cfg.Solver == SGD && n > scaleSampleRows {
+		X = gatherRows(X, sampleWithoutReplacement(d.rng, n, scaleSampleRows))
 	}
-	return kernel.ScaleGamma(X)
+	g, err := d.cfg.Kernel.Width(X, rngSource{d.rng})
+	if err != nil {
+		return 0, fmt.Errorf("expose: %w", err)
+	}
+	return g, nil
 }
 
 // thresholdCap is the most training rows scored to set the threshold.
@@ -288,25 +250,25 @@ func (d *Detector) thresholdCap() int {
 // over the rows of X in order. The threshold is re-estimated from the scores
 // of X, the most recent data.
 func (d *Detector) PartialFit(ctx context.Context, X mat.Matrix) error {
-	if err := detector.CheckMatrix(X, d.dim); err != nil {
-		return err
-	}
+	return d.PartialFitWith(ctx, X, d.partialFit)
+}
+
+func (d *Detector) partialFit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, dim := X.Dims()
-	fm, w, seen := d.fmap, append([]float64(nil), d.w...), d.n
-	gamma := d.gamma
-	if !d.fitted {
-		gamma = d.cfg.Gamma
-		if gamma == 0 {
-			gamma = kernel.ScaleGamma(X)
+	fm, w, seen, gamma := d.fmap, append([]float64(nil), d.w...), d.n, d.gamma
+	if !d.Fitted() {
+		var err error
+		if gamma, err = d.cfg.Kernel.Width(X, rngSource{d.rng}); err != nil {
+			return nil, fmt.Errorf("expose: %w", err)
 		}
 		fm = d.drawMap(dim, gamma)
 		w, seen = make([]float64, fm.Dim()), 0
 	}
 	switch d.cfg.Solver {
 	case Batch:
-		s, err := sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.progress)
+		s, err := sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.cfg.Progress)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		tot := float64(seen + n)
 		floats.Scale(float64(seen)/tot, w)
@@ -320,46 +282,41 @@ func (d *Detector) PartialFit(ctx context.Context, X mat.Matrix) error {
 			}
 			return dst
 		}
-		if _, err := sgd(ctx, w, seen, fm, X, n, inOrder, d.cfg.Radius, d.cfg.ChunkRows, 0, d.progress); err != nil {
-			return err
+		if _, err := sgd(ctx, w, seen, fm, X, n, inOrder, d.cfg.Radius, d.cfg.ChunkRows, 0, d.cfg.Progress); err != nil {
+			return nil, err
 		}
 	}
-	th, err := threshold(ctx, fm, w, X, nil, d.cfg)
+	scores, err := trainScores(ctx, fm, w, X, nil, d.cfg.ChunkRows)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d.gamma, d.fmap, d.w, d.n, d.dim, d.thresh = gamma, fm, w, seen+n, dim, th
-	d.fitted = true
-	return nil
+	d.gamma, d.fmap, d.w, d.n = gamma, fm, w, seen+n
+	return scores, nil
 }
 
-// threshold scores the given training rows (all when rows is nil) with the
-// model (fm, w) and returns the threshold for the contamination rate.
-func threshold(ctx context.Context, fm randfeat.Map, w []float64, X mat.Matrix, rows []int, cfg Config) (float64, error) {
+// trainScores scores the given training rows (all when rows is nil) with
+// the model (fm, w): the scores the threshold is set from.
+func trainScores(ctx context.Context, fm randfeat.Map, w []float64, X mat.Matrix, rows []int, chunk int) ([]float64, error) {
 	var sub mat.Matrix = X
 	if rows != nil {
 		sub = gatherRows(X, rows)
 	}
 	n, _ := sub.Dims()
 	s := make([]float64, n)
-	if err := scoreInto(ctx, s, fm, w, sub, cfg.ChunkRows); err != nil {
-		return 0, err
+	if err := scoreInto(ctx, s, fm, w, sub, chunk); err != nil {
+		return nil, err
 	}
-	return detector.ThresholdFromScores(s, cfg.Contamination), nil
+	return s, nil
 }
 
 // Score writes −⟨φ(y), w⟩ for every row y of X into dst.
 func (d *Detector) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if !d.fitted {
-		return nil, detector.ErrNotFitted
-	}
-	if err := detector.CheckMatrix(X, d.dim); err != nil {
-		return nil, err
-	}
-	n, _ := X.Dims()
-	dst = detector.ScoreDst(dst, n)
-	err := scoreInto(context.Background(), dst, d.fmap, d.w, X, d.cfg.ChunkRows)
-	return dst, err
+	return d.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
+		n, _ := X.Dims()
+		dst = detector.ScoreDst(dst, n)
+		err := scoreInto(context.Background(), dst, d.fmap, d.w, X, d.cfg.ChunkRows)
+		return dst, err
+	})
 }
 
 // scoreInto maps X chunk by chunk on all cores and writes −⟨φ(x), w⟩ into

@@ -3,6 +3,7 @@ package expose
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -40,7 +41,7 @@ func mustNew(t testing.TB, cfg Config) *Detector {
 // forming the whole feature matrix, which the package itself never does.
 func TestBatchEqualsMeanOfFeatures(t *testing.T) {
 	X := randData(1037, 4, 1) // 1037 rows: not a multiple of the chunk size
-	d := mustNew(t, Config{Gamma: 0.3, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7)})
+	d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.3}, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7)})
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +181,8 @@ func TestSparseEqualsDense(t *testing.T) {
 
 func TestPartialFitBatchEqualsFit(t *testing.T) {
 	X := randData(500, 3, 9)
-	full := mustNew(t, Config{Gamma: 0.4, Features: 128, Src: rand.NewPCG(2, 2)})
-	part := mustNew(t, Config{Gamma: 0.4, Features: 128, Src: rand.NewPCG(2, 2)})
+	full := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2)})
+	part := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2)})
 	if err := full.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -206,12 +207,15 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := detector.Save(&buf, "expose", params, d); err != nil {
+	if err := detector.Save(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	name, _, l, err := detector.Load(bytes.NewReader(buf.Bytes()))
-	if err != nil || name != "expose" {
-		t.Fatalf("load: %v %q", err, name)
+	l, err := detector.Load(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if name, _, _ := detector.Describe(l); name != "expose" {
+		t.Fatalf("loaded a %q model", name)
 	}
 	a, _ := d.Score(nil, X)
 	b, _ := l.Score(nil, X)
@@ -273,7 +277,5 @@ func TestInputErrors(t *testing.T) {
 }
 
 func asValueError(err error, ve **detector.ValueError) bool {
-	v, ok := err.(*detector.ValueError)
-	*ve = v
-	return ok
+	return errors.As(err, ve)
 }

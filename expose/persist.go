@@ -23,7 +23,6 @@ type state struct {
 	B         []float64
 	Embedding []float64
 	N         int
-	Threshold float64
 }
 
 // cosineMap is what a saveable feature map provides.
@@ -33,7 +32,7 @@ type cosineMap interface {
 
 // MarshalBinary encodes the fitted model.
 func (d *Detector) MarshalBinary() ([]byte, error) {
-	if !d.fitted {
+	if !d.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
 	cm, ok := d.fmap.(cosineMap)
@@ -47,7 +46,7 @@ func (d *Detector) MarshalBinary() ([]byte, error) {
 		flat = append(flat, W.RawRowView(i)...)
 	}
 	var buf bytes.Buffer
-	err := gob.NewEncoder(&buf).Encode(state{Gamma: d.gamma, Dim: d.dim, W: flat, B: b, Embedding: d.w, N: d.n, Threshold: d.thresh})
+	err := gob.NewEncoder(&buf).Encode(state{Gamma: d.gamma, Dim: d.Dim(), W: flat, B: b, Embedding: d.w, N: d.n})
 	return buf.Bytes(), err
 }
 
@@ -66,7 +65,7 @@ func (d *Detector) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("expose: model has %d features, its parameters say %d", D, d.cfg.Features)
 	case len(s.W) != D*s.Dim || len(s.Embedding) != D:
 		return errors.New("expose: model arrays have inconsistent sizes")
-	case !(s.Gamma > 0) || s.N < 1 || math.IsNaN(s.Threshold):
+	case !(s.Gamma > 0) || s.N < 1:
 		return errors.New("expose: model has invalid scalars")
 	}
 	for _, v := range [][]float64{s.W, s.B, s.Embedding} {
@@ -76,9 +75,8 @@ func (d *Detector) UnmarshalBinary(data []byte) error {
 			}
 		}
 	}
-	d.gamma, d.dim, d.n, d.thresh = s.Gamma, s.Dim, s.N, s.Threshold
+	d.gamma, d.n = s.Gamma, s.N
 	d.fmap = &randfeat.Fourier{W: mat.NewDense(D, s.Dim, s.W), B: s.B}
 	d.w = s.Embedding
-	d.fitted = true
 	return nil
 }

@@ -92,12 +92,13 @@ func gaussianLogSum(g []float64, qn float64, sqn []float64, h float64) float64 {
 			minR2 = r2
 		}
 	}
-	c := -0.5 / (h * h)
+	// (r²/h)/h rather than r²/h²: h² underflows to 0 for h below 1e-154
+	// (and overflows above 1e154), which would make the exponents 0·∞.
 	var s float64
 	for _, r2 := range g {
-		s += math.Exp(c * (r2 - minR2))
+		s += math.Exp(-0.5 * ((r2 - minR2) / h) / h)
 	}
-	return c*minR2 + math.Log(s)
+	return -0.5*(minR2/h)/h + math.Log(s)
 }
 
 // exactBlockRows is the number of query rows one work item of the exact

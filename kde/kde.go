@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -72,43 +75,84 @@ type Config struct {
 	// 2·LeafSize − 1 rows (fewer when n < LeafSize; more when the rows of a
 	// node are all identical and cannot be split). 0 means 40.
 	LeafSize int
-	// Contamination is the share of training rows flagged by the threshold
-	// (0 means 0.1).
-	Contamination float64
-	// Progress, if set, receives "score" progress in rows.
-	Progress detector.ProgressFunc
+	// Common holds the contamination rate, the scale stage and the
+	// progress callback ("score" progress in rows).
+	detector.Common
+}
+
+// Bind declares the parameters of the kernel density detector.
+func (c *Config) Bind(s *param.Set) {
+	param.Enum(s, &c.Kernel, "kernel", kernelNames[:], []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine},
+		"smoothing kernel: "+strings.Join(kernelNames[:], ", "))
+	s.Var(bandwidthValue{c}, "bandwidth", "scott",
+		"a number > 0, or the rule that picks it: scott, silverman (scikit-learn's bare factors) or cv (leave-one-out likelihood over a grid)")
+	param.Enum(s, &c.Algorithm, "algorithm", []string{"auto", "exact", "tree"}, []Algorithm{Auto, Exact, Tree},
+		"exact, tree, or auto (exact unless rtol or atol is set)")
+	s.Float(&c.RTol, "rtol", 0, param.AtLeast(0), "tree: relative tolerance on the density")
+	s.Float(&c.ATol, "atol", 0, param.AtLeast(0), "tree: absolute tolerance on the density")
+	s.Int(&c.LeafSize, "leaf_size", 40, param.AtLeast(1), "tree: leaves hold leaf_size to 2·leaf_size−1 rows")
+}
+
+var ruleNames = []string{"scott", "silverman", "cv"}
+
+// bandwidthValue binds Bandwidth and Rule to the one parameter bandwidth.
+type bandwidthValue struct{ c *Config }
+
+func (b bandwidthValue) Set(t string) error {
+	for i, n := range ruleNames {
+		if t == n {
+			b.c.Bandwidth, b.c.Rule = 0, Rule(i)
+			return nil
+		}
+	}
+	h, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(h > 0) || math.IsInf(h, 0) {
+		return fmt.Errorf("must be a number > 0, scott, silverman or cv")
+	}
+	b.c.Bandwidth = h
+	return nil
+}
+
+func (b bandwidthValue) String() (string, bool) {
+	if b.c.Bandwidth > 0 {
+		return strconv.FormatFloat(b.c.Bandwidth, 'g', -1, 64), true
+	}
+	if b.c.Rule >= Scott && b.c.Rule <= CV {
+		return ruleNames[b.c.Rule], true
+	}
+	return fmt.Sprint(int(b.c.Rule)), true
+}
+
+func (b bandwidthValue) Resolve() (bool, error) {
+	if math.IsNaN(b.c.Bandwidth) || math.IsInf(b.c.Bandwidth, 0) || b.c.Bandwidth < 0 {
+		return false, fmt.Errorf("must be a finite number > 0 (or 0 for a rule)")
+	}
+	if b.c.Rule < Scott || b.c.Rule > CV {
+		return false, fmt.Errorf("invalid bandwidth rule %d", int(b.c.Rule))
+	}
+	return b.c.Bandwidth == 0 && b.c.Rule == Scott, nil
 }
 
 // KDE is a kernel density detector: score(x) = −log p̂(x) with
 // p̂(x) = (1/n) Σ_i c(h,d) K(‖x − x_i‖/h).
 type KDE struct {
-	cfg  Config
-	cont float64
+	detector.Base
+	cfg Config
 
 	// fitted state
-	d, n      int
-	h         float64
-	logNorm   float64   // log c(h, d) − log n
-	mean      []float64 // column means of the training rows
-	xc        *mat.Dense
-	sqn       []float64 // ‖x_i − mean‖²
-	tree      *kdTree
-	threshold float64
+	d, n    int
+	h       float64
+	logNorm float64   // log c(h, d) − log n
+	mean    []float64 // column means of the training rows
+	xc      *mat.Dense
+	sqn     []float64 // ‖x_i − mean‖²
+	tree    *kdTree
 }
 
 var _ detector.Detector = (*KDE)(nil)
 
 // New validates cfg and returns an unfitted detector.
 func New(cfg Config) (*KDE, error) {
-	if !cfg.Kernel.valid() {
-		return nil, fmt.Errorf("kde: invalid kernel %d", int(cfg.Kernel))
-	}
-	if math.IsNaN(cfg.Bandwidth) || math.IsInf(cfg.Bandwidth, 0) || cfg.Bandwidth < 0 {
-		return nil, fmt.Errorf("kde: bandwidth %v must be a finite number > 0 (or 0 for a rule)", cfg.Bandwidth)
-	}
-	if cfg.Rule < Scott || cfg.Rule > CV {
-		return nil, fmt.Errorf("kde: invalid bandwidth rule %d", int(cfg.Rule))
-	}
 	for _, h := range cfg.CVGrid {
 		if !(h > 0) || math.IsInf(h, 0) {
 			return nil, fmt.Errorf("kde: CV grid value %v must be a finite number > 0", h)
@@ -117,22 +161,16 @@ func New(cfg Config) (*KDE, error) {
 	if cfg.CVRows < 0 {
 		return nil, fmt.Errorf("kde: CVRows %d must be ≥ 0", cfg.CVRows)
 	}
-	if cfg.Algorithm < Auto || cfg.Algorithm > Tree {
-		return nil, fmt.Errorf("kde: invalid algorithm %d", int(cfg.Algorithm))
-	}
-	if !(cfg.RTol >= 0) || math.IsInf(cfg.RTol, 0) || !(cfg.ATol >= 0) || math.IsInf(cfg.ATol, 0) {
-		return nil, fmt.Errorf("kde: rtol %v and atol %v must be finite and ≥ 0", cfg.RTol, cfg.ATol)
-	}
-	if cfg.LeafSize < 0 {
-		return nil, fmt.Errorf("kde: leaf size %d must be ≥ 1 (or 0 for 40)", cfg.LeafSize)
-	}
-	c, err := detector.Contamination(cfg.Contamination)
+	b, err := detector.NewBase("kde", &cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kde: %w", err)
+		return nil, err
 	}
 	cfg.CVGrid = append([]float64(nil), cfg.CVGrid...)
-	return &KDE{cfg: cfg, cont: c}, nil
+	return &KDE{Base: b, cfg: cfg}, nil
 }
+
+// Config returns the resolved configuration.
+func (k *KDE) Config() Config { return k.cfg }
 
 func (k *KDE) leafSize() int {
 	if k.cfg.LeafSize == 0 {
@@ -156,9 +194,10 @@ func (k *KDE) useTree() bool {
 // (each training row's own kernel counts in its density, as in
 // scikit-learn's score_samples).
 func (k *KDE) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := detector.CheckMatrix(X, 0); err != nil {
-		return err
-	}
+	return k.FitWith(ctx, X, k.fit)
+}
+
+func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, d := X.Dims()
 	mean := make([]float64, d)
 	xc := mat.DenseCopyOf(X)
@@ -191,49 +230,36 @@ func (k *KDE) Fit(ctx context.Context, X mat.Matrix) error {
 			var err error
 			h, err = k.crossValidate(ctx, xc, sqn)
 			if err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	if !(h > 0) || math.IsInf(h, 0) {
-		return fmt.Errorf("kde: bandwidth %v is not a positive number", h)
+		return nil, fmt.Errorf("kde: bandwidth %v is not a positive number", h)
 	}
-	fitted := &KDE{cfg: k.cfg, cont: k.cont, d: d, n: n, h: h, mean: mean, xc: xc, sqn: sqn}
-	fitted.logNorm = k.cfg.Kernel.logNorm(h, d) - math.Log(float64(n))
-	if fitted.useTree() {
+	k.d, k.n, k.h, k.mean, k.xc, k.sqn, k.tree = d, n, h, mean, xc, sqn, nil
+	k.logNorm = k.cfg.Kernel.logNorm(h, d) - math.Log(float64(n))
+	if k.useTree() {
 		// Building the tree takes no context: run it where a cancel can
 		// leave it.
-		t, err := parallel.Cancellable(ctx, func() (*kdTree, error) { return buildTree(xc, fitted.leafSize()), nil })
+		t, err := parallel.Cancellable(ctx, func() (*kdTree, error) { return buildTree(xc, k.leafSize()), nil })
 		if err != nil {
-			return err
+			return nil, err
 		}
-		fitted.tree = t
+		k.tree = t
 	}
-	scores, err := fitted.score(ctx, nil, xc, true)
-	if err != nil {
-		return err
-	}
-	fitted.threshold = detector.ThresholdFromScores(scores, k.cont)
-	*k = *fitted
-	return nil
+	return k.score(ctx, nil, xc, true)
 }
 
 // Bandwidth returns the fitted bandwidth h (0 before Fit).
 func (k *KDE) Bandwidth() float64 { return k.h }
 
-// Threshold returns the (1 − contamination) quantile of the training scores.
-func (k *KDE) Threshold() float64 { return k.threshold }
-
 // Score sets dst[i] = −log p̂(x_i) for the rows of X. Points outside the
 // support of a finite-support kernel score +Inf.
 func (k *KDE) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if k.xc == nil {
-		return nil, detector.ErrNotFitted
-	}
-	if err := detector.CheckMatrix(X, k.d); err != nil {
-		return nil, err
-	}
-	return k.score(context.Background(), dst, X, false)
+	return k.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
+		return k.score(context.Background(), dst, X, false)
+	})
 }
 
 // LogDensity sets dst[i] = log p̂(x_i), the normalised log-density, for the

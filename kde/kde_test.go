@@ -89,7 +89,7 @@ func TestFarPoint(t *testing.T) {
 func TestErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Kernel: 9}, {Bandwidth: -1}, {Bandwidth: math.NaN()}, {RTol: -1}, {ATol: math.Inf(1)},
-		{Contamination: 0.7}, {LeafSize: -1}, {Rule: 7}, {Algorithm: 5}, {CVGrid: []float64{0}},
+		{Common: detector.Common{Contamination: 0.7}}, {LeafSize: -1}, {Rule: 7}, {Algorithm: 5}, {CVGrid: []float64{0}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)
@@ -151,10 +151,10 @@ func TestRegistryAndSave(t *testing.T) {
 			t.Errorf("%v: %d of 300 training rows above the threshold, want about %d", p, above, want)
 		}
 		var buf bytes.Buffer
-		if err := detector.Save(&buf, "kde", p, d); err != nil {
+		if err := detector.Save(&buf, d); err != nil {
 			t.Fatal(err)
 		}
-		_, _, back, err := detector.Load(&buf)
+		back, err := detector.Load(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,14 +63,14 @@ func (k Kernel) finite() bool { return k != Gaussian && k != Exponential }
 func (k Kernel) logProfile(r, r2, h float64) float64 {
 	switch k {
 	case Gaussian:
-		return -0.5 * r2 / (h * h)
+		return -0.5 * (r2 / h) / h // not r2/(h·h), which underflows for tiny h
 	case Tophat:
 		if r < h {
 			return 0
 		}
 	case Epanechnikov:
 		if r < h {
-			return math.Log(1 - r2/(h*h))
+			return math.Log(1 - (r2/h)/h)
 		}
 	case Exponential:
 		return -r / h

@@ -5,7 +5,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
-	"strconv"
+	"runtime"
 
 	"github.com/kernelad/anomaly/detector"
 	"gonum.org/v1/gonum/mat"
@@ -15,72 +15,39 @@ import (
 const stateVersion = 1
 
 func init() {
-	detector.Register(detector.Method{
+	detector.Register(detector.Info{
 		Name:    "kde",
 		Summary: "kernel density estimate; score −log p̂(x) (six kernels, scott/silverman/cv bandwidth, exact or kd-tree)",
 		Version: stateVersion,
-		Params: []detector.Param{
-			{Name: "kernel", Default: "gaussian", Help: "gaussian, tophat, epanechnikov, exponential, linear or cosine"},
-			{Name: "bandwidth", Default: "scott", Help: "a number > 0, scott, silverman (scikit-learn's bare factors) or cv (leave-one-out likelihood over a grid)"},
-			{Name: "algorithm", Default: "auto", Help: "exact, tree, or auto (exact unless rtol or atol is set)"},
-			{Name: "rtol", Default: "0", Help: "tree: relative tolerance on the density"},
-			{Name: "atol", Default: "0", Help: "tree: absolute tolerance on the density"},
-			{Name: "leaf_size", Default: "40", Help: "tree: leaves hold leaf_size to 2·leaf_size−1 rows"},
-			{Name: "contamination", Default: "0.1", Help: "share of training rows above the threshold, in (0, 0.5]"},
-		},
-		New: func(p *detector.Params) (detector.Detector, error) {
-			var cfg Config
-			kname := p.Choice("kernel", "gaussian", kernelNames[:]...)
-			cfg.Kernel, _ = ParseKernel(kname)
-			switch bw := p.String("bandwidth", "scott"); bw {
-			case "scott":
-				cfg.Rule = Scott
-			case "silverman":
-				cfg.Rule = Silverman
-			case "cv":
-				cfg.Rule = CV
-			default:
-				h, err := strconv.ParseFloat(bw, 64)
-				p.Check(err == nil && h > 0 && !math.IsInf(h, 0), "bandwidth", "must be a number > 0, scott, silverman or cv")
-				cfg.Bandwidth = h
-			}
-			switch p.Choice("algorithm", "auto", "auto", "exact", "tree") {
-			case "exact":
-				cfg.Algorithm = Exact
-			case "tree":
-				cfg.Algorithm = Tree
-			}
-			cfg.RTol = p.Float("rtol", 0)
-			p.Check(cfg.RTol >= 0, "rtol", "must be ≥ 0")
-			cfg.ATol = p.Float("atol", 0)
-			p.Check(cfg.ATol >= 0, "atol", "must be ≥ 0")
-			cfg.LeafSize = p.Int("leaf_size", 40)
-			p.Check(cfg.LeafSize >= 1, "leaf_size", "must be ≥ 1")
-			cfg.Contamination = p.Float("contamination", 0.1)
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			if cfg.Bandwidth < 0 || cfg.RTol < 0 || cfg.ATol < 0 || cfg.LeafSize < 1 {
-				return nil, fmt.Errorf("kde: invalid parameters")
-			}
-			return New(cfg)
-		},
-	})
+	}, New, memory)
+}
+
+// memory estimates the peak bytes of a fit (the centred copy of the
+// training rows, the tree, and the exact scorer's per-worker kernel
+// blocks) or a score (the kernel blocks of the workers).
+func memory(k *KDE, op detector.Op, s detector.Size) int64 {
+	n, d := int64(s.Rows), int64(s.Cols)
+	workers := int64(runtime.GOMAXPROCS(0))
+	block := workers * 8 * (64*n + n + 64*d)
+	if op == detector.ScoreOp {
+		block = workers * 8 * (64*int64(k.n) + int64(k.n) + 64*d)
+		return block + 8*n
+	}
+	return 8*n*d + 8*3*n + block
 }
 
 type state struct {
-	Kernel    int
-	H         float64
-	Mean      []float64
-	N, D      int
-	X         []float64 // centred training rows, n × d
-	Threshold float64
+	Kernel int
+	H      float64
+	Mean   []float64
+	N, D   int
+	X      []float64 // centred training rows, n × d
 }
 
 // MarshalBinary encodes the fitted model (the centred training rows, their
 // mean, the bandwidth and the threshold); the tree is rebuilt on load.
 func (k *KDE) MarshalBinary() ([]byte, error) {
-	if k.xc == nil {
+	if !k.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
 	raw := k.xc.RawMatrix()
@@ -89,7 +56,7 @@ func (k *KDE) MarshalBinary() ([]byte, error) {
 		data = append(data, raw.Data[i*raw.Stride:i*raw.Stride+k.d]...)
 	}
 	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(state{Kernel: int(k.cfg.Kernel), H: k.h, Mean: k.mean, N: k.n, D: k.d, X: data, Threshold: k.threshold})
+	err := gob.NewEncoder(&b).Encode(state{Kernel: int(k.cfg.Kernel), H: k.h, Mean: k.mean, N: k.n, D: k.d, X: data})
 	return b.Bytes(), err
 }
 
@@ -102,7 +69,7 @@ func (k *KDE) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("kde: decoding state: %w", err)
 	}
 	if s.Kernel != int(k.cfg.Kernel) || s.N < 1 || s.D < 1 || s.N > math.MaxInt32 || s.D > math.MaxInt32 ||
-		len(s.Mean) != s.D || len(s.X) != s.N*s.D || !(s.H > 0) || math.IsInf(s.H, 0) || math.IsNaN(s.Threshold) {
+		len(s.Mean) != s.D || len(s.X) != s.N*s.D || !(s.H > 0) || math.IsInf(s.H, 0) {
 		return errState
 	}
 	for _, v := range s.X {
@@ -122,11 +89,10 @@ func (k *KDE) UnmarshalBinary(b []byte) error {
 			sqn[i] += v * v
 		}
 	}
-	f := &KDE{cfg: k.cfg, cont: k.cont, d: s.D, n: s.N, h: s.H, mean: s.Mean, xc: xc, sqn: sqn, threshold: s.Threshold}
-	f.logNorm = k.cfg.Kernel.logNorm(s.H, s.D) - math.Log(float64(s.N))
-	if f.useTree() {
-		f.tree = buildTree(xc, f.leafSize())
+	k.d, k.n, k.h, k.mean, k.xc, k.sqn, k.tree = s.D, s.N, s.H, s.Mean, xc, sqn, nil
+	k.logNorm = k.cfg.Kernel.logNorm(s.H, s.D) - math.Log(float64(s.N))
+	if k.useTree() {
+		k.tree = buildTree(xc, k.leafSize())
 	}
-	*k = *f
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -38,14 +39,14 @@ const (
 // with gamma = scale, 50 components (at most n − 1), the exact method and
 // contamination 0.1.
 type Config struct {
-	// Kernel names the kernel for kernel.Parse: "rbf" (default), "laplacian",
-	// "poly" (degree 3, coef0 1, scikit-learn's defaults) or "linear".
-	Kernel string
-	// Gamma is the kernel's γ; 0 means scikit-learn's 'scale',
-	// 1/(d·Var(X)) over all entries of the training matrix.
-	Gamma float64
+	// Kernel is rbf (default), laplacian, poly (γxᵀy + 1)³ (scikit-learn's
+	// KernelPCA defaults; Coef0 and Degree are not used) or linear, with
+	// the width rule scale
+	// (default; 1/(d·Var(X)) over all entries of the training matrix) or
+	// median.
+	Kernel kernel.Spec
 	// Components is the number q of principal components kept; 0 means 50
-	// unless Variance is set. It is capped at n − 1.
+	// unless Variance is set. It must be at most n − 1.
 	Components int
 	// Variance in (0, 1], if set, keeps the fewest components whose
 	// eigenvalues explain at least this share of the total feature-space
@@ -59,16 +60,30 @@ type Config struct {
 	// Src drives the landmark draw and the Lanczos start block; nil means a
 	// PCG seeded with (0, 0).
 	Src rand.Source
-	// Contamination is the share of training rows flagged (0 means 0.1).
-	Contamination float64
-	// Progress, if set, receives the stages "gram", "eigen" and "score".
-	Progress detector.ProgressFunc
+	// Common holds the contamination rate, the scale stage and the
+	// progress callback (stages "gram", "eigen" and "score").
+	detector.Common
+}
+
+// Bind declares the parameters of kernel PCA. components defaults to 50
+// only when variance is not set.
+func (c *Config) Bind(s *param.Set) {
+	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian", "poly", "linear"}, Rules: []string{kernel.ScaleRule, kernel.MedianRule}})
+	if c.Variance > 0 {
+		s.OptionalInt(&c.Components, "components", param.AtLeast(1), "number of principal components, at most n−1 (unset when variance is set)")
+	} else {
+		s.Int(&c.Components, "components", DefaultComponents, param.AtLeast(1), "number of principal components, at most n−1; the default is capped at n−1 (unset when variance is set)")
+	}
+	s.OptionalFloat(&c.Variance, "variance", param.Interval(0, 1, true, false), "keep the fewest components explaining this share of the centred kernel's trace (instead of components)")
+	param.Enum(s, &c.Method, "method", []string{"exact", "nystrom"}, []Method{Exact, Nystrom}, "exact (eigenpairs of the n×n centred Gram matrix) or nystrom")
+	s.Int(&c.Landmarks, "landmarks", DefaultLandmarks, param.AtLeast(1), "nystrom: number of landmark rows")
+	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, seed) }, "seed of the landmark draw and the Lanczos start")
 }
 
 // KPCA is a kernel PCA reconstruction-error detector.
 type KPCA struct {
-	cfg  Config
-	cont float64
+	detector.Base
+	cfg Config
 
 	// fitted state
 	gamma     float64
@@ -82,46 +97,31 @@ type KPCA struct {
 	zMean     []float64 // Nyström: mean feature vector
 	vals      []float64 // kept eigenvalues of the centred Gram matrix
 	explained float64   // share of the total variance they explain
-	threshold float64
 }
 
 var _ detector.Detector = (*KPCA)(nil)
 
 // New validates cfg and returns an unfitted detector.
 func New(cfg Config) (*KPCA, error) {
-	if cfg.Kernel == "" {
-		cfg.Kernel = "rbf"
-	}
-	if _, err := kernel.Parse(cfg.Kernel, 1, 1, 3); err != nil {
-		return nil, fmt.Errorf("kpca: %w", err)
-	}
-	if !(cfg.Gamma >= 0) || math.IsInf(cfg.Gamma, 0) {
-		return nil, fmt.Errorf("kpca: gamma %v must be a finite number > 0 (or 0 for scale)", cfg.Gamma)
-	}
-	if cfg.Components < 0 {
-		return nil, fmt.Errorf("kpca: components %d must be ≥ 1 (or 0 for the default)", cfg.Components)
-	}
-	if !(cfg.Variance >= 0 && cfg.Variance <= 1) {
-		return nil, fmt.Errorf("kpca: variance %v must be in (0, 1]", cfg.Variance)
-	}
 	if cfg.Variance > 0 && cfg.Components > 0 {
-		return nil, fmt.Errorf("kpca: set components or variance, not both")
+		return nil, &param.Error{Method: "kpca", Name: "components", Value: fmt.Sprint(cfg.Components), Reason: "set components or variance, not both"}
 	}
-	if cfg.Method != Exact && cfg.Method != Nystrom {
-		return nil, fmt.Errorf("kpca: invalid method %d", int(cfg.Method))
-	}
-	if cfg.Landmarks < 0 {
-		return nil, fmt.Errorf("kpca: landmarks %d must be ≥ 1 (or 0 for 500)", cfg.Landmarks)
-	}
-	c, err := detector.Contamination(cfg.Contamination)
+	b, err := detector.NewBase("kpca", &cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kpca: %w", err)
+		return nil, err
 	}
-	return &KPCA{cfg: cfg, cont: c}, nil
+	return &KPCA{Base: b, cfg: cfg}, nil
 }
 
-// Threshold returns the (1 − contamination) quantile of the training scores.
-func (p *KPCA) Threshold() float64 { return p.threshold }
+// Config returns the resolved configuration.
+func (p *KPCA) Config() Config { return p.cfg }
+
+// spec is the kernel with the polynomial settings kernel PCA fixes.
+func (p *KPCA) spec() kernel.Spec {
+	k := p.cfg.Kernel
+	k.Coef0, k.Degree = 1, 3
+	return k
+}
 
 // Eigenvalues returns the eigenvalues of the centred training Gram matrix
 // kept as principal components (descending), and the share of the total
@@ -133,53 +133,34 @@ func (p *KPCA) Eigenvalues() ([]float64, float64) {
 // Gamma returns the kernel parameter γ used (after resolving 'scale').
 func (p *KPCA) Gamma() float64 { return p.gamma }
 
-func (p *KPCA) progress(stage string, done, total int) {
-	if p.cfg.Progress != nil {
-		p.cfg.Progress(stage, done, total)
-	}
-}
+func (p *KPCA) progress(stage string, done, total int) { p.Report(stage, done, total) }
 
 // Fit learns the principal subspace of the centred training features and
 // sets the threshold from the training rows' reconstruction errors.
 func (p *KPCA) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := detector.CheckMatrix(X, 0); err != nil {
-		return err
-	}
+	return p.FitWith(ctx, X, p.fit)
+}
+
+func (p *KPCA) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, d := X.Dims()
 	if n < 2 {
-		return fmt.Errorf("kpca: need at least 2 training rows, got %d", n)
+		return nil, fmt.Errorf("kpca: need at least 2 training rows, got %d", n)
 	}
-	gamma := p.cfg.Gamma
-	if gamma == 0 {
-		gamma = kernel.ScaleGamma(X)
+	if q := p.cfg.Components; q > n-1 && p.cfg.Method == Exact && !p.Defaulted("components") {
+		return nil, &param.Error{Method: "kpca", Name: "components", Value: fmt.Sprint(q),
+			Reason: fmt.Sprintf("must be at most n−1 = %d (the training rows minus one)", n-1)}
 	}
-	kern, err := kernel.Parse(p.cfg.Kernel, gamma, 1, 3)
+	kern, gamma, err := p.spec().Fit(X, nil)
 	if err != nil {
-		return fmt.Errorf("kpca: %w", err)
+		return nil, fmt.Errorf("kpca: %w", err)
 	}
-	src := p.cfg.Src
-	if src == nil {
-		src = rand.NewPCG(0, 0)
-	}
-	rng := rand.New(src)
-	f := &KPCA{cfg: p.cfg, cont: p.cont, gamma: gamma, kern: kern, d: d}
-	var train []float64
+	rng := rand.New(p.cfg.Src)
+	p.gamma, p.kern, p.d = gamma, kern, d
+	p.x, p.rowMean, p.grand, p.proj, p.ny, p.zMean, p.vals, p.explained = nil, nil, 0, nil, nil, nil, nil, 0
 	if p.cfg.Method == Nystrom {
-		train, err = f.fitNystrom(ctx, X, rng)
-	} else {
-		train, err = f.fitExact(ctx, X, rng)
+		return p.fitNystrom(ctx, X, rng)
 	}
-	if err != nil {
-		return err
-	}
-	for i, s := range train {
-		if math.IsNaN(s) {
-			return fmt.Errorf("kpca: training score %d is NaN (non-finite kernel values?)", i)
-		}
-	}
-	f.threshold = detector.ThresholdFromScores(train, p.cont)
-	*p = *f
-	return nil
+	return p.fitExact(ctx, X, rng)
 }
 
 // target returns what to ask the eigensolver for with n training rows (or
@@ -188,11 +169,7 @@ func (p *KPCA) target(n int, trace float64) eigTarget {
 	if p.cfg.Variance > 0 {
 		return eigTarget{frac: p.cfg.Variance, trace: trace}
 	}
-	q := p.cfg.Components
-	if q == 0 {
-		q = DefaultComponents
-	}
-	return eigTarget{q: min(q, n-1)}
+	return eigTarget{q: min(p.cfg.Components, n-1)}
 }
 
 // keep returns how many leading eigenvalues are numerically positive:
@@ -309,11 +286,7 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 // training scores.
 func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]float64, error) {
 	n, d := X.Dims()
-	m := f.cfg.Landmarks
-	if m == 0 {
-		m = DefaultLandmarks
-	}
-	m = min(m, n)
+	m := min(f.cfg.Landmarks, n)
 	rows := make([]int, n)
 	for i := range rows {
 		rows[i] = i
@@ -473,12 +446,10 @@ const scoreRows = 512
 // Score sets dst[i] to the squared feature-space reconstruction error of
 // row i (see the package documentation).
 func (p *KPCA) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if p.proj == nil {
-		return nil, detector.ErrNotFitted
-	}
-	if err := detector.CheckMatrix(X, p.d); err != nil {
-		return nil, err
-	}
+	return p.ScoreWith(dst, X, p.score)
+}
+
+func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	m, _ := X.Dims()
 	dst = detector.ScoreDst(dst, m)
 	for i0 := 0; i0 < m; i0 += scoreRows {

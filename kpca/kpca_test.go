@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -26,8 +27,8 @@ func randMatrix(n, d int, seed uint64) *mat.Dense {
 
 func TestErrors(t *testing.T) {
 	for _, cfg := range []Config{
-		{Kernel: "sigmoid"}, {Gamma: -1}, {Components: -1}, {Variance: 1.5}, {Variance: 0.5, Components: 3},
-		{Method: 4}, {Landmarks: -2}, {Contamination: 0.9},
+		{Kernel: kernel.Spec{Kind: "sigmoid"}}, {Kernel: kernel.Spec{Gamma: -1}}, {Components: -1}, {Variance: 1.5}, {Variance: 0.5, Components: 3},
+		{Method: 4}, {Landmarks: -2}, {Common: detector.Common{Contamination: 0.9}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)
@@ -152,10 +153,10 @@ func TestRegistryAndSave(t *testing.T) {
 			t.Errorf("%v: %d of 200 training rows above the threshold, want about %d", p, above, want)
 		}
 		var buf bytes.Buffer
-		if err := detector.Save(&buf, "kpca", p, d); err != nil {
+		if err := detector.Save(&buf, d); err != nil {
 			t.Fatal(err)
 		}
-		_, _, back, err := detector.Load(&buf)
+		back, err := detector.Load(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +186,7 @@ func Example() {
 		train.Set(i, 1, math.Sin(a))
 	}
 	query := mat.NewDense(2, 2, []float64{0, 1, 0, 0})
-	p, _ := New(Config{Gamma: 1, Components: 8})
+	p, _ := New(Config{Kernel: kernel.Spec{Gamma: 1}, Components: 8})
 	_ = p.Fit(context.Background(), train)
 	s, _ := p.Score(nil, query)
 	fmt.Printf("on the circle %.4f, centre %.4f\n", s[0], s[1])

@@ -5,8 +5,6 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"strings"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
@@ -18,60 +16,42 @@ import (
 const stateVersion = 1
 
 func init() {
-	detector.Register(detector.Method{
+	detector.Register(detector.Info{
 		Name:    "kpca",
 		Summary: "kernel PCA; score = squared reconstruction error of the centred φ(x) in feature space (exact or Nyström)",
 		Version: stateVersion,
-		Params: []detector.Param{
-			{Name: "kernel", Default: "rbf", Help: "rbf, laplacian, poly (degree 3, coef0 1) or linear"},
-			{Name: "gamma", Default: "scale", Help: "kernel γ > 0, or scale = 1/(d·Var(X))"},
-			{Name: "components", Default: "50", Help: "number of principal components (at most n−1); 0 when variance is set"},
-			{Name: "variance", Default: "0", Help: "if in (0, 1]: keep the fewest components explaining this share of the variance"},
-			{Name: "method", Default: "exact", Help: "exact (eigendecomposition of the n×n centred Gram matrix) or nystrom"},
-			{Name: "landmarks", Default: "500", Help: "nystrom: number of landmark rows"},
-			{Name: "seed", Default: "0", Help: "seed of the landmark draw and the Lanczos start"},
-			{Name: "contamination", Default: "0.1", Help: "share of training rows above the threshold, in (0, 0.5]"},
-		},
-		New: func(p *detector.Params) (detector.Detector, error) {
-			var cfg Config
-			cfg.Kernel = p.Choice("kernel", "rbf", "rbf", "gaussian", "laplacian", "poly", "polynomial", "linear")
-			cfg.Gamma = p.PositiveOr("gamma", "scale")
-			cfg.Variance = p.Float("variance", 0)
-			p.Check(cfg.Variance >= 0 && cfg.Variance <= 1, "variance", "must be in (0, 1], or 0 to use components")
-			defComp := DefaultComponents
-			if cfg.Variance > 0 {
-				defComp = 0
-			}
-			cfg.Components = p.Int("components", defComp)
-			p.Check(cfg.Components >= 0, "components", "must be ≥ 1")
-			p.Check(cfg.Components == 0 || cfg.Variance == 0, "components", "set components or variance, not both")
-			switch strings.ToLower(p.Choice("method", "exact", "exact", "nystrom")) {
-			case "nystrom":
-				cfg.Method = Nystrom
-			}
-			cfg.Landmarks = p.Int("landmarks", DefaultLandmarks)
-			p.Check(cfg.Landmarks >= 1, "landmarks", "must be ≥ 1")
-			seed := p.Uint64("seed", 0)
-			cfg.Src = rand.NewPCG(seed, seed)
-			cfg.Contamination = p.Float("contamination", 0.1)
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			if cfg.Components == 0 && cfg.Variance == 0 {
-				return nil, fmt.Errorf("kpca: components must be ≥ 1")
-			}
-			return New(cfg)
-		},
-	})
+	}, New, memory)
+}
+
+// memory estimates the peak bytes of a fit (exact: the n × n Gram matrix
+// and the eigensolver's blocks; Nyström: the n × m features, their centred
+// copy and the m × m covariance) or a score (the kernel block of 512 rows
+// against the training rows or landmarks).
+func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
+	n, d := int64(s.Rows), int64(s.Cols)
+	q := int64(p.cfg.Components)
+	if q == 0 {
+		q = DefaultComponents
+	}
+	if op == detector.ScoreOp {
+		ref := int64(len(p.rowMean))
+		if p.ny != nil {
+			ref = int64(len(p.zMean))
+		}
+		return 8*n + 3*8*scoreRows*ref
+	}
+	if p.cfg.Method == Nystrom {
+		m := min(int64(p.cfg.Landmarks), n)
+		return 2*8*n*m + 2*8*m*m + 8*m*d
+	}
+	return 8*n*n + 8*n*d + 8*n*4*(q+8)
 }
 
 type state struct {
-	Kernel    string
 	Gamma     float64
 	D         int
 	Vals      []float64
 	Explained float64
-	Threshold float64
 	// exact
 	N       int
 	X       []float64
@@ -96,11 +76,10 @@ func flat(m *mat.Dense) []float64 {
 // rows, their kernel row means and the projection U Λ^{-1/2}; for Nyström
 // the landmarks, the mean feature vector and the principal axes.
 func (p *KPCA) MarshalBinary() ([]byte, error) {
-	if p.proj == nil {
+	if !p.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	s := state{Kernel: p.cfg.Kernel, Gamma: p.gamma, D: p.d, Vals: p.vals, Explained: p.explained,
-		Threshold: p.threshold, Proj: flat(p.proj)}
+	s := state{Gamma: p.gamma, D: p.d, Vals: p.vals, Explained: p.explained, Proj: flat(p.proj)}
 	if p.ny != nil {
 		s.Landmarks = flat(mat.DenseCopyOf(p.ny.Landmarks))
 		s.ZMean = p.zMean
@@ -133,7 +112,7 @@ func (p *KPCA) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("kpca: decoding state: %w", err)
 	}
 	bad := fmt.Errorf("kpca: invalid model state")
-	if s.D < 1 || s.D > math.MaxInt32 || !(s.Gamma > 0) || math.IsNaN(s.Threshold) || !finite(s.Vals) || !finite(s.Proj) {
+	if s.D < 1 || s.D > math.MaxInt32 || !(s.Gamma > 0 || p.cfg.Kernel.Kind == "linear") || !finite(s.Vals) || !finite(s.Proj) {
 		return bad
 	}
 	for _, v := range s.Vals {
@@ -141,13 +120,16 @@ func (p *KPCA) UnmarshalBinary(b []byte) error {
 			return bad
 		}
 	}
-	kern, err := kernel.Parse(s.Kernel, s.Gamma, 1, 3)
-	if err != nil || s.Kernel != p.cfg.Kernel {
+	kern, err := p.spec().New(s.Gamma)
+	if p.cfg.Kernel.Kind == "linear" {
+		kern, err = kernel.Linear{}, nil
+	}
+	if err != nil {
 		return bad
 	}
 	q := len(s.Vals)
 	cols := max(q, 1)
-	f := &KPCA{cfg: p.cfg, cont: p.cont, gamma: s.Gamma, kern: kern, d: s.D, vals: s.Vals, explained: s.Explained, threshold: s.Threshold}
+	f := &KPCA{Base: p.Base, cfg: p.cfg, gamma: s.Gamma, kern: kern, d: s.D, vals: s.Vals, explained: s.Explained}
 	if p.cfg.Method == Nystrom {
 		if len(s.Landmarks) == 0 || len(s.Landmarks)%s.D != 0 || !finite(s.Landmarks) || !finite(s.ZMean) {
 			return bad

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/ocsvm"
 )
 
@@ -16,7 +17,7 @@ func Example() {
 		0.5, 0, 0, 0.5, 1, 0.5, 0.5, 1,
 		5, 5,
 	})
-	m, err := ocsvm.New(ocsvm.Config{Nu: 0.5, Gamma: 0.5})
+	m, err := ocsvm.New(ocsvm.Config{Nu: 0.5, Kernel: kernel.Spec{Gamma: 0.5}})
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // WriteLIBSVM writes the fitted model as a LIBSVM model file (the format
@@ -36,8 +37,11 @@ import (
 // and a precomputed-kernel model keeps no support vectors to write: both
 // are errors, as is an unfitted model.
 func (m *OCSVM) WriteLIBSVM(w io.Writer) error {
-	if !m.fitted {
+	if !m.Fitted() {
 		return detector.ErrNotFitted
+	}
+	if st := m.Stage(); st.Rule != scale.None {
+		return fmt.Errorf("ocsvm: the model scales its features (scale=%s), which a LIBSVM model file cannot express; refit with --set scale=none to export it", st.Rule)
 	}
 	if m.precomp {
 		return fmt.Errorf("ocsvm: a precomputed-kernel model cannot be exported to LIBSVM (it keeps training indices, not support vectors)")
@@ -45,21 +49,21 @@ func (m *OCSVM) WriteLIBSVM(w io.Writer) error {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "svm_type one_class")
-	switch m.cfg.Kernel {
-	case "rbf", "gaussian":
+	switch m.cfg.Kernel.Kind {
+	case "rbf":
 		fmt.Fprintln(bw, "kernel_type rbf")
 		fmt.Fprintln(bw, "gamma", g(m.stats.Gamma))
-	case "poly", "polynomial":
+	case "poly":
 		fmt.Fprintln(bw, "kernel_type polynomial")
-		fmt.Fprintln(bw, "degree", m.cfg.Degree)
+		fmt.Fprintln(bw, "degree", m.cfg.Kernel.Degree)
 		fmt.Fprintln(bw, "gamma", g(m.stats.Gamma))
-		fmt.Fprintln(bw, "coef0", g(m.cfg.Coef0))
+		fmt.Fprintln(bw, "coef0", g(m.cfg.Kernel.Coef0))
 	case "linear":
 		fmt.Fprintln(bw, "kernel_type linear")
 	default:
-		return fmt.Errorf("ocsvm: kernel %q has no LIBSVM counterpart (LIBSVM offers linear, polynomial, rbf, sigmoid)", m.cfg.Kernel)
+		return fmt.Errorf("ocsvm: kernel %q has no LIBSVM counterpart (LIBSVM offers linear, polynomial, rbf, sigmoid)", m.cfg.Kernel.Kind)
 	}
-	s := m.nu * float64(m.nTrain)
+	s := m.cfg.Nu * float64(m.nTrain)
 	e := m.exp
 	fmt.Fprintln(bw, "nr_class 2")
 	fmt.Fprintln(bw, "total_sv", e.Len())

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kernelad/anomaly/kernel"
 )
 
 // TestWriteLIBSVM loads the exported model with LIBSVM's own Python binding
@@ -20,7 +22,7 @@ func TestWriteLIBSVM(t *testing.T) {
 	}
 	X := randX(300, 4, 17)
 	Y := randX(50, 4, 18)
-	for _, cfg := range []Config{{Nu: 0.3}, {Nu: 0.5, Kernel: "poly", Gamma: 0.3, Coef0: 1, Degree: 2}, {Nu: 0.2, Kernel: "linear"}} {
+	for _, cfg := range []Config{{Nu: 0.3}, {Nu: 0.5, Kernel: kernel.Spec{Kind: "poly", Gamma: 0.3, Coef0: 1, Degree: 2}}, {Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}}} {
 		m, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +64,7 @@ print("\n".join(repr(v[0]) for v in d))`
 			}
 			want := -scale * s[i]
 			if math.Abs(dv-want) > 1e-8*math.Max(1, math.Abs(want)) {
-				t.Errorf("%s row %d: LIBSVM decision value %v, −νn·Score = %v", cfg.Kernel, i, dv, want)
+				t.Errorf("%s row %d: LIBSVM decision value %v, −νn·Score = %v", cfg.Kernel.Kind, i, dv, want)
 			}
 		}
 	}

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
-	"github.com/kernelad/anomaly/smo"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // TestFullShuttleMemory is issue 3, item 6: a fit on all 49,097 rows of
@@ -31,11 +32,11 @@ func TestFullShuttleMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sc dataset.MinMax
+	var sc scale.MinMax
 	if err := sc.Fit(ds.X); err != nil {
 		t.Fatal(err)
 	}
-	Xs, _, err := dataset.Scale(&sc, ds.X, ds.X)
+	Xs, _, err := scale.Scale(&sc, ds.X, ds.X)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestFullShuttleMemory(t *testing.T) {
 			peakHeap = ms.HeapInuse
 		}
 	}
-	m, err := New(Config{Nu: 0.1, Settings: smo.Settings{Progress: func(string, int, int) { sample() }}})
+	m, err := New(Config{Nu: 0.1, Common: detector.Common{Progress: func(string, int, int) { sample() }}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestNuProperty(t *testing.T) {
 		kern := []string{"rbf", "laplacian", "linear"}[rng.IntN(3)]
 		t.Run(fmt.Sprintf("seed=%d/n=%d/d=%d/nu=%.3f/%s", seed, n, d, nu, kern), func(t *testing.T) {
 			X := randX(n, d, seed)
-			m, err := New(Config{Nu: nu, Gamma: gamma, Kernel: kern})
+			m, err := New(Config{Nu: nu, Kernel: kernel.Spec{Kind: kern, Gamma: gamma}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,10 +105,10 @@ func TestPersistAndScore(t *testing.T) {
 				t.Errorf("%d of 300 rows flagged, want about %v", k, c*300)
 			}
 			var buf bytes.Buffer
-			if err := detector.Save(&buf, "ocsvm", params, d); err != nil {
+			if err := detector.Save(&buf, d); err != nil {
 				t.Fatal(err)
 			}
-			_, _, d2, err := detector.Load(&buf)
+			d2, err := detector.Load(&buf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,8 +143,8 @@ func TestPrecomputed(t *testing.T) {
 			KY.Set(r, i, k.Eval(Y.RawRowView(r), X.RawRowView(i)))
 		}
 	}
-	a, _ := New(Config{Gamma: 0.4})
-	b, _ := New(Config{Kernel: "precomputed"})
+	a, _ := New(Config{Kernel: kernel.Spec{Gamma: 0.4}})
+	b, _ := New(Config{Kernel: kernel.Spec{Kind: "precomputed"}})
 	if err := a.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -178,11 +178,11 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"nu > 1", Config{Nu: 1.5}, nil, nil},
 		{"nu < 0", Config{Nu: -0.1}, nil, nil},
-		{"negative gamma", Config{Gamma: -1}, nil, nil},
-		{"unknown kernel", Config{Kernel: "sigmoid"}, nil, nil},
-		{"contamination", Config{Contamination: 0.7}, nil, nil},
-		{"non-PSD precomputed", Config{Kernel: "precomputed"}, indef, smo.ErrNotPSD},
-		{"asymmetric precomputed", Config{Kernel: "precomputed"}, asym, nil},
+		{"negative gamma", Config{Kernel: kernel.Spec{Gamma: -1}}, nil, nil},
+		{"unknown kernel", Config{Kernel: kernel.Spec{Kind: "sigmoid"}}, nil, nil},
+		{"contamination", Config{Common: detector.Common{Contamination: 0.7}}, nil, nil},
+		{"non-PSD precomputed", Config{Kernel: kernel.Spec{Kind: "precomputed"}}, indef, smo.ErrNotPSD},
+		{"asymmetric precomputed", Config{Kernel: kernel.Spec{Kind: "precomputed"}}, asym, nil},
 		{"NaN", Config{}, nan, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

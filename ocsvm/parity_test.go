@@ -209,7 +209,7 @@ func TestLIBSVMParity(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%s/nu=%g", g.name, g.nu), func(t *testing.T) {
 			Xtr, Xte, yte := paritySplit(t, g)
-			m, err := New(Config{Nu: g.nu, Gamma: g.gamma})
+			m, err := New(Config{Nu: g.nu, Kernel: kernel.Spec{Gamma: g.gamma}})
 			if err != nil {
 				t.Fatal(err)
 			}

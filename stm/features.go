@@ -10,6 +10,7 @@ import (
 
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
 )
 
@@ -23,98 +24,113 @@ const (
 // Common holds the settings shared by 1STM and R1STM.
 type Common struct {
 	// Shape is the sample tensor shape; its product must equal the row
-	// length of the data (required).
+	// length of the data (required by Fit; the command line takes it from
+	// N-d .npy/.npz files).
 	Shape []int
-	// Rank is the CP rank R of every sample; 0 means 1.
+	// Rank is the CP rank R of every sample; 0 means 1. It must be at most
+	// the smallest side of Shape.
 	Rank int
 	// Gamma is the Gaussian width γ of eq. 4.18 on the factor vectors; 0
 	// means the median rule: 1/median of Σ_n‖x^(n) − y^(n)‖² over pairs of
-	// training component vectors (kernel.MedianGamma).
+	// training component vectors (kernel.MedianGamma), times GammaFactor.
 	Gamma float64
 	// GammaFactor multiplies the median rule's γ when Gamma is 0; 0 means
 	// DefaultGammaFactor.
 	GammaFactor float64
 	// Nu ∈ (0, 1] is the ν of the one-class machine; 0 means DefaultNu.
 	Nu float64
-	// Contamination sets the threshold; 0 means detector.DefaultContamination.
-	Contamination float64
 	// CPTol and CPMaxIter are the CP-ALS stopping rule (cpd.Config); 0 means
 	// cpd's defaults (1e-8, 100).
 	CPTol     float64
 	CPMaxIter int
 	// Src seeds every random choice (the median rule's pairs, random
-	// features); nil means a fixed source (PCG 1, 2).
+	// features); nil means PCG(1, 0x57a7).
 	Src rand.Source
-	// Progress receives progress reports; nil means none.
-	Progress detector.ProgressFunc
+	// Common holds the contamination rate, the scale stage and the
+	// progress callback.
+	detector.Common
 }
 
-// resolved is Common with defaults filled in and validated.
+// bind declares the shared tensor parameters.
+func (c *Common) bind(s *param.Set) {
+	s.Shape(&c.Shape, "shape", false, "sample tensor shape, e.g. 24x51 (required; taken from N-d .npy/.npz files)")
+	s.Int(&c.Rank, "rank", 1, param.AtLeast(1), "CP rank R of every sample (at most the smallest side)")
+	s.FloatOrRule(&c.Gamma, "gamma", "median", param.Above(0), "Gaussian width on the factor vectors, or median = 1/median Σ_n‖x^(n)−y^(n)‖²")
+	s.Float(&c.GammaFactor, "gamma_factor", DefaultGammaFactor, param.Above(0), "factor on the median rule's γ (gamma=median)")
+	s.Float(&c.Nu, "nu", DefaultNu, param.Interval(0, 1, true, false), "ν of the one-class machine")
+	s.Float(&c.CPTol, "cp_tol", 1e-8, param.Above(0), "CP-ALS tolerance on the change of relative error")
+	s.Int(&c.CPMaxIter, "cp_max_iter", 100, param.AtLeast(1), "CP-ALS sweep limit")
+	s.Seed(&c.Src, "seed", 1, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0x57a7) }, "seed of the median rule's pairs and the random features")
+}
+
+// resolved is what Fit and Score derive from a resolved Common.
 type resolved struct {
 	shape []int
 	rank  int
-	gamma float64
-	gfac  float64
-	nu    float64
-	cont  float64
 	cp    cpd.Config
 	d     int // row length Π shape
 	dim   int // Σ shape: length of one component vector
 }
 
-func (c Common) resolve(name string) (resolved, error) {
-	var r resolved
-	r.rank = c.Rank
-	if r.rank == 0 {
-		r.rank = 1
+// resolve derives the CP settings and sizes from c, whose fields hold
+// their defaults (detector.NewBase resolved them). A rank the shape cannot
+// take is a parameter error.
+func (c *Common) resolve(name string) (resolved, error) {
+	r := resolved{rank: c.Rank, cp: cpd.Config{Rank: c.Rank, Tol: c.CPTol, MaxIter: c.CPMaxIter}}
+	if len(c.Shape) == 0 {
+		return r, nil
 	}
-	r.cp = cpd.Config{Rank: r.rank, Tol: c.CPTol, MaxIter: c.CPMaxIter}
-	if r.rank < 1 {
-		return r, fmt.Errorf("%s: %w", name, &cpd.RankError{Rank: r.rank})
+	if err := validShape(c.Shape); err != nil {
+		return r, &param.Error{Method: name, Name: "shape", Value: tensor.FormatShape(c.Shape), Reason: err.Error()}
 	}
-	if c.CPTol < 0 || math.IsNaN(c.CPTol) || c.CPMaxIter < 0 {
-		return r, fmt.Errorf("%s: cp_tol and cp_max_iter must be ≥ 0", name)
+	if err := validateCP(r.cp, c.Shape); err != nil {
+		return r, &param.Error{Method: name, Name: "rank", Value: fmt.Sprint(c.Rank), Reason: err.Error()}
 	}
-	// The shape may come later (the command line reads it from the data
-	// file); Fit reports it missing.
-	if len(c.Shape) > 0 {
-		if err := validShape(c.Shape); err != nil {
-			return r, fmt.Errorf("%s: %w", name, err)
-		}
-		if err := validateCP(r.cp, c.Shape); err != nil {
-			return r, fmt.Errorf("%s: %w", name, err)
-		}
-		r.shape = append([]int(nil), c.Shape...)
-		r.d, r.dim = 1, 0
-		for _, s := range c.Shape {
-			r.d *= s
-			r.dim += s
-		}
+	r.shape = append([]int(nil), c.Shape...)
+	r.d, r.dim = 1, 0
+	for _, s := range c.Shape {
+		r.d *= s
+		r.dim += s
 	}
-	if c.Gamma < 0 || math.IsNaN(c.Gamma) || math.IsInf(c.Gamma, 0) {
-		return r, fmt.Errorf("%s: gamma = %v must be a finite number > 0 (or 0 for the median rule)", name, c.Gamma)
-	}
-	r.gamma = c.Gamma
-	r.gfac = c.GammaFactor
-	if r.gfac == 0 {
-		r.gfac = DefaultGammaFactor
-	}
-	if !(r.gfac > 0) || math.IsInf(r.gfac, 0) {
-		return r, fmt.Errorf("%s: gamma_factor = %v must be a finite number > 0", name, c.GammaFactor)
-	}
-	r.nu = c.Nu
-	if r.nu == 0 {
-		r.nu = DefaultNu
-	}
-	if !(r.nu > 0 && r.nu <= 1) {
-		return r, fmt.Errorf("%s: nu = %v is outside (0, 1]", name, c.Nu)
-	}
-	cont, err := detector.Contamination(c.Contamination)
-	if err != nil {
-		return r, fmt.Errorf("%s: %w", name, err)
-	}
-	r.cont = cont
 	return r, nil
+}
+
+// checkTensorRows checks X's row length against the sample shape (a
+// *tensor.ShapeError naming both when they differ); detector.Base has
+// checked the values and, when scoring, the column count.
+func checkTensorRows(X mat.Matrix, r resolved, name string) error {
+	if r.shape == nil {
+		return fmt.Errorf("%s: the sample shape is required (shape=24x51 on the command line; taken from N-d .npy/.npz files)", name)
+	}
+	_, c := X.Dims()
+	if err := tensor.CheckShape(r.shape, c); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// shapeMismatch is the error for scoring rows of another length than the
+// fitted samples: both a *detector.DimError and the *tensor.ShapeError
+// naming the sample shape (errors.As finds either); nil when the length is
+// right or the model is not fitted.
+func shapeMismatch(fitted bool, X mat.Matrix, r resolved, name string) error {
+	if !fitted || r.shape == nil {
+		return nil
+	}
+	_, c := X.Dims()
+	if c == r.d {
+		return nil
+	}
+	return fmt.Errorf("%s: %w (%w)", name, &detector.DimError{Got: c, Want: r.d}, tensor.CheckShape(r.shape, c))
+}
+
+// medianWidth is γ of the median rule on the component vectors F (times
+// the factor), or the fixed γ.
+func (c *Common) width(F *mat.Dense, src rand.Source) float64 {
+	if c.Gamma > 0 {
+		return c.Gamma
+	}
+	return c.GammaFactor * medianGamma(F, src)
 }
 
 // validShape checks a sample shape: sides ≥ 1, order ≥ 2.

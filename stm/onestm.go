@@ -14,112 +14,109 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/smo"
-	"github.com/kernelad/anomaly/tensor"
 )
 
 // OneSTMConfig configures 1STM. The zero value of every field but Shape is
 // the documented default.
 type OneSTMConfig struct {
 	Common
-	// Tol and CacheMB are the smo solver's tolerance (0 → 1e-3) and
-	// kernel-column cache budget (0 → 200 MB).
-	Tol     float64
-	CacheMB float64
+	// Solver holds the smo solver's settings: tolerance (0 → 1e-3),
+	// kernel-column cache budget (0 → 200 MB), shrinking and the iteration
+	// limit.
+	Solver smo.Settings
+}
+
+// Bind declares the parameters of 1STM.
+func (c *OneSTMConfig) Bind(s *param.Set) {
+	c.Common.bind(s)
+	c.Solver.Bind(s)
 }
 
 // OneSTM is the one-class support tensor machine: the ν one-class SVM dual
 // (eq. 4.12) with the CP kernel of eq. 4.17/4.18, solved by package smo.
 type OneSTM struct {
+	detector.Base
 	cfg OneSTMConfig
 	r   resolved
 
-	fitted    bool
-	exp       *smo.Expansion // over the support samples' component vectors
-	rho       float64
-	threshold float64
-	gamma     float64
-	iters     int
+	exp   *smo.Expansion // over the support samples' component vectors
+	rho   float64
+	gamma float64
+	stats oneclass.Stats
 }
 
 var _ detector.Detector = (*OneSTM)(nil)
 
 // NewOneSTM validates cfg and returns an unfitted 1STM.
 func NewOneSTM(cfg OneSTMConfig) (*OneSTM, error) {
+	b, err := detector.NewBase("1stm", &cfg)
+	if err != nil {
+		return nil, err
+	}
 	r, err := cfg.resolve("1stm")
 	if err != nil {
 		return nil, err
 	}
-	if err := (smo.Settings{Tol: cfg.Tol, CacheMB: cfg.CacheMB}).Check(); err != nil {
-		return nil, fmt.Errorf("1stm: %w", err)
-	}
-	return &OneSTM{cfg: cfg, r: r}, nil
+	return &OneSTM{Base: b, cfg: cfg, r: r}, nil
 }
+
+// Config returns the resolved configuration.
+func (m *OneSTM) Config() OneSTMConfig { return m.cfg }
 
 // Fit factorises every training sample and solves the one-class dual.
 func (m *OneSTM) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := checkTensorRows(X, m.r, 0, "1stm"); err != nil {
-		return err
+	return m.FitWith(ctx, X, m.fit)
+}
+
+func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
+	if err := checkTensorRows(X, m.r, "1stm"); err != nil {
+		return nil, err
 	}
 	F, err := componentVectors(ctx, X, m.r)
 	if err != nil {
-		return fmt.Errorf("1stm: %w", err)
+		return nil, fmt.Errorf("1stm: %w", err)
 	}
-	n, _ := X.Dims()
-	gamma := m.r.gamma
-	if gamma == 0 {
-		ms, _ := seeds(m.cfg.Src)
-		gamma = m.r.gfac * medianGamma(F, ms)
-	}
+	ms, _ := seeds(m.cfg.Src)
+	gamma := m.cfg.width(F, ms)
 	var q smo.Matrix
 	if m.r.rank == 1 {
 		q = smo.NewKernelMatrix(kernel.RBF{Gamma: gamma}, F, nil, 1)
 	} else {
 		q = newSumKernel(F, m.r.rank, gamma)
 	}
-	// LIBSVM's scaling (bounds 1, Σα = νn) as in package ocsvm.
-	s := m.r.nu * float64(n)
-	cs := make([]float64, n)
-	for i := range cs {
-		cs[i] = 1
-	}
-	res, err := smo.Solve(ctx, smo.Problem{Q: q, C: cs, Delta: s}, smo.Settings{
-		Tol: m.cfg.Tol, CacheMB: m.cfg.CacheMB, Progress: m.cfg.Progress,
-	})
+	set := m.cfg.Solver
+	set.Progress = m.cfg.Progress
+	sol, train, err := oneclass.Nu(ctx, q, m.cfg.Nu, set)
 	if err != nil {
-		return fmt.Errorf("1stm: %w", err)
+		return nil, fmt.Errorf("1stm: %w", err)
 	}
 	// Expansion over component vectors: each support sample contributes its
 	// R components with its α, so Σ_s f(x_s) = Σ_i α_i K(X_i, X).
 	R := m.r.rank
-	coef := make([]float64, n*R)
-	for i, a := range res.Alpha {
+	coef := make([]float64, len(sol.Alpha)*R)
+	for i, a := range sol.Alpha {
 		for c := range R {
-			coef[i*R+c] = a / s
+			coef[i*R+c] = a
 		}
 	}
-	train := make([]float64, n)
-	for i, g := range res.Gradient {
-		train[i] = (res.Rho - g) / s
-	}
 	m.exp = smo.NewExpansion(kernel.RBF{Gamma: gamma}, F, coef)
-	m.rho = res.Rho / s
-	m.gamma = gamma
-	m.iters = res.Iterations
-	m.threshold = detector.ThresholdFromScores(train, m.r.cont)
-	m.fitted = true
-	return nil
+	m.rho, m.gamma, m.stats = sol.Rho, gamma, sol.Stats
+	return train, nil
 }
 
 // Score writes ρ − Σ_i α_i K(X_i, X) for every sample row of X.
 func (m *OneSTM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if !m.fitted {
-		return nil, detector.ErrNotFitted
-	}
-	if err := checkTensorRows(X, m.r, m.r.d, "1stm"); err != nil {
+	if err := shapeMismatch(m.Fitted(), X, m.r, "1stm"); err != nil {
 		return nil, err
 	}
+	return m.ScoreWith(dst, X, m.score)
+}
+
+func (m *OneSTM) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	F, err := componentVectors(context.Background(), X, m.r)
 	if err != nil {
 		return nil, fmt.Errorf("1stm: %w", err)
@@ -134,41 +131,14 @@ func (m *OneSTM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	return dst, nil
 }
 
-// Threshold returns the score above which a sample is an anomaly.
-func (m *OneSTM) Threshold() float64 { return m.threshold }
-
 // Gamma returns the kernel width used by the last fit.
 func (m *OneSTM) Gamma() float64 { return m.gamma }
 
+// Stats returns the solver's statistics of the last fit.
+func (m *OneSTM) Stats() oneclass.Stats { return m.stats }
+
 // SampleShape returns the sample shape the model takes.
 func (m *OneSTM) SampleShape() []int { return append([]int(nil), m.r.shape...) }
-
-// checkTensorRows validates a batch: detector.CheckMatrix, then the shape
-// against the row length (a *tensor.ShapeError naming both when they
-// differ); when scoring (want > 0) a wrong row length is also a
-// *detector.DimError.
-func checkTensorRows(X mat.Matrix, r resolved, want int, name string) error {
-	if r.shape == nil {
-		return fmt.Errorf("%s: the sample shape is required (shape=24x51 on the command line; taken from N-d .npy/.npz files)", name)
-	}
-	if err := detector.CheckMatrix(X, 0); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	_, c := X.Dims()
-	err := tensor.CheckShape(r.shape, c)
-	if want > 0 && c != want {
-		// Both a *detector.DimError and the *tensor.ShapeError that names
-		// the sample shape (errors.As finds either).
-		if err != nil {
-			return fmt.Errorf("%s: %w (%w)", name, &detector.DimError{Got: c, Want: want}, err)
-		}
-		return fmt.Errorf("%s: %w", name, &detector.DimError{Got: c, Want: want})
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
 
 // medianGamma is the median rule on component vectors, seeded.
 func medianGamma(F *mat.Dense, src rand.Source) float64 {
@@ -248,50 +218,39 @@ func (k *sumKernel) Column(dst []float32, j int, rows []int) {
 	wg.Wait()
 }
 
-// oneSTMState is the saved form of a fitted 1STM.
+// oneSTMState is the saved form of a fitted 1STM (shape and rank are in
+// the saved parameters).
 type oneSTMState struct {
-	Shape     []int
-	Rank      int
-	Gamma     float64
-	SV        []float64
-	Coef      []float64
-	Rho       float64
-	Threshold float64
+	Exp   oneclass.State
+	Rho   float64
+	Stats oneclass.Stats
 }
 
 // MarshalBinary encodes the fitted model.
 func (m *OneSTM) MarshalBinary() ([]byte, error) {
-	if !m.fitted {
+	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
 	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(oneSTMState{Shape: m.r.shape, Rank: m.r.rank, Gamma: m.gamma,
-		SV: m.exp.SV, Coef: m.exp.Coef, Rho: m.rho, Threshold: m.threshold})
+	err := gob.NewEncoder(&b).Encode(oneSTMState{Exp: oneclass.Save(m.exp, m.gamma), Rho: m.rho, Stats: m.stats})
 	return b.Bytes(), err
 }
 
-// UnmarshalBinary decodes a model written by MarshalBinary, validating it.
+// UnmarshalBinary decodes a model written by MarshalBinary into a detector
+// built with the parameters saved beside it, validating it.
 func (m *OneSTM) UnmarshalBinary(data []byte) error {
 	var s oneSTMState
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
 		return fmt.Errorf("1stm: decoding model: %w", err)
 	}
-	cfg := m.cfg
-	cfg.Shape, cfg.Rank, cfg.Gamma = s.Shape, s.Rank, s.Gamma
-	r, err := cfg.resolve("1stm")
+	if m.r.shape == nil || s.Exp.D != m.r.dim || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || !(s.Exp.Gamma > 0) {
+		return fmt.Errorf("1stm: invalid model")
+	}
+	e, err := oneclass.Restore(s.Exp, kernel.Spec{Kind: "rbf"})
 	if err != nil {
 		return fmt.Errorf("1stm: invalid model: %w", err)
 	}
-	if r.shape == nil {
-		return fmt.Errorf("1stm: invalid model: no sample shape")
-	}
-	if !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || len(s.Coef) == 0 || len(s.SV) != len(s.Coef)*r.dim ||
-		math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || math.IsNaN(s.Threshold) || !allFinite(s.SV) || !allFinite(s.Coef) {
-		return fmt.Errorf("1stm: invalid model")
-	}
-	exp := &smo.Expansion{Kernel: kernel.RBF{Gamma: s.Gamma}, SV: s.SV, Coef: s.Coef, D: r.dim}
-	exp.Init()
-	*m = OneSTM{cfg: cfg, r: r, fitted: true, exp: exp, rho: s.Rho, threshold: s.Threshold, gamma: s.Gamma}
+	m.exp, m.rho, m.gamma, m.stats = e, s.Rho, s.Exp.Gamma, s.Stats
 	return nil
 }
 

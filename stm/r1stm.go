@@ -14,6 +14,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
 )
 
@@ -24,12 +25,9 @@ const DefaultFeatures = 1000
 // the documented default.
 type R1STMConfig struct {
 	Common
-	// Features is the number D of random Fourier features; 0 means 1000.
-	Features int
-	// Tol is the linear machine's tolerance on the KKT violation (0 → 1e-3)
-	// and MaxPass its limit on passes over the data (0 → 1000).
-	Tol     float64
-	MaxPass int
+	// Linear holds the random features and the linear one-class machine's
+	// settings.
+	Linear
 	// Construction selects the random features: Concat (default) or the
 	// paper's PerMode construction.
 	Construction Construction
@@ -38,11 +36,39 @@ type R1STMConfig struct {
 	ModeFeatures int
 }
 
+// Linear configures the random Fourier features and the linear one-class
+// machine of R1STM and R1SVM.
+type Linear struct {
+	// Features is the number D of random Fourier features; 0 means
+	// DefaultFeatures.
+	Features int
+	// Tol is the linear machine's tolerance on the KKT violation (0 → 1e-3)
+	// and MaxPass its limit on passes over the data (0 → 1000).
+	Tol     float64
+	MaxPass int
+}
+
+func (c *Linear) bind(s *param.Set) {
+	s.Int(&c.Features, "features", DefaultFeatures, param.AtLeast(1), "number of random Fourier features")
+	s.Float(&c.Tol, "tol", 1e-3, param.Above(0), "tolerance of the linear one-class machine")
+	s.Int(&c.MaxPass, "max_pass", 1000, param.AtLeast(1), "passes limit of the linear one-class machine")
+}
+
+// Bind declares the parameters of R1STM.
+func (c *R1STMConfig) Bind(s *param.Set) {
+	c.Common.bind(s)
+	c.Linear.bind(s)
+	param.Enum(s, &c.Construction, "construction", []string{"concat", "permode"}, []Construction{Concat, PerMode},
+		"concat (one random map on the concatenated factor vectors) or permode (the paper's per-mode features and random rank-one projections)")
+	s.Int(&c.ModeFeatures, "mode_features", DefaultModeFeatures, param.AtLeast(1), "random features per mode for construction=permode")
+}
+
 // R1STM is the randomised one-class support tensor machine: random Fourier
 // features of the CP components summed over components (an unbiased
 // estimate of the kernel of eq. 4.17/4.18), and a linear one-class machine
 // on them.
 type R1STM struct {
+	detector.Base
 	cfg R1STMConfig
 	r   resolved
 	lm  linearModel
@@ -57,47 +83,30 @@ type featureMap interface {
 
 // linearModel is a fitted random-feature linear one-class machine.
 type linearModel struct {
-	fitted    bool
-	fourier   featureMap
-	w         []float64
-	rho       float64
-	threshold float64
-	gamma     float64
-	passes    int
+	fourier featureMap
+	w       []float64
+	rho     float64
+	gamma   float64
+	passes  int
 }
 
 var _ detector.Detector = (*R1STM)(nil)
 
 // NewR1STM validates cfg and returns an unfitted R1STM.
 func NewR1STM(cfg R1STMConfig) (*R1STM, error) {
+	b, err := detector.NewBase("r1stm", &cfg)
+	if err != nil {
+		return nil, err
+	}
 	r, err := cfg.resolve("r1stm")
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLinear("r1stm", cfg.Features, cfg.Tol, cfg.MaxPass); err != nil {
-		return nil, err
-	}
-	if cfg.Construction != Concat && cfg.Construction != PerMode {
-		return nil, fmt.Errorf("r1stm: unknown construction %d", int(cfg.Construction))
-	}
-	if cfg.ModeFeatures < 0 {
-		return nil, fmt.Errorf("r1stm: mode_features = %d must be ≥ 1 (or 0 for %d)", cfg.ModeFeatures, DefaultModeFeatures)
-	}
-	return &R1STM{cfg: cfg, r: r}, nil
+	return &R1STM{Base: b, cfg: cfg, r: r}, nil
 }
 
-func checkLinear(name string, features int, tol float64, maxPass int) error {
-	if features < 0 {
-		return fmt.Errorf("%s: features = %d must be ≥ 1 (or 0 for %d)", name, features, DefaultFeatures)
-	}
-	if tol < 0 || math.IsNaN(tol) {
-		return fmt.Errorf("%s: tol = %v must be > 0 (or 0 for 1e-3)", name, tol)
-	}
-	if maxPass < 0 {
-		return fmt.Errorf("%s: max_pass = %d must be ≥ 0", name, maxPass)
-	}
-	return nil
-}
+// Config returns the resolved configuration.
+func (m *R1STM) Config() R1STMConfig { return m.cfg }
 
 // seeds splits src into the median rule's and the feature map's sources.
 func seeds(src rand.Source) (median, features rand.Source) {
@@ -109,43 +118,40 @@ func seeds(src rand.Source) (median, features rand.Source) {
 }
 
 // fit trains the linear machine on the inputs V (rows; R consecutive rows
-// make one sample, summed after the feature map).
+// make one sample, summed after the feature map) and returns the training
+// scores. gamma is the fixed width, or 0 for gfac times the median rule.
 //
 // newMap builds the feature map for the resolved γ; nil means random
 // Fourier features on the rows of V.
-func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac, nu, cont float64, features int, tol float64, maxPass int, src rand.Source,
-	newMap func(gamma float64, D int, src rand.Source) featureMap) error {
+func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac, nu float64, lin Linear, src rand.Source,
+	newMap func(gamma float64, D int, src rand.Source) featureMap) ([]float64, error) {
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
 	if gamma == 0 {
 		gamma = gfac * medianGamma(V, ms)
 	}
-	if features == 0 {
-		features = DefaultFeatures
-	}
 	var f featureMap
 	if newMap != nil {
-		f = newMap(gamma, features, fs)
+		f = newMap(gamma, lin.Features, fs)
 	} else {
-		f = randfeat.NewFourier(kernel.RBF{Gamma: gamma}, dim, features, fs)
+		f = randfeat.NewFourier(kernel.RBF{Gamma: gamma}, dim, lin.Features, fs)
 	}
 	Z, err := sumFeatures(ctx, f, V, R)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w, rho, passes, err := linearOC(ctx, Z, nu, tol, maxPass)
+	w, rho, passes, err := linearOC(ctx, Z, nu, lin.Tol, lin.MaxPass)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	n := rows / R
 	train := make([]float64, n)
-	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: features, Inc: 1, Data: w}, 0, blas64.Vector{N: n, Inc: 1, Data: train})
+	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: lin.Features, Inc: 1, Data: w}, 0, blas64.Vector{N: n, Inc: 1, Data: train})
 	for i := range train {
 		train[i] += rho
 	}
-	*lm = linearModel{fitted: true, fourier: f, w: w, rho: rho, gamma: gamma, passes: passes,
-		threshold: detector.ThresholdFromScores(train, cont)}
-	return nil
+	*lm = linearModel{fourier: f, w: w, rho: rho, gamma: gamma, passes: passes}
+	return train, nil
 }
 
 // sumBlock is the number of samples sumFeatures maps at a time.
@@ -196,12 +202,16 @@ func (lm *linearModel) score(dst []float64, V *mat.Dense, R int) []float64 {
 // Fit factorises the training samples, maps their components and trains
 // the linear one-class machine.
 func (m *R1STM) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := checkTensorRows(X, m.r, 0, "r1stm"); err != nil {
-		return err
+	return m.FitWith(ctx, X, m.fit)
+}
+
+func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
+	if err := checkTensorRows(X, m.r, "r1stm"); err != nil {
+		return nil, err
 	}
 	F, err := componentVectors(ctx, X, m.r)
 	if err != nil {
-		return fmt.Errorf("r1stm: %w", err)
+		return nil, fmt.Errorf("r1stm: %w", err)
 	}
 	var newMap func(float64, int, rand.Source) featureMap
 	if m.cfg.Construction == PerMode {
@@ -209,29 +219,26 @@ func (m *R1STM) Fit(ctx context.Context, X mat.Matrix) error {
 			return newPermodeMap(m.r.shape, gamma, m.cfg.ModeFeatures, D, src)
 		}
 	}
-	if err := m.lm.fit(ctx, F, m.r.rank, m.r.gamma, m.r.gfac, m.r.nu, m.r.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src, newMap); err != nil {
-		return fmt.Errorf("r1stm: %w", err)
+	train, err := m.lm.fit(ctx, F, m.r.rank, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap)
+	if err != nil {
+		return nil, fmt.Errorf("r1stm: %w", err)
 	}
-	return nil
+	return train, nil
 }
 
 // Score writes ρ − ⟨w, z(X)⟩ for every sample row of X.
 func (m *R1STM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if !m.lm.fitted {
-		return nil, detector.ErrNotFitted
-	}
-	if err := checkTensorRows(X, m.r, m.r.d, "r1stm"); err != nil {
+	if err := shapeMismatch(m.Fitted(), X, m.r, "r1stm"); err != nil {
 		return nil, err
 	}
-	F, err := componentVectors(context.Background(), X, m.r)
-	if err != nil {
-		return nil, fmt.Errorf("r1stm: %w", err)
-	}
-	return m.lm.score(dst, F, m.r.rank), nil
+	return m.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
+		F, err := componentVectors(context.Background(), X, m.r)
+		if err != nil {
+			return nil, fmt.Errorf("r1stm: %w", err)
+		}
+		return m.lm.score(dst, F, m.r.rank), nil
+	})
 }
-
-// Threshold returns the score above which a sample is an anomaly.
-func (m *R1STM) Threshold() float64 { return m.lm.threshold }
 
 // Gamma returns the kernel width used by the last fit.
 func (m *R1STM) Gamma() float64 { return m.lm.gamma }
@@ -247,100 +254,79 @@ type R1SVMConfig struct {
 	Gamma       float64
 	GammaFactor float64
 	// Nu ∈ (0, 1]; 0 means DefaultNu (0.5).
-	Nu            float64
-	Features      int
-	Contamination float64
-	Tol           float64
-	MaxPass       int
-	Src           rand.Source
+	Nu float64
+	// Linear holds the random features and the linear machine's settings.
+	Linear
+	// Src seeds the median rule's pairs and the random features; nil means
+	// PCG(1, 0x57a7).
+	Src rand.Source
+	// Common holds the contamination rate, the scale stage and the
+	// progress callback.
+	detector.Common
+}
+
+// Bind declares the parameters of R1SVM.
+func (c *R1SVMConfig) Bind(s *param.Set) {
+	s.FloatOrRule(&c.Gamma, "gamma", "median", param.Above(0), "RBF width, or median = 1/median ‖x−y‖²")
+	s.Float(&c.GammaFactor, "gamma_factor", DefaultGammaFactor, param.Above(0), "factor on the median rule's γ (gamma=median)")
+	s.Float(&c.Nu, "nu", DefaultNu, param.Interval(0, 1, true, false), "ν of the one-class machine")
+	c.Linear.bind(s)
+	s.Seed(&c.Src, "seed", 1, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0x57a7) }, "seed of the median rule's pairs and the random features")
 }
 
 // R1SVM is the randomised one-class SVM on vectors.
 type R1SVM struct {
-	cfg  R1SVMConfig
-	nu   float64
-	gfac float64
-	cont float64
-	d    int
-	lm   linearModel
+	detector.Base
+	cfg R1SVMConfig
+	lm  linearModel
 }
 
 var _ detector.Detector = (*R1SVM)(nil)
 
 // NewR1SVM validates cfg and returns an unfitted R1SVM.
 func NewR1SVM(cfg R1SVMConfig) (*R1SVM, error) {
-	nu := cfg.Nu
-	if nu == 0 {
-		nu = DefaultNu
-	}
-	if !(nu > 0 && nu <= 1) {
-		return nil, fmt.Errorf("r1svm: nu = %v is outside (0, 1]", cfg.Nu)
-	}
-	gfac := cfg.GammaFactor
-	if gfac == 0 {
-		gfac = DefaultGammaFactor
-	}
-	if !(gfac > 0) || math.IsInf(gfac, 0) {
-		return nil, fmt.Errorf("r1svm: gamma_factor = %v must be a finite number > 0", cfg.GammaFactor)
-	}
-	if cfg.Gamma < 0 || math.IsNaN(cfg.Gamma) || math.IsInf(cfg.Gamma, 0) {
-		return nil, fmt.Errorf("r1svm: gamma = %v must be a finite number > 0 (or 0 for the median rule)", cfg.Gamma)
-	}
-	if err := checkLinear("r1svm", cfg.Features, cfg.Tol, cfg.MaxPass); err != nil {
+	b, err := detector.NewBase("r1svm", &cfg)
+	if err != nil {
 		return nil, err
 	}
-	c, err := detector.Contamination(cfg.Contamination)
-	if err != nil {
-		return nil, fmt.Errorf("r1svm: %w", err)
-	}
-	return &R1SVM{cfg: cfg, nu: nu, gfac: gfac, cont: c}, nil
+	return &R1SVM{Base: b, cfg: cfg}, nil
 }
+
+// Config returns the resolved configuration.
+func (m *R1SVM) Config() R1SVMConfig { return m.cfg }
 
 // Fit trains on the rows of X.
 func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := detector.CheckMatrix(X, 0); err != nil {
-		return fmt.Errorf("r1svm: %w", err)
-	}
-	V := mat.DenseCopyOf(X)
-	if err := m.lm.fit(ctx, V, 1, m.cfg.Gamma, m.gfac, m.nu, m.cont, m.cfg.Features, m.cfg.Tol, m.cfg.MaxPass, m.cfg.Src, nil); err != nil {
-		return fmt.Errorf("r1svm: %w", err)
-	}
-	_, m.d = X.Dims()
-	return nil
+	return m.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
+		train, err := m.lm.fit(ctx, mat.DenseCopyOf(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil)
+		if err != nil {
+			return nil, fmt.Errorf("r1svm: %w", err)
+		}
+		return train, nil
+	})
 }
 
 // Score writes ρ − ⟨w, z(x)⟩ for every row x of X.
 func (m *R1SVM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if !m.lm.fitted {
-		return nil, detector.ErrNotFitted
-	}
-	if err := detector.CheckMatrix(X, m.d); err != nil {
-		return nil, fmt.Errorf("r1svm: %w", err)
-	}
-	return m.lm.score(dst, mat.DenseCopyOf(X), 1), nil
+	return m.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
+		return m.lm.score(dst, mat.DenseCopyOf(X), 1), nil
+	})
 }
-
-// Threshold returns the score above which a row is an anomaly.
-func (m *R1SVM) Threshold() float64 { return m.lm.threshold }
 
 // linearState is the saved form of a fitted linear model.
 type linearState struct {
-	Shape     []int
-	Rank      int
-	D         int
-	Gamma     float64
-	W         []float64 // frequencies, Features × input dim
-	B         []float64
-	Weights   []float64
-	Rho       float64
-	Threshold float64
+	Gamma   float64
+	W       []float64 // frequencies, Features × input dim
+	B       []float64
+	Weights []float64
+	Rho     float64
 	// Per-mode construction: per mode, the Fourier frequencies and phases
 	// and the D × Dm projection matrix.
 	ModeW, ModeB, ModeU [][]float64
 }
 
 func (lm *linearModel) state() linearState {
-	s := linearState{Gamma: lm.gamma, Weights: lm.w, Rho: lm.rho, Threshold: lm.threshold}
+	s := linearState{Gamma: lm.gamma, Weights: lm.w, Rho: lm.rho}
 	switch f := lm.fourier.(type) {
 	case *randfeat.Fourier:
 		s.W, s.B = f.W.RawMatrix().Data, f.B
@@ -357,7 +343,7 @@ func (lm *linearModel) state() linearState {
 func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
 	bad := fmt.Errorf("invalid model")
 	D := len(s.Weights)
-	if D == 0 || !(s.Gamma > 0) || !allFinite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || math.IsNaN(s.Threshold) {
+	if D == 0 || !(s.Gamma > 0) || !allFinite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) {
 		return bad
 	}
 	var f featureMap
@@ -382,70 +368,59 @@ func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
 		}
 		f = &randfeat.Fourier{W: mat.NewDense(D, inputDim, s.W), B: s.B}
 	}
-	*lm = linearModel{fitted: true, fourier: f, w: s.Weights, rho: s.Rho, threshold: s.Threshold, gamma: s.Gamma}
+	*lm = linearModel{fourier: f, w: s.Weights, rho: s.Rho, gamma: s.Gamma}
 	return nil
 }
 
 // MarshalBinary encodes the fitted model.
 func (m *R1STM) MarshalBinary() ([]byte, error) {
-	if !m.lm.fitted {
+	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	s := m.lm.state()
-	s.Shape, s.Rank = m.r.shape, m.r.rank
 	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(s)
+	err := gob.NewEncoder(&b).Encode(m.lm.state())
 	return b.Bytes(), err
 }
 
-// UnmarshalBinary decodes a model written by MarshalBinary, validating it.
+// UnmarshalBinary decodes a model written by MarshalBinary into a detector
+// built with the parameters saved beside it (shape and rank among them),
+// validating it.
 func (m *R1STM) UnmarshalBinary(data []byte) error {
 	var s linearState
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
 		return fmt.Errorf("r1stm: decoding model: %w", err)
 	}
-	cfg := m.cfg
-	cfg.Shape, cfg.Rank = s.Shape, s.Rank
-	r, err := cfg.resolve("r1stm")
-	if err != nil {
-		return fmt.Errorf("r1stm: invalid model: %w", err)
-	}
-	if r.shape == nil {
+	if m.r.shape == nil {
 		return fmt.Errorf("r1stm: invalid model: no sample shape")
 	}
-	nm := R1STM{cfg: cfg, r: r}
-	if err := nm.lm.restore(s, r.dim, r.shape); err != nil {
+	if err := m.lm.restore(s, m.r.dim, m.r.shape); err != nil {
 		return fmt.Errorf("r1stm: %w", err)
 	}
-	*m = nm
 	return nil
 }
 
 // MarshalBinary encodes the fitted model.
 func (m *R1SVM) MarshalBinary() ([]byte, error) {
-	if !m.lm.fitted {
+	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	s := m.lm.state()
-	s.D = m.d
 	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(s)
+	err := gob.NewEncoder(&b).Encode(m.lm.state())
 	return b.Bytes(), err
 }
 
-// UnmarshalBinary decodes a model written by MarshalBinary, validating it.
+// UnmarshalBinary decodes a model written by MarshalBinary, validating it
+// against the column count saved with the model.
 func (m *R1SVM) UnmarshalBinary(data []byte) error {
 	var s linearState
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
 		return fmt.Errorf("r1svm: decoding model: %w", err)
 	}
-	if s.D < 1 {
+	if len(s.B) == 0 || len(s.W)%len(s.B) != 0 {
 		return fmt.Errorf("r1svm: invalid model")
 	}
-	nm := R1SVM{cfg: m.cfg, nu: m.nu, gfac: m.gfac, cont: m.cont, d: s.D}
-	if err := nm.lm.restore(s, s.D, nil); err != nil {
+	if err := m.lm.restore(s, len(s.W)/len(s.B), nil); err != nil {
 		return fmt.Errorf("r1svm: %w", err)
 	}
-	*m = nm
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/smo"
 	"github.com/kernelad/anomaly/tensor"
@@ -129,10 +130,10 @@ func TestDetectors(t *testing.T) {
 			t.Errorf("%s %v: AUC %.4f < 0.95", c.name, c.params, auc)
 		}
 		var buf bytes.Buffer
-		if err := detector.Save(&buf, c.name, c.params, d); err != nil {
+		if err := detector.Save(&buf, d); err != nil {
 			t.Fatal(err)
 		}
-		_, _, d2, err := detector.Load(&buf)
+		d2, err := detector.Load(&buf)
 		if err != nil {
 			t.Fatalf("%s: load: %v", c.name, err)
 		}
@@ -175,8 +176,12 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
-	if _, err := NewR1STM(R1STMConfig{Common: Common{Shape: []int{4, 5, 6}, Rank: -1}}); !errors.As(err, new(*cpd.RankError)) {
-		t.Errorf("rank −1: %v", err)
+	var pe *param.Error
+	if _, err := NewR1STM(R1STMConfig{Common: Common{Shape: []int{4, 5, 6}, Rank: -1}}); !errors.As(err, &pe) || pe.Name != "rank" {
+		t.Errorf("rank −1: %v, want a parameter error naming rank", err)
+	}
+	if _, err := NewR1STM(R1STMConfig{Common: Common{Shape: []int{4, 5, 6}, Rank: 5}}); !errors.As(err, &pe) || pe.Name != "rank" || !errors.As(err, new(*cpd.RankError)) && !strings.Contains(err.Error(), "exceeds the smallest side") {
+		t.Errorf("rank 5 of shape 4x5x6: %v, want a parameter error naming rank", err)
 	}
 	// A file with another sample shape than the model's: same method, other
 	// row length → DimError; same row length but the model checks its own
@@ -208,7 +213,7 @@ func TestRandomFeaturesApproachKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	shape := []int{6, 5, 4}
 	X, _ := paperData(rng, 40, shape)
-	r, err := Common{Shape: shape, Rank: 2}.resolve("test")
+	r, err := (&Common{Shape: shape, Rank: 2, CPTol: 1e-8, CPMaxIter: 100}).resolve("test")
 	if err != nil {
 		t.Fatal(err)
 	}

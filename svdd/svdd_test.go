@@ -65,8 +65,8 @@ func TestRankingIdentity(t *testing.T) {
 		for _, nu := range []float64{0.1, 0.5} {
 			t.Run(fmt.Sprintf("%s/nu=%g", s.name, nu), func(t *testing.T) {
 				n, _ := s.train.Dims()
-				sv, _ := New(Config{C: 1 / (nu * float64(n)), Settings: smo.Settings{Tol: 1e-8}})
-				oc, _ := ocsvm.New(ocsvm.Config{Nu: nu, Settings: smo.Settings{Tol: 1e-8}})
+				sv, _ := New(Config{C: 1 / (nu * float64(n)), Solver: smo.Settings{Tol: 1e-8}})
+				oc, _ := ocsvm.New(ocsvm.Config{Nu: nu, Solver: smo.Settings{Tol: 1e-8}})
 				if err := sv.Fit(context.Background(), s.train); err != nil {
 					t.Fatal(err)
 				}
@@ -108,7 +108,7 @@ func TestLinearCentreKKT(t *testing.T) {
 	X := randX(n, d, 11)
 	for _, labeled := range []bool{false, true} {
 		t.Run(fmt.Sprintf("labeled=%v", labeled), func(t *testing.T) {
-			m, _ := New(Config{Nu: 0.2, Kernel: "linear", Settings: smo.Settings{Tol: 1e-6}})
+			m, _ := New(Config{Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Solver: smo.Settings{Tol: 1e-6}})
 			var y []int
 			if labeled {
 				y = make([]int, n)
@@ -204,7 +204,7 @@ func TestBadInput(t *testing.T) {
 		{"C and nu", Config{C: 0.1, Nu: 0.1}, false},
 		{"C < 1/n", Config{C: 1.0 / 41}, true},
 		{"negative C", Config{C: -1}, false},
-		{"unknown kernel", Config{Kernel: "sigmoid"}, false},
+		{"unknown kernel", Config{Kernel: kernel.Spec{Kind: "sigmoid"}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := New(tc.cfg)
@@ -268,10 +268,10 @@ func TestPersist(t *testing.T) {
 		}
 		s1, _ := d.Score(nil, X)
 		var buf bytes.Buffer
-		if err := detector.Save(&buf, "svdd", params, d); err != nil {
+		if err := detector.Save(&buf, d); err != nil {
 			t.Fatal(err)
 		}
-		_, _, d2, err := detector.Load(&buf)
+		d2, err := detector.Load(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func ExampleFit() {
 
 	f, _ := os.Open(model)
 	defer f.Close()
-	_, _, d, err := detector.Load(f)
+	d, err := detector.Load(f)
 	if err != nil {
 		fmt.Println(err)
 		return

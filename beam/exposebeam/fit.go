@@ -14,7 +14,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/expose"
+	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -88,6 +90,9 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	if cfg.Solver != "" && cfg.Solver != expose.Batch {
 		return nil, fmt.Errorf("exposebeam: solver %s cannot be distributed; use batch", cfg.Solver)
 	}
+	if cfg.Scale != "" && cfg.Scale != scale.None {
+		return nil, fmt.Errorf("exposebeam: scale=%s is not yet computed by the distributed fit; use scale=none", cfg.Scale)
+	}
 	shards, err := ListShards(ctx, o.Input)
 	if err != nil {
 		return nil, err
@@ -115,8 +120,11 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	}
 
 	// The feature map and the threshold sample, drawn once from the seed.
-	gamma := cfg.Gamma
+	gamma := cfg.Kernel.Gamma
 	if gamma == 0 {
+		if cfg.Kernel.Rule != "" && cfg.Kernel.Rule != kernel.ScaleRule {
+			return nil, fmt.Errorf("exposebeam: gamma=%s cannot be distributed; use gamma=scale or a number", cfg.Kernel.Rule)
+		}
 		gamma = mom.Gamma()
 	}
 	fm, rows, err := expose.PlanBatch(cfg, int(n), int(mom.Cols), gamma)
@@ -270,12 +278,12 @@ func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAc
 	if err != nil {
 		return err
 	}
-	thr := detector.ThresholdFromScores(s, probe.Contamination())
-	d, err := expose.FromEmbedding(cfg, fm, acc.Mean(), int(acc.N), f.Gamma, thr)
+	thr := detector.ThresholdFromScores(s, probe.Config().Contamination)
+	d, err := expose.FromEmbedding(cfg, nil, fm, acc.Mean(), int(acc.N), f.Gamma, thr)
 	if err != nil {
 		return err
 	}
-	return writeTo(ctx, f.Out, func(w io.Writer) error { return detector.Save(w, "expose", f.Params, d) })
+	return writeTo(ctx, f.Out, func(w io.Writer) error { return detector.Save(w, d) })
 }
 
 func writeFile(ctx context.Context, path string, data []byte) error {

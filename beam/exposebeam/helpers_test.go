@@ -83,10 +83,11 @@ func loadModel(t testing.TB, path string) (map[string]string, *expose.Detector) 
 		t.Fatal(err)
 	}
 	defer f.Close()
-	name, params, d, err := detector.Load(f)
+	d, err := detector.Load(f)
 	if err != nil {
 		t.Fatal(err)
 	}
+	name, params, _ := detector.Describe(d)
 	if name != "expose" {
 		t.Fatalf("model method %q, want expose", name)
 	}

@@ -136,7 +136,7 @@ func TestHTTPShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, det, err := detector.Load(f)
+	det, err := detector.Load(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func Score(ctx context.Context, o ScoreOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, _, err := detector.Load(bytes.NewReader(raw)); err != nil { // fail early, in the launcher
+	if _, err := detector.Load(bytes.NewReader(raw)); err != nil { // fail early, in the launcher
 		return nil, fmt.Errorf("%s: %w", o.Model, err)
 	}
 	shards, err := ListShards(ctx, o.Input)
@@ -116,7 +116,7 @@ type scoreFn struct {
 
 func (f *scoreFn) ProcessElement(b Block, model []byte, emit func(int64, ScoredBlock)) error {
 	if f.det == nil {
-		_, _, d, err := detector.Load(bytes.NewReader(model))
+		d, err := detector.Load(bytes.NewReader(model))
 		if err != nil {
 			return err
 		}

@@ -77,7 +77,7 @@ type Cancel struct {
 var CheckNames = []string{
 	"Shapes", "Predict", "Contamination", "ConfigUnchanged", "Seed",
 	"GenericMatrix", "DimError", "NonFinite", "NotFitted", "Concurrent",
-	"Cancel", "SaveLoad", "AUC",
+	"Cancel", "SaveLoad", "Defaults", "AUC",
 }
 
 // suite holds what the checks share: the method, its parameters and the
@@ -147,6 +147,7 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		"Concurrent":      s.concurrent,
 		"Cancel":          s.cancel,
 		"SaveLoad":        s.saveLoad,
+		"Defaults":        s.defaults,
 		"AUC":             s.auc,
 	}
 	for _, c := range CheckNames {
@@ -460,7 +461,8 @@ func (s *suite) notFitted(t *testing.T) {
 		t.Errorf("Score before Fit: error %v, want detector.ErrNotFitted", err)
 	}
 	var buf bytes.Buffer
-	if err := detector.Save(&buf, s.name, p, d); !errors.Is(err, detector.ErrNotFitted) {
+	_ = p
+	if err := detector.Save(&buf, d); !errors.Is(err, detector.ErrNotFitted) {
 		t.Errorf("Save before Fit: error %v, want detector.ErrNotFitted", err)
 	}
 }
@@ -539,15 +541,22 @@ func (s *suite) cancel(t *testing.T) {
 func (s *suite) saveLoad(t *testing.T) {
 	d := s.fitted(t, nil)
 	var buf bytes.Buffer
-	if err := detector.Save(&buf, s.name, s.params, d); err != nil {
+	if err := detector.Save(&buf, d); err != nil {
 		t.Fatalf("Save: %v", err)
 	}
-	name, params, e, err := detector.Load(bytes.NewReader(buf.Bytes()))
+	e, err := detector.Load(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatalf("Load of a just-saved model: %v", err)
 	}
-	if name != s.name || !reflect.DeepEqual(params, s.params) {
-		t.Errorf("Load gave %q %v, saved %q %v", name, params, s.name, s.params)
+	name, params, _ := detector.Describe(d)
+	lname, lparams, ok := detector.Describe(e)
+	if !ok || lname != s.name || name != s.name || !reflect.DeepEqual(params, lparams) {
+		t.Errorf("Load gave %q %v, saved %q %v", lname, lparams, name, params)
+	}
+	for k, v := range s.params {
+		if !sameValue(params[k], v) {
+			t.Errorf("parameter %s=%s was given, the model describes %s=%q", k, v, k, params[k])
+		}
 	}
 	if e.Threshold() != d.Threshold() {
 		t.Errorf("threshold %v after Load, %v before", e.Threshold(), d.Threshold())
@@ -558,6 +567,54 @@ func (s *suite) saveLoad(t *testing.T) {
 				t.Fatalf("row %d: score %v after Load, %v before", i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// sameValue compares parameter texts, numbers by value (1e-8 is 1e-08).
+func sameValue(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// defaults checks that what `anomaly methods` documents as each
+// parameter's default is what a detector built with no parameters (a zero
+// Config) resolves to, and that the resolved parameters build the same
+// detector again.
+func (s *suite) defaults(t *testing.T) {
+	m, _ := detector.Lookup(s.name)
+	given := map[string]string{}
+	if sh, ok := s.params["shape"]; ok {
+		given["shape"] = sh
+	}
+	d, err := detector.New(s.name, given)
+	if err != nil {
+		t.Fatalf("detector.New(%q, %v): %v", s.name, given, err)
+	}
+	_, resolved, ok := detector.Describe(d)
+	if !ok {
+		t.Fatalf("%T does not embed detector.Base", d)
+	}
+	for _, p := range m.Params {
+		if p.Default == "" {
+			if v, set := resolved[p.Name]; set && p.Name != "shape" {
+				t.Errorf("%s: documented without a default, resolves to %q", p.Name, v)
+			}
+			continue
+		}
+		if got := resolved[p.Name]; got != p.Default {
+			t.Errorf("%s: documented default %q, a zero Config resolves to %q", p.Name, p.Default, got)
+		}
+	}
+	again, err := detector.New(s.name, resolved)
+	if err != nil {
+		t.Fatalf("rebuilding from the resolved parameters %v: %v", resolved, err)
+	}
+	if _, p2, _ := detector.Describe(again); !reflect.DeepEqual(p2, resolved) {
+		t.Errorf("resolved parameters do not round-trip:\n%v\n%v", resolved, p2)
 	}
 }
 

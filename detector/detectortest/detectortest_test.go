@@ -12,48 +12,59 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/param"
 )
 
 // centroid scores a row by its distance to the training mean. Fit makes
 // `passes` passes over the data (checking ctx between rows), so a fit can
 // be made as long as the Cancel check needs.
 type centroid struct {
-	c      float64
+	detector.Base
 	passes int
 	mean   []float64
-	thresh float64
+}
+
+type centroidConfig struct {
+	Passes int
+	Shape  []int // accepted for TestRunShape; the mean ignores it
+	detector.Common
+}
+
+func (c *centroidConfig) Bind(s *param.Set) {
+	s.Int(&c.Passes, "passes", 1, param.AtLeast(1), "passes over the data")
+	s.Shape(&c.Shape, "shape", false, "sample shape (ignored)")
+}
+
+func newCentroid(cfg centroidConfig) (*centroid, error) {
+	b, err := detector.NewBase("test-centroid", &cfg)
+	return &centroid{Base: b, passes: cfg.Passes}, err
 }
 
 func (m *centroid) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := detector.CheckMatrix(X, 0); err != nil {
-		return err
-	}
-	r, c := X.Dims()
-	mean := make([]float64, c)
-	for p := 0; p < m.passes; p++ {
-		clear(mean)
-		for i := 0; i < r; i++ {
-			if i%256 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			for j := 0; j < c; j++ {
-				mean[j] += X.At(i, j) / float64(r)
+	return m.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
+		r, c := X.Dims()
+		mean := make([]float64, c)
+		for p := 0; p < m.passes; p++ {
+			clear(mean)
+			for i := 0; i < r; i++ {
+				if i%256 == 0 && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				for j := 0; j < c; j++ {
+					mean[j] += X.At(i, j) / float64(r)
+				}
 			}
 		}
-	}
-	m.mean = mean
-	s, _ := m.Score(nil, X)
-	m.thresh = detector.ThresholdFromScores(s, m.c)
-	return nil
+		m.mean = mean
+		return m.score(nil, X)
+	})
 }
 
 func (m *centroid) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if m.mean == nil {
-		return nil, detector.ErrNotFitted
-	}
-	if err := detector.CheckMatrix(X, len(m.mean)); err != nil {
-		return nil, err
-	}
+	return m.ScoreWith(dst, X, m.score)
+}
+
+func (m *centroid) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, c := X.Dims()
 	dst = detector.ScoreDst(dst, r)
 	for i := 0; i < r; i++ {
@@ -67,13 +78,11 @@ func (m *centroid) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	return dst, nil
 }
 
-func (m *centroid) Threshold() float64 { return m.thresh }
-
 func (m *centroid) MarshalBinary() ([]byte, error) {
 	if m.mean == nil {
 		return nil, detector.ErrNotFitted
 	}
-	b := binary.LittleEndian.AppendUint64(nil, math.Float64bits(m.thresh))
+	var b []byte
 	for _, v := range m.mean {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
@@ -81,33 +90,19 @@ func (m *centroid) MarshalBinary() ([]byte, error) {
 }
 
 func (m *centroid) UnmarshalBinary(b []byte) error {
-	if len(b) < 16 || len(b)%8 != 0 {
+	if len(b) < 8 || len(b)%8 != 0 {
 		return errors.New("centroid: bad state length")
 	}
-	m.thresh = math.Float64frombits(binary.LittleEndian.Uint64(b))
-	m.mean = make([]float64, len(b)/8-1)
+	m.mean = make([]float64, len(b)/8)
 	for i := range m.mean {
-		m.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(i+1):]))
+		m.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return nil
 }
 
 func init() {
-	detector.Register(detector.Method{
-		Name: "test-centroid", Summary: "distance to the training mean (detectortest's own test)", Version: 1,
-		Params: []detector.Param{{Name: "contamination", Default: "0.1"}, {Name: "passes", Default: "1"}, {Name: "shape", Default: ""}},
-		New: func(p *detector.Params) (detector.Detector, error) {
-			c := p.Float("contamination", 0.1)
-			p.Check(c > 0 && c <= 0.5, "contamination", "must be in (0, 0.5]")
-			passes := p.Int("passes", 1)
-			p.Ints("shape", nil) // accepted for TestRunShape; the mean ignores it
-			p.Check(passes >= 1, "passes", "must be at least 1")
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			return &centroid{c: c, passes: passes}, nil
-		},
-	})
+	detector.Register(detector.Info{Name: "test-centroid", Summary: "distance to the training mean (detectortest's own test)", Version: 1},
+		newCentroid, func(*centroid, detector.Op, detector.Size) int64 { return 0 })
 }
 
 // TestRun runs the suite on the centroid detector, which is deterministic.

@@ -8,58 +8,69 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
 )
 
 // benchVec is a test-only vector method (no shape parameter): meandist's
 // score, and parameters that make it fail or block, for the bench tests.
 type benchVec struct {
+	detector.Base
 	fail, block bool
 	mean        []float64
 }
 
+type benchVecConfig struct {
+	Fail, Block bool
+	Src         rand.Source
+	detector.Common
+}
+
+func (c *benchVecConfig) Bind(s *param.Set) {
+	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0) }, "accepted and unused")
+	s.Switch(&c.Fail, "fail", "Fit fails")
+	s.Switch(&c.Block, "block", "Fit ignores ctx and never returns")
+}
+
 func init() {
-	detector.Register(detector.Method{
-		Name: "benchvec", Summary: "test method: squared distance to the training mean (bench tests)", Version: 1,
-		Params: []detector.Param{
-			{Name: "contamination", Default: "0.1", Help: "accepted and unused"},
-			{Name: "seed", Default: "0", Help: "accepted and unused"},
-			{Name: "fail", Default: "false", Help: "Fit fails"},
-			{Name: "block", Default: "false", Help: "Fit ignores ctx and never returns"},
-		},
-		New: func(p *detector.Params) (detector.Detector, error) {
-			p.Float("contamination", 0.1)
-			p.Uint64("seed", 0)
-			d := &benchVec{fail: p.Bool("fail", false), block: p.Bool("block", false)}
-			return d, p.Err()
-		},
-	})
+	detector.Register(detector.Info{Name: "benchvec", Summary: "test method: squared distance to the training mean (bench tests)", Version: 1},
+		func(c benchVecConfig) (*benchVec, error) {
+			b, err := detector.NewBase("benchvec", &c)
+			return &benchVec{Base: b, fail: c.Fail, block: c.Block}, err
+		}, func(*benchVec, detector.Op, detector.Size) int64 { return 0 })
 }
 
 func (d *benchVec) Fit(ctx context.Context, X mat.Matrix) error {
-	if d.fail {
-		return errors.New("benchvec: asked to fail")
-	}
-	if d.block {
-		select {} // a method that ignores ctx: only killing the process stops it
-	}
-	r, c := X.Dims()
-	d.mean = make([]float64, c)
-	for i := 0; i < r; i++ {
-		for j := range d.mean {
-			d.mean[j] += X.At(i, j) / float64(r)
+	return d.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
+		if d.fail {
+			return nil, errors.New("benchvec: asked to fail")
 		}
-	}
-	return nil
+		if d.block {
+			select {} // a method that ignores ctx: only killing the process stops it
+		}
+		r, c := X.Dims()
+		d.mean = make([]float64, c)
+		for i := 0; i < r; i++ {
+			for j := range d.mean {
+				d.mean[j] += X.At(i, j) / float64(r)
+			}
+		}
+		return d.score(nil, X)
+	})
 }
 
 func (d *benchVec) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	return d.ScoreWith(dst, X, d.score)
+}
+
+func (d *benchVec) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, _ := X.Dims()
 	dst = detector.ScoreDst(dst, r)
 	for i := range dst {
@@ -71,8 +82,6 @@ func (d *benchVec) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	}
 	return dst, nil
 }
-
-func (d *benchVec) Threshold() float64 { return 0 }
 
 // benchCSV has 57 normal rows on a small grid around (0.5, 0.5) and 3
 // anomalies far away: squared distance to the mean ranks every anomaly

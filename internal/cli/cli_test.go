@@ -158,11 +158,12 @@ func TestFitSummaryAndParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	name, params, _, err := detector.Load(f)
+	d, err := detector.Load(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false"}
+	name, params, _ := detector.Describe(d)
+	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false", "scale": "none"}
 	if name != "meandist" || !mapsEqual(params, want) {
 		t.Errorf("model holds %s %v, want meandist %v", name, params, want)
 	}
@@ -192,7 +193,7 @@ func TestLabeled(t *testing.T) {
 	// their distances to (0.5, 0.5): every one is 0.5.
 	f, _ := os.Open(model)
 	defer f.Close()
-	_, _, d, err := detector.Load(f)
+	d, err := detector.Load(f)
 	if err != nil || d.Threshold() != 0.5 {
 		t.Errorf("threshold %v (%v), want 0.5", d.Threshold(), err)
 	}
@@ -330,13 +331,13 @@ func TestBadInput(t *testing.T) {
 		{name: "wrong feature count at score time",
 			files: map[string]string{"wide.csv": "a,b,c\n1,2,3\n"},
 			args:  func(s setup) []string { return scoreArgs(s, filepath.Join(s.dir, "wide.csv")) },
-			code:  ExitData, want: []string{"{dir}/wide.csv: wrong feature count: data has 3 columns, the model was fitted on 2"}},
+			code:  ExitData, want: []string{"{dir}/wide.csv: meandist: wrong feature count: data has 3 columns, the model was fitted on 2"}},
 		{name: "wrong feature count at eval time",
 			files: map[string]string{"wide.csv": "a,b,c,y\n1,2,3,1\n1,2,3,0\n"},
 			args: func(s setup) []string {
 				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "wide.csv")}
 			},
-			code: ExitData, want: []string{"{dir}/wide.csv: wrong feature count"}},
+			code: ExitData, want: []string{"{dir}/wide.csv: meandist: wrong feature count"}},
 		{name: "unknown method",
 			args: func(s setup) []string { return []string{"fit", "--method", "nope", "--data", s.train, "--out", s.out} },
 			code: ExitUsage, want: []string{"unknown method \"nope\"", "meandist"}},
@@ -348,7 +349,7 @@ func TestBadInput(t *testing.T) {
 			code: ExitUsage, want: []string{"contamination", "(0, 0.5]"}},
 		{name: "unparsable parameter",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "contamination=lots") },
-			code: ExitUsage, want: []string{"contamination=\"lots\"", "not a finite number"}},
+			code: ExitUsage, want: []string{"contamination=\"lots\"", "not a number"}},
 		{name: "malformed --set",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "contamination") },
 			code: ExitUsage, want: []string{"--set \"contamination\": want key=value"}},
@@ -360,7 +361,7 @@ func TestBadInput(t *testing.T) {
 			code: ExitUsage, want: []string{"--shape \"2xq\""}},
 		{name: "--shape not matching the features",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--shape", "3x1") },
-			code: ExitData, want: []string{"{dir}/train.csv: shape [3 1]"}},
+			code: ExitUsage, want: []string{"--shape 3x1 holds 3 values per sample, but the rows of {dir}/train.csv have 2"}},
 		{name: "--labeled on a method without labels",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--labeled") },
 			code: ExitUsage, want: []string{"--labeled: method meandist does not use labels"}},

@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/gob"
 	"errors"
-	"math"
+	"math/rand/v2"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,57 +16,49 @@ import (
 // distance to the mean of the training rows. Its parameter block makes Fit
 // wait for cancellation, for the interruption tests.
 type meanDist struct {
-	contamination float64
-	block         bool
-	progress      detector.ProgressFunc
-	state         meanState
+	detector.Base
+	block bool
+	mean  []float64
 }
 
-type meanState struct {
-	Mean      []float64
-	Threshold float64
+type meanDistConfig struct {
+	Block bool
+	Shape []int
+	Src   rand.Source
+	detector.Common
+}
+
+func (c *meanDistConfig) Bind(s *param.Set) {
+	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0) }, "accepted and unused")
+	s.Shape(&c.Shape, "shape", false, "sample shape, checked against the feature count")
+	s.Switch(&c.Block, "block", "Fit waits until cancelled")
+}
+
+func newMeanDist(name string, c meanDistConfig) (*meanDist, error) {
+	b, err := detector.NewBase(name, &c)
+	return &meanDist{Base: b, block: c.Block}, err
 }
 
 func init() {
-	params := []detector.Param{
-		{Name: "contamination", Default: "0.1", Help: "expected anomaly share, in (0, 0.5]"},
-		{Name: "seed", Default: "0", Help: "accepted and unused"},
-		{Name: "shape", Default: "", Help: "sample shape, checked against the feature count"},
-		{Name: "block", Default: "false", Help: "Fit waits until cancelled"},
-	}
-	build := func(p *detector.Params) (*meanDist, error) {
-		c := p.Float("contamination", 0.1)
-		p.Check(c > 0 && c <= 0.5, "contamination", "must be in (0, 0.5]")
-		p.Uint64("seed", 0)
-		p.Ints("shape", nil)
-		block := p.Bool("block", false)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		return &meanDist{contamination: c, block: block}, nil
-	}
-	detector.Register(detector.Method{
-		Name: "meandist", Summary: "test method: squared distance to the training mean", Version: 1, Params: params,
-		New: func(p *detector.Params) (detector.Detector, error) { return build(p) },
-	})
-	detector.Register(detector.Method{
-		Name: "meanlabeled", Summary: "test method: meandist fitted on the rows labelled normal", Version: 1, Params: params,
-		New: func(p *detector.Params) (detector.Detector, error) {
-			d, err := build(p)
+	detector.Register(detector.Info{Name: "meandist", Summary: "test method: squared distance to the training mean", Version: 1},
+		func(c meanDistConfig) (*meanDist, error) { return newMeanDist("meandist", c) },
+		func(*meanDist, detector.Op, detector.Size) int64 { return 0 })
+	detector.Register(detector.Info{Name: "meanlabeled", Summary: "test method: meandist fitted on the rows labelled normal", Version: 1},
+		func(c meanDistConfig) (*meanLabeled, error) {
+			d, err := newMeanDist("meanlabeled", c)
 			return &meanLabeled{d}, err
 		},
-	})
+		func(*meanLabeled, detector.Op, detector.Size) int64 { return 0 })
 }
 
-func (m *meanDist) SetProgress(f detector.ProgressFunc) { m.progress = f }
-
 func (m *meanDist) Fit(ctx context.Context, X mat.Matrix) error {
-	if err := detector.CheckMatrix(X, 0); err != nil {
-		return err
-	}
+	return m.FitWith(ctx, X, m.fit)
+}
+
+func (m *meanDist) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if m.block {
 		<-ctx.Done()
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	r, c := X.Dims()
 	mean := make([]float64, c)
@@ -73,28 +66,22 @@ func (m *meanDist) Fit(ctx context.Context, X mat.Matrix) error {
 		for j := range mean {
 			mean[j] += X.At(i, j) / float64(r)
 		}
-		if m.progress != nil {
-			m.progress("mean", i+1, r)
-		}
+		m.Report("mean", i+1, r)
 	}
-	m.state.Mean = mean
-	scores, _ := m.Score(nil, X)
-	m.state.Threshold = detector.ThresholdFromScores(scores, m.contamination)
-	return nil
+	m.mean = mean
+	return m.score(nil, X)
 }
 
 func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if m.state.Mean == nil {
-		return nil, detector.ErrNotFitted
-	}
-	if err := detector.CheckMatrix(X, len(m.state.Mean)); err != nil {
-		return nil, err
-	}
+	return m.ScoreWith(dst, X, m.score)
+}
+
+func (m *meanDist) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, _ := X.Dims()
 	dst = detector.ScoreDst(dst, r)
 	for i := range dst {
 		var s float64
-		for j, mu := range m.state.Mean {
+		for j, mu := range m.mean {
 			d := X.At(i, j) - mu
 			s += d * d
 		}
@@ -103,23 +90,21 @@ func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	return dst, nil
 }
 
-func (m *meanDist) Threshold() float64 { return m.state.Threshold }
-
 func (m *meanDist) MarshalBinary() ([]byte, error) {
 	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(m.state)
+	err := gob.NewEncoder(&b).Encode(m.mean)
 	return b.Bytes(), err
 }
 
 func (m *meanDist) UnmarshalBinary(b []byte) error {
-	var s meanState
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+	var mean []float64
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&mean); err != nil {
 		return err
 	}
-	if len(s.Mean) == 0 || math.IsNaN(s.Threshold) {
+	if len(mean) == 0 {
 		return errors.New("meandist: empty state")
 	}
-	m.state = s
+	m.mean = mean
 	return nil
 }
 
@@ -127,21 +112,23 @@ func (m *meanDist) UnmarshalBinary(b []byte) error {
 type meanLabeled struct{ *meanDist }
 
 func (m *meanLabeled) FitLabeled(ctx context.Context, X mat.Matrix, y []int) error {
-	var keep []int
-	for i, v := range y {
-		if v == 0 {
-			keep = append(keep, i)
+	return m.FitLabeledWith(ctx, X, y, func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error) {
+		var keep []int
+		for i, v := range y {
+			if v == 0 {
+				keep = append(keep, i)
+			}
 		}
-	}
-	_, c := X.Dims()
-	sub := mat.NewDense(max(len(keep), 1), c, nil)
-	if len(keep) == 0 {
-		return &detector.EmptyError{Rows: 0, Cols: c}
-	}
-	for k, i := range keep {
-		for j := 0; j < c; j++ {
-			sub.Set(k, j, X.At(i, j))
+		_, c := X.Dims()
+		if len(keep) == 0 {
+			return nil, &detector.EmptyError{Rows: 0, Cols: c}
 		}
-	}
-	return m.meanDist.Fit(ctx, sub)
+		sub := mat.NewDense(len(keep), c, nil)
+		for k, i := range keep {
+			for j := 0; j < c; j++ {
+				sub.Set(k, j, X.At(i, j))
+			}
+		}
+		return m.fit(ctx, sub)
+	})
 }

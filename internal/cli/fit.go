@@ -12,7 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/param"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +29,7 @@ type fitOptions struct {
 	seed          uint64
 	labeled       bool
 	normalClass   int
+	maxMemory     string
 	// Which of the optional flags were given.
 	hasContamination, hasSeed bool
 }
@@ -68,13 +71,8 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	f.Uint64Var(&o.seed, "seed", 0, "random seed")
 	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only (-1: all rows)")
 	f.BoolVar(&o.labeled, "labeled", false, "use the labels of the data file (semi-supervised methods only)")
+	f.StringVar(&o.maxMemory, "max-memory", "", "memory the fit may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 	return c
-}
-
-// progressSetter is implemented by detectors that report fitting progress.
-// fit calls SetProgress before Fit when stderr is a terminal.
-type progressSetter interface {
-	SetProgress(detector.ProgressFunc)
 }
 
 func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
@@ -90,18 +88,20 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Build once before reading the data, so parameter mistakes are reported
-	// before a large file is loaded.
-	d, err := detector.New(o.method, params)
-	if err != nil {
+	// Check the parameters before reading the data, so mistakes are
+	// reported before a large file is loaded.
+	if err := m.Check(params); err != nil {
 		return usageErr(err)
 	}
-	if _, ok := d.(detector.LabeledFitter); o.labeled && !ok {
+	if o.labeled && !m.Labeled {
 		return usagef("--labeled: method %s does not use labels", o.method)
 	}
 
-	ds, err := loadData(o.data, o.label, shape)
+	ds, err := loadData(o.data, o.label, nil)
 	if err != nil {
+		return err
+	}
+	if err := applyShapeFlag(ds, shape, o.shape, o.data); err != nil {
 		return err
 	}
 	if o.normalClass >= 0 {
@@ -109,14 +109,21 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 			return err
 		}
 	}
-	if _, given := params["shape"]; !given && ds.Shape != nil && hasParam(m, "shape") {
-		params["shape"] = formatShape(ds.Shape)
-		if d, err = detector.New(o.method, params); err != nil {
-			return dataErr(fmt.Errorf("%s: sample shape %s: %w", o.data, params["shape"], err))
-		}
-	}
 	if o.labeled && ds.Y == nil {
 		return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.data))
+	}
+	var bar *progressBar
+	opts := detector.Options{}
+	if isTerminal(stderr) {
+		bar = newProgressBar(stderr)
+		opts.Progress = bar.update
+	}
+	d, _, err := detector.Prepare(o.method, params, detector.Task{Shape: ds.Shape, Options: opts})
+	if err != nil {
+		return paramOrDataErr(o.data, err)
+	}
+	if err := checkMemory(d, detector.FitOp, ds, o.maxMemory, o.method, params); err != nil {
+		return err
 	}
 
 	out, err := createPending(o.out)
@@ -124,11 +131,6 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return err
 	}
 	defer out.Abort()
-	var bar *progressBar
-	if ps, ok := d.(progressSetter); ok && isTerminal(stderr) {
-		bar = newProgressBar(stderr)
-		ps.SetProgress(bar.update)
-	}
 	start := time.Now()
 	if o.labeled {
 		err = d.(detector.LabeledFitter).FitLabeled(ctx, ds.X, ds.Y)
@@ -142,9 +144,9 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return interrupted
 	}
 	if err != nil {
-		return detectorErr(o.data, err)
+		return paramOrDataErr(o.data, err)
 	}
-	if err := detector.Save(out.Writer(), o.method, params, d); err != nil {
+	if err := detector.Save(out.Writer(), d); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", o.out, err))
 	}
 	if ctx.Err() != nil {
@@ -153,8 +155,35 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
+	if w := detector.Warning(d); w != "" {
+		fmt.Fprintf(stderr, "anomaly: warning: %s\n", w)
+	}
 	fmt.Fprintf(stderr, "%s: fitted %d rows × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
 		o.method, ds.Rows(), ds.Cols(), o.data, secs, d.Threshold(), o.out)
+	return nil
+}
+
+// applyShapeFlag checks --shape against the data: a file that carries its
+// own sample shape must have that one, and the shape's size must be the
+// row length; on data without a shape it becomes the data's.
+func applyShapeFlag(ds *dataset.Dataset, shape []int, flag, path string) error {
+	if shape == nil {
+		return nil
+	}
+	if ds.Shape != nil {
+		if !slices.Equal(ds.Shape, shape) {
+			return usagef("--shape %s: the samples of %s have shape %s; give that shape or drop --shape", flag, path, param.FormatShape(ds.Shape))
+		}
+		return nil
+	}
+	p := 1
+	for _, s := range shape {
+		p *= s
+	}
+	if p != ds.Cols() {
+		return usagef("--shape %s holds %d values per sample, but the rows of %s have %d", flag, p, path, ds.Cols())
+	}
+	ds.Shape = shape
 	return nil
 }
 
@@ -177,7 +206,7 @@ func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape
 		if shape, err = parseShape(o.shape); err != nil {
 			return nil, nil, err
 		}
-		if !hasParam(m, "shape") {
+		if !m.Has("shape") {
 			return nil, nil, usagef("--shape: method %s takes no sample shape", m.Name)
 		}
 		err = addParam(params, "shape", o.shape, "--shape")
@@ -188,24 +217,11 @@ func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape
 	return params, shape, nil
 }
 
-func hasParam(m detector.Method, name string) bool {
-	return slices.ContainsFunc(m.Params, func(p detector.Param) bool { return p.Name == name })
-}
-
-// parseShape reads a sample shape such as 24x51 with the registry's rule.
+// parseShape reads a sample shape such as 24x51.
 func parseShape(s string) ([]int, error) {
-	p := detector.NewParams("", map[string]string{"shape": s})
-	shape := p.Ints("shape", nil)
-	if err := p.Err(); err != nil || shape == nil {
+	shape, err := param.ParseShape(s)
+	if err != nil {
 		return nil, usagef("--shape %q: want positive integers separated by x, as in 24x51", s)
 	}
 	return shape, nil
-}
-
-func formatShape(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, n := range shape {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, "x")
 }

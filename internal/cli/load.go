@@ -8,8 +8,8 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
-	"gonum.org/v1/gonum/mat"
 )
 
 // loadData reads a data file; every failure is bad data (exit 2) and names
@@ -37,10 +37,11 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return "", nil, nil, dataErr(fmt.Errorf("%s: is a directory, not a model file", path))
 	}
-	name, params, d, err = detector.Load(f)
+	d, err = detector.Load(f)
 	if err != nil {
 		return "", nil, nil, dataErr(fmt.Errorf("%s: %w", path, err))
 	}
+	name, params, _ = detector.Describe(d)
 	return name, params, d, nil
 }
 
@@ -98,8 +99,8 @@ func normalClassLabels(ds *dataset.Dataset, path string, normal int) (*dataset.D
 	return out, nil
 }
 
-// rowsOfClass returns the rows of ds whose class is normal, as a dense
-// matrix: fit --normal-class trains on the normal class only.
+// rowsOfClass returns the rows of ds whose class is normal: fit
+// --normal-class trains on the normal class only.
 func rowsOfClass(ds *dataset.Dataset, path string, normal int) (*dataset.Dataset, error) {
 	lab, err := normalClassLabels(ds, path, normal)
 	if err != nil {
@@ -111,16 +112,9 @@ func rowsOfClass(ds *dataset.Dataset, path string, normal int) (*dataset.Dataset
 			keep = append(keep, i)
 		}
 	}
-	_, c := ds.X.Dims()
-	sub := mat.NewDense(len(keep), c, nil)
-	for k, i := range keep {
-		for j := 0; j < c; j++ {
-			sub.Set(k, j, ds.X.At(i, j))
-		}
-	}
-	out := *lab
-	out.X, out.Y, out.Class, out.Split = sub, nil, nil, nil
-	return &out, nil
+	out := dataset.Subset(lab, keep) // CSR input stays CSR
+	out.Y, out.Class, out.Split = nil, nil, nil
+	return out, nil
 }
 
 // noLabels is eval's error for a file without anomaly labels.
@@ -129,4 +123,16 @@ func noLabels(ds *dataset.Dataset, path string) error {
 		return usagef("%s holds class indices, not anomaly labels: name the normal class with --normal-class N", path)
 	}
 	return dataErr(fmt.Errorf("%s: no labels: eval needs a label column (label or y, or --label NAME) or a y array", path))
+}
+
+// paramOrDataErr classifies an error from building or fitting a detector
+// on a data file: a parameter the data shows to be out of range (more
+// components than rows, a rank above the smallest side) is a usage error
+// (exit 1); anything else is bad data (exit 2) naming the file.
+func paramOrDataErr(path string, err error) error {
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		return usageErr(err)
+	}
+	return detectorErr(path, err)
 }

@@ -32,7 +32,7 @@ parameters (name, default, meaning); give parameters to fit with --set key=value
 		Args: noArgs,
 	}
 	c.RunE = runE(func(context.Context) error { return runMethods(o, out) })
-	c.Flags().BoolVar(&o.json, "json", false, "print JSON: [{name, summary, version, params: [{name, default, help}]}]")
+	c.Flags().BoolVar(&o.json, "json", false, "print JSON: [{name, summary, version, params: [{name, default, help, range, choices}]}]")
 	return c
 }
 
@@ -61,7 +61,11 @@ func runMethods(o methodsOptions, out io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", m.Name, m.Summary)
 		for _, p := range m.Params {
-			fmt.Fprintf(tw, "  %s=%s\t%s\n", p.Name, p.Default, p.Help)
+			help := p.Help
+			if p.Range != "" {
+				help += " (" + p.Range + ")"
+			}
+			fmt.Fprintf(tw, "  %s=%s\t%s\n", p.Name, p.Default, help)
 		}
 	}
 	return tw.Flush()

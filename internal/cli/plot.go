@@ -220,7 +220,7 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, given := params["seed"]; !given && hasParam(m, "seed") {
+	if _, given := params["seed"]; !given && m.Has("seed") {
 		params["seed"] = fmt.Sprint(o.seed)
 	}
 	d, err := detector.New(o.method, params)

@@ -87,8 +87,12 @@ func TestTensorFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, params, _, err := detector.Load(f)
+	d, err := detector.Load(f)
 	f.Close()
+	var params map[string]string
+	if err == nil {
+		_, params, _ = detector.Describe(d)
+	}
 	if err != nil || params["shape"] != "2x3" {
 		t.Errorf("model params %v (%v): want shape=2x3 from the file", params, err)
 	}

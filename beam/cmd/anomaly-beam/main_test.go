@@ -40,8 +40,12 @@ func TestFitThenScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, params, _, err := detector.Load(f)
+	d, err := detector.Load(f)
 	f.Close()
+	var params map[string]string
+	if err == nil {
+		_, params, _ = detector.Describe(d)
+	}
 	if err != nil || params["seed"] != "4" || params["features"] != "64" {
 		t.Fatalf("model: params %v, error %v", params, err)
 	}

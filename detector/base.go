@@ -1,0 +1,376 @@
+package detector
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/param"
+	"github.com/kernelad/anomaly/scale"
+)
+
+// DefaultScale is the scale stage's rule when a configuration leaves
+// Common.Scale empty.
+const DefaultScale = scale.None
+
+// Common is the part of the configuration every method shares; each
+// method's Config embeds it. Its zero value means the defaults.
+type Common struct {
+	// Contamination is the expected share of anomalies in the training
+	// data, in (0, 0.5]: the threshold flags that share of the training
+	// rows. 0 means DefaultContamination.
+	Contamination float64
+	// Scale is the rule of the scale stage fitted on the training rows in
+	// front of the method and applied to every matrix it scores: standard
+	// (mean and standard deviation), robust (median and IQR), minmax or
+	// none; "" means DefaultScale. A constant column is centred and left
+	// unscaled; sparse input is scaled without centring, so it stays
+	// sparse.
+	Scale string
+	// Progress, when set, receives progress reports from long fits. It is
+	// called from the fitting goroutine and must return quickly.
+	Progress ProgressFunc
+}
+
+// Shared returns c; through embedding it gives the registry and NewBase
+// the shared part of any method's configuration.
+func (c *Common) Shared() *Common { return c }
+
+// bind declares the shared parameters.
+func (c *Common) bind(s *param.Set) {
+	s.Float(&c.Contamination, "contamination", DefaultContamination, param.Interval(0, 0.5, true, false),
+		"expected share of anomalies in the training data; the threshold flags that share of the training rows")
+	s.Choice(&c.Scale, "scale", DefaultScale, scale.Rules, nil,
+		"scale stage fitted on the training rows in front of the method: standard (mean, std), robust (median, IQR), minmax or none")
+}
+
+// Config is what a method's configuration type provides: Bind declares
+// its own parameters (name, field, default, range, help) once, and Shared
+// comes from an embedded Common.
+type Config interface {
+	Bind(s *param.Set)
+	Shared() *Common
+}
+
+// bindAll declares every parameter of cfg: the method's own, then the
+// shared ones.
+func bindAll(method string, cfg Config) *param.Set {
+	s := param.NewSet(method)
+	cfg.Bind(s)
+	cfg.Shared().bind(s)
+	return s
+}
+
+// Base is embedded by every detector. It owns what all methods share, so
+// that a method only computes scores: the resolved parameters it was built
+// with (saved with the model), the scale stage in front of the method,
+// input checks, the threshold set from the training scores and the
+// contamination rate (as PyOD's BaseDetector), and persistence of all
+// that. A method's Fit, Score and FitLabeled call FitWith, ScoreWith and
+// FitLabeledWith with the method's own scoring function.
+type Base struct {
+	method    string
+	params    map[string]string
+	defaulted map[string]bool
+	cont     float64
+	rule     string
+	progress ProgressFunc
+
+	fitted    bool
+	dim       int
+	stage     *scale.Stage
+	threshold float64
+	warning   string
+}
+
+// NewBase resolves cfg as New of the named method must: every unset field
+// takes its declared default and every set one is checked against its
+// declared range. The resolved parameters are recorded for Save.
+func NewBase(method string, cfg Config) (Base, error) {
+	s := bindAll(method, cfg)
+	if err := s.Resolve(); err != nil {
+		return Base{}, err
+	}
+	c := cfg.Shared()
+	return Base{method: method, params: s.Values(), defaulted: s.Defaulted(), cont: c.Contamination, rule: c.Scale, progress: c.Progress}, nil
+}
+
+// Defaulted reports whether the named parameter was left unset and took its
+// declared default (as opposed to being given, even with the default's
+// value). A method may adapt a default to the data (kpca caps its default
+// component count at n − 1) where a given value out of range is an error.
+func (b *Base) Defaulted(name string) bool { return b.defaulted[name] }
+
+// base gives Save and Load the Base of a detector that embeds one.
+func (b *Base) base() *Base { return b }
+
+// Method returns the registered name of the detector's method.
+func (b *Base) Method() string { return b.method }
+
+// Params returns the resolved parameters the detector was built with, as
+// key=value text (a copy).
+func (b *Base) Params() map[string]string {
+	m := make(map[string]string, len(b.params))
+	for k, v := range b.params {
+		m[k] = v
+	}
+	return m
+}
+
+// Threshold returns the score above which a row is an anomaly, set by Fit.
+func (b *Base) Threshold() float64 { return b.threshold }
+
+// Fitted reports whether the detector has been fitted (or loaded).
+func (b *Base) Fitted() bool { return b.fitted }
+
+// Dim returns the number of columns the detector was fitted on.
+func (b *Base) Dim() int { return b.dim }
+
+// Warning describes a fit whose model is degenerate, "" otherwise: every
+// training score equal, so the threshold separates nothing.
+func (b *Base) Warning() string { return b.warning }
+
+// Report passes a progress report to the configured callback, if any.
+func (b *Base) Report(stage string, done, total int) {
+	if b.progress != nil {
+		b.progress(stage, done, total)
+	}
+}
+
+// Stage returns the fitted scale stage (nil before Fit).
+func (b *Base) Stage() *scale.Stage { return b.stage }
+
+// FitFunc fits a method on the (scaled) training rows and returns their
+// scores, from which Base sets the threshold.
+type FitFunc func(ctx context.Context, X mat.Matrix) (train []float64, err error)
+
+// FitWith checks X, fits the scale stage on it, runs the method's fit on
+// the scaled rows and sets the threshold from the training scores.
+func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
+	if err := CheckMatrix(X, 0); err != nil {
+		return fmt.Errorf("%s: %w", b.method, err)
+	}
+	stage, Xs, err := b.fitStage(X)
+	if err != nil {
+		return err
+	}
+	train, err := fit(ctx, Xs)
+	if err != nil {
+		return err
+	}
+	_, c := X.Dims()
+	return b.finish(train, stage, c)
+}
+
+// FitLabeledWith is FitWith for semi-supervised methods: y (len = rows of
+// X) is passed through to the method's fit.
+func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error)) error {
+	if err := CheckMatrix(X, 0); err != nil {
+		return fmt.Errorf("%s: %w", b.method, err)
+	}
+	if n, _ := X.Dims(); y != nil && len(y) != n {
+		return fmt.Errorf("%s: %d labels for %d rows", b.method, len(y), n)
+	}
+	stage, Xs, err := b.fitStage(X)
+	if err != nil {
+		return err
+	}
+	train, err := fit(ctx, Xs, y)
+	if err != nil {
+		return err
+	}
+	_, c := X.Dims()
+	return b.finish(train, stage, c)
+}
+
+// PartialFitWith folds more rows into a model: on an unfitted detector it
+// fits the scale stage on X, afterwards it applies the stage it has (the
+// stage is learned from the first batch and then kept, so the model's
+// coordinates do not drift). fit returns the scores of X, from which the
+// threshold is re-estimated.
+func (b *Base) PartialFitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
+	if err := CheckMatrix(X, b.dim); err != nil {
+		return fmt.Errorf("%s: %w", b.method, err)
+	}
+	stage, Xs := b.stage, mat.Matrix(nil)
+	var err error
+	if !b.fitted {
+		stage, Xs, err = b.fitStage(X)
+	} else {
+		Xs, err = b.applyStage(X)
+	}
+	if err != nil {
+		return err
+	}
+	scores, err := fit(ctx, Xs)
+	if err != nil {
+		return err
+	}
+	_, c := X.Dims()
+	return b.finish(scores, stage, c)
+}
+
+func (b *Base) fitStage(X mat.Matrix) (*scale.Stage, mat.Matrix, error) {
+	stage, err := scale.Fit(b.rule, X)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", b.method, err)
+	}
+	Xs, err := stage.Apply(X)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", b.method, err)
+	}
+	return stage, Xs, nil
+}
+
+func (b *Base) applyStage(X mat.Matrix) (mat.Matrix, error) {
+	Xs, err := b.stage.Apply(X)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.method, err)
+	}
+	return Xs, nil
+}
+
+// ScoreError reports training scores that are not numbers: a defect of
+// the method, never of the data.
+type ScoreError struct {
+	Method string
+	Rows   []int // zero-based rows with a NaN score (at most 5)
+	Count  int
+}
+
+func (e *ScoreError) Error() string {
+	rows := make([]int, len(e.Rows))
+	for i, r := range e.Rows {
+		rows[i] = r + 1
+	}
+	return fmt.Sprintf("%s: %d training scores are NaN (rows %v…): this is a defect of the method; please report it with the data", e.Method, e.Count, rows)
+}
+
+// finish sets the threshold from the training scores and records the
+// fitted stage.
+func (b *Base) finish(train []float64, stage *scale.Stage, cols int) error {
+	var bad ScoreError
+	for i, v := range train {
+		if math.IsNaN(v) {
+			if bad.Count < 5 {
+				bad.Rows = append(bad.Rows, i)
+			}
+			bad.Count++
+		}
+	}
+	if bad.Count > 0 {
+		bad.Method = b.method
+		return &bad
+	}
+	if len(train) == 0 {
+		return fmt.Errorf("%s: the method returned no training scores", b.method)
+	}
+	b.threshold = ThresholdFromScores(train, b.cont)
+	b.warning = ""
+	if allEqual(train) {
+		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the kernel width or bandwidth does not suit the scale of the data (set scale=standard, or choose the width)", b.method, train[0])
+	}
+	b.stage, b.dim, b.fitted = stage, cols, true
+	return nil
+}
+
+func allEqual(v []float64) bool {
+	for _, x := range v[1:] {
+		if x != v[0] {
+			return false
+		}
+	}
+	return len(v) > 1
+}
+
+// ScoreFunc scores the (scaled) rows of X into dst.
+type ScoreFunc func(dst []float64, X mat.Matrix) ([]float64, error)
+
+// ScoreWith checks X against the fitted model, applies the scale stage and
+// runs the method's scoring; dst is reused as detector.ScoreDst does.
+func (b *Base) ScoreWith(dst []float64, X mat.Matrix, score ScoreFunc) ([]float64, error) {
+	if !b.fitted {
+		return nil, ErrNotFitted
+	}
+	if err := CheckMatrix(X, b.dim); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.method, err)
+	}
+	Xs, err := b.applyStage(X)
+	if err != nil {
+		return nil, err
+	}
+	return score(dst, Xs)
+}
+
+// baseState is Base's part of a saved model.
+type baseState struct {
+	Dim       int
+	Threshold float64
+	Warning   string
+	Rule      string
+	Offset    []float64
+	Divisor   []float64
+}
+
+func (b *Base) saveState() baseState {
+	return baseState{Dim: b.dim, Threshold: b.threshold, Warning: b.warning,
+		Rule: b.stage.Rule, Offset: b.stage.Offset, Divisor: b.stage.Divisor}
+}
+
+func (b *Base) restoreState(s baseState) error {
+	if s.Dim < 1 || math.IsNaN(s.Threshold) {
+		return fmt.Errorf("invalid base state")
+	}
+	if s.Rule != b.rule {
+		return fmt.Errorf("scale stage %q differs from the parameters' %q", s.Rule, b.rule)
+	}
+	st := &scale.Stage{Rule: s.Rule, Offset: s.Offset, Divisor: s.Divisor}
+	cols := s.Dim
+	if s.Rule == scale.None {
+		cols = -1
+	}
+	if err := st.Check(cols); err != nil {
+		return err
+	}
+	b.dim, b.threshold, b.warning, b.stage, b.fitted = s.Dim, s.Threshold, s.Warning, st, true
+	return nil
+}
+
+// Adopt marks the detector fitted with a model computed outside this
+// process (package beam's distributed fit): stage is the scale stage the
+// rows were scaled with (nil means rule none), dim the column count and
+// threshold the decision threshold.
+func (b *Base) Adopt(stage *scale.Stage, dim int, threshold float64) error {
+	if stage == nil {
+		stage = &scale.Stage{Rule: scale.None}
+	}
+	if stage.Rule != b.rule {
+		return fmt.Errorf("%s: scale stage %q differs from the configuration's %q", b.method, stage.Rule, b.rule)
+	}
+	cols := dim
+	if stage.Rule == scale.None {
+		cols = -1
+	}
+	if dim < 1 || math.IsNaN(threshold) {
+		return fmt.Errorf("%s: invalid column count %d or threshold %v", b.method, dim, threshold)
+	}
+	if err := stage.Check(cols); err != nil {
+		return fmt.Errorf("%s: %w", b.method, err)
+	}
+	b.stage, b.dim, b.threshold, b.warning, b.fitted = stage, dim, threshold, "", true
+	return nil
+}
+
+// ParseConfig returns the configuration the registry builds from
+// key=value parameters (what --set gives), unset keys left unset, with the
+// declared checks; unknown keys are errors.
+func ParseConfig[C any, P interface {
+	*C
+	Config
+}](method string, params map[string]string) (C, error) {
+	var cfg C
+	err := bindAll(method, P(&cfg)).Apply(params)
+	return cfg, err
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/KimMachineGun/automemlimit/memlimit"
+	"github.com/pbnjay/memory"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+)
+
+// budgetShare is the share of the memory available to the process (the
+// container's limit, the address-space limit or the machine's memory,
+// whichever is smallest) that a run may plan to use by default: the rest
+// is left to the data already loaded, the Go runtime and the system.
+const budgetShare = 0.75
+
+// memoryBudget returns the bytes a run may plan to allocate: --max-memory
+// when given, otherwise budgetShare of the smallest of the cgroup memory
+// limit (read by automemlimit), the address-space limit (RLIMIT_AS) and the
+// machine's total memory (pbnjay/memory). It also sets the budget as Go's
+// soft memory limit, unless GOMEMLIMIT is set, so the collector works
+// harder before the process reaches it. source says where the figure came
+// from, for messages.
+func memoryBudget(flag string) (budget int64, source string, err error) {
+	if flag != "" {
+		b, err := parseBytes(flag)
+		if err != nil {
+			return 0, "", usagef("--max-memory %q: %v (as in 4GB, 512MiB or 2e9)", flag, err)
+		}
+		setSoftLimit(b)
+		return b, "--max-memory", nil
+	}
+	avail, source := int64(memory.TotalMemory()), "the machine's memory"
+	if lim, err := memlimit.FromCgroup(); err == nil && lim > 0 && lim < math.MaxInt64 && int64(lim) < avail {
+		avail, source = int64(lim), "the container's memory limit"
+	}
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err == nil && rl.Cur != ^uint64(0) && rl.Cur < math.MaxInt64 && int64(rl.Cur) < avail {
+		avail, source = int64(rl.Cur), "the address-space limit (ulimit -v)"
+	}
+	if avail <= 0 {
+		return math.MaxInt64, "no known limit", nil
+	}
+	b := int64(float64(avail) * budgetShare)
+	setSoftLimit(b)
+	return b, fmt.Sprintf("%.0f%% of %s", 100*budgetShare, source), nil
+}
+
+func setSoftLimit(b int64) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(b)
+	}
+}
+
+// parseBytes reads a byte count: a number with an optional unit (B; K, KB,
+// M, MB, G, GB, T, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of
+// 1024), case-insensitive.
+func parseBytes(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"TIB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			mult, t = u.mult, strings.TrimSpace(strings.TrimSuffix(t, u.suffix))
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, errors.New("not a positive byte count")
+	}
+	if v*mult >= math.MaxInt64 {
+		return math.MaxInt64, nil
+	}
+	return int64(v * mult), nil
+}
+
+// formatBytes writes a byte count for a message: 1.5 GB, 320 MB.
+func formatBytes(b int64) string {
+	switch f := float64(b); {
+	case f >= 1e12:
+		return fmt.Sprintf("%.3g TB", f/1e12)
+	case f >= 1e9:
+		return fmt.Sprintf("%.3g GB", f/1e9)
+	case f >= 1e6:
+		return fmt.Sprintf("%.3g MB", f/1e6)
+	case f >= 1e3:
+		return fmt.Sprintf("%.3g kB", f/1e3)
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// checkMemory refuses a fit or score whose memory estimate passes the
+// budget, before it allocates: exit 1 when the method's parameters make
+// the estimate (at the method's defaults it would fit the budget), exit 2
+// when the data alone does. The message names the estimate, the budget
+// and what to change.
+func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag, method string, params map[string]string) error {
+	budget, source, err := memoryBudget(flag)
+	if err != nil {
+		return err
+	}
+	size := detector.SizeOf(ds.X)
+	est, err := detector.Memory(d, op, size)
+	if err != nil || est <= budget {
+		return err
+	}
+	what := "fitting"
+	if op == detector.ScoreOp {
+		what = "scoring"
+	}
+	msg := fmt.Sprintf("%s %d × %d %s with %s needs about %s, over the memory budget of %s (%s)",
+		what, size.Rows, size.Cols, dataKind(size), method, formatBytes(est), formatBytes(budget), source)
+	if op == detector.FitOp && len(params) > 0 {
+		if plain, _, perr := detector.Prepare(method, shapeOnly(params), detector.Task{}); perr == nil {
+			if base, err := detector.Memory(plain, op, size); err == nil && base <= budget {
+				return usagef("%s: the parameters %s make it so; lower them (at the method's defaults it needs about %s), or raise --max-memory", msg, paramList(params), formatBytes(base))
+			}
+		}
+	}
+	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", ds.Source, msg))
+}
+
+func dataKind(s detector.Size) string {
+	if s.Sparse {
+		return fmt.Sprintf("sparse rows (%d non-zeros)", s.NonZeros)
+	}
+	return "rows"
+}
+
+// shapeOnly keeps the parameters that describe the data, not the method:
+// the sample shape.
+func shapeOnly(params map[string]string) map[string]string {
+	out := map[string]string{}
+	if v, ok := params["shape"]; ok {
+		out["shape"] = v
+	}
+	return out
+}
+
+func paramList(params map[string]string) string {
+	var parts []string
+	for k, v := range params {
+		if k != "shape" && k != "seed" && k != "contamination" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "given"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}

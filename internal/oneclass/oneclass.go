@@ -1,0 +1,132 @@
+// Package oneclass is the layer between the smo solver and the one-class
+// methods that use it (ocsvm, svdd and 1stm), as svm_train_one is in
+// LIBSVM: it solves a one-class dual given in LIBSVM's scaling (upper
+// bounds of order 1 and Σ y_i α'_i = s) and returns the solution in the
+// Σ y_i α_i = 1 form the methods document, with its support-vector
+// statistics; it builds the ν one-class SVM dual; and it saves and restores
+// the kernel expansion a fitted model scores with.
+package oneclass
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/smo"
+)
+
+// Stats describes a solve, in the Σ y_i α_i = 1 form.
+type Stats struct {
+	// Iterations and Status come from the solver; Status is
+	// smo.IterationLimit when MaxIter stopped it.
+	Iterations int
+	Status     smo.Status
+	// Objective is the dual objective at the solution.
+	Objective float64
+	// SV counts α_i > 0, BoundedSV those at their upper bound.
+	SV, BoundedSV int
+	// CachePeakBytes is the largest amount of kernel values the solver's
+	// cache held; CacheBudgetBytes its bound.
+	CachePeakBytes, CacheBudgetBytes int64
+}
+
+// Solution is a solved dual in the Σ y_i α_i = 1 form.
+type Solution struct {
+	// Alpha holds α_i ≥ 0; Rho is ρ; Grad is the gradient Qα + p/s at α.
+	Alpha []float64
+	Rho   float64
+	Grad  []float64
+	Stats Stats
+}
+
+// Solve solves prob, stated in LIBSVM's scaling: Σ y_i α'_i = prob.Delta =
+// s with bounds of order 1, which keeps the solver's tolerance meaning what
+// it means to LIBSVM. It returns α = α'/s, ρ/s and the gradient divided by
+// s.
+func Solve(ctx context.Context, prob smo.Problem, set smo.Settings) (*Solution, error) {
+	s := prob.Delta
+	res, err := smo.Solve(ctx, prob, set)
+	if err != nil {
+		return nil, err
+	}
+	sol := &Solution{Alpha: make([]float64, len(res.Alpha)), Grad: make([]float64, len(res.Alpha)), Rho: res.Rho / s}
+	sol.Stats = Stats{Iterations: res.Iterations, Status: res.Status, Objective: res.Objective / (s * s),
+		CachePeakBytes: res.CachePeakBytes, CacheBudgetBytes: res.CacheBudgetBytes}
+	for i, a := range res.Alpha {
+		if a > 0 {
+			sol.Stats.SV++
+			if a >= prob.C[i] {
+				sol.Stats.BoundedSV++
+			}
+		}
+		sol.Alpha[i] = a / s
+		sol.Grad[i] = res.Gradient[i] / s
+	}
+	return sol, nil
+}
+
+// Nu solves Schölkopf's ν one-class SVM dual min ½αᵀQα subject to
+// 0 ≤ α_i ≤ 1/(νn) and Σα = 1 over the n × n kernel matrix q (solved as
+// LIBSVM does, with bounds 1 and Σα' = νn), and returns the solution and
+// the training scores ρ − (Qα)_i.
+func Nu(ctx context.Context, q smo.Matrix, nu float64, set smo.Settings) (*Solution, []float64, error) {
+	n := q.Len()
+	cs := make([]float64, n)
+	for i := range cs {
+		cs[i] = 1
+	}
+	sol, err := Solve(ctx, smo.Problem{Q: q, C: cs, Delta: nu * float64(n)}, set)
+	if err != nil {
+		return nil, nil, err
+	}
+	train := make([]float64, n)
+	for i, g := range sol.Grad {
+		train[i] = sol.Rho - g
+	}
+	return sol, train, nil
+}
+
+// State is the saved form of a kernel expansion f(x) = Σ_i Coef_i k(SV_i, x):
+// the support vectors (row-major, len(Coef) × D), their coefficients and
+// the kernel width γ the expansion was fitted with.
+type State struct {
+	D     int
+	SV    []float64
+	Coef  []float64
+	Gamma float64
+}
+
+// Save returns the saved form of e fitted with width gamma.
+func Save(e *smo.Expansion, gamma float64) State {
+	return State{D: e.D, SV: e.SV, Coef: e.Coef, Gamma: gamma}
+}
+
+// Restore validates a saved expansion (sizes, finite values, non-zero
+// coefficients, a positive width where the kernel uses one) and rebuilds
+// it over the kernel spec's kernel at the saved width.
+func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
+	if s.D <= 0 || len(s.Coef) == 0 || len(s.SV) != len(s.Coef)*s.D {
+		return nil, fmt.Errorf("expansion sizes are inconsistent")
+	}
+	for _, v := range s.Coef {
+		if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("expansion coefficient out of range")
+		}
+	}
+	for _, v := range s.SV {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("support vector not finite")
+		}
+	}
+	var k kernel.Kernel = kernel.Linear{}
+	if spec.Kind != "linear" {
+		var err error
+		if k, err = spec.New(s.Gamma); err != nil {
+			return nil, err
+		}
+	}
+	e := &smo.Expansion{Kernel: k, SV: s.SV, Coef: s.Coef, D: s.D}
+	e.Init()
+	return e, nil
+}

@@ -1,0 +1,196 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/param"
+)
+
+// Width rules: how a Spec with Gamma 0 chooses γ from the training data.
+const (
+	// ScaleRule is scikit-learn's gamma='scale': γ = 1/(d·Var(X)) over all
+	// entries (ScaleGamma).
+	ScaleRule = "scale"
+	// MedianRule is the median heuristic γ = 1/median ‖x_i − x_j‖² over
+	// pairs of rows (MedianGamma).
+	MedianRule = "median"
+)
+
+// Spec is a kernel as one configuration value: its kind, its width γ or
+// the rule that chooses γ from the training data, and the polynomial
+// kernel's coef0 and degree. It parses and validates itself as parameters
+// (Bind), resolves its rule on data (Width) and builds the Kernel (New);
+// methods save the resolved γ with their state.
+type Spec struct {
+	// Kind is rbf, laplacian, poly or linear (gaussian and polynomial are
+	// accepted aliases); "" means the method's default kind.
+	Kind string
+	// Gamma > 0 fixes the width; 0 lets Rule choose it from the data.
+	Gamma float64
+	// Rule is the width rule used when Gamma is 0 (ScaleRule,
+	// MedianRule); "" means the method's default rule.
+	Rule string
+	// Coef0 and Degree parametrise the polynomial kernel
+	// (γ xᵀy + coef0)^degree; Degree 0 means 3.
+	Coef0  float64
+	Degree int
+}
+
+// Choices is what a method allows of a Spec: its kinds (the first is the
+// default) and its width rules (the first is the default). With PolyParams
+// the polynomial kernel's coef0 and degree are parameters too; without, a
+// method that allows poly fixes them.
+type Choices struct {
+	Kinds      []string
+	Rules      []string
+	PolyParams bool
+}
+
+var kindAliases = map[string]string{"gaussian": "rbf", "polynomial": "poly"}
+
+// Bind declares the kernel's parameters: kernel, gamma (a number > 0 or
+// one of the rules) and, for methods that allow the polynomial kernel,
+// coef0 and degree.
+func (k *Spec) Bind(s *param.Set, c Choices) {
+	if len(c.Kinds) == 0 || len(c.Rules) == 0 {
+		panic("kernel: Spec.Bind needs at least one kind and one rule")
+	}
+	s.Choice(&k.Kind, "kernel", c.Kinds[0], c.Kinds, kindAliases, "kernel: "+strings.Join(c.Kinds, ", "))
+	s.Var(&gammaValue{k: k, rules: c.Rules}, "gamma", c.Rules[0],
+		fmt.Sprintf("kernel width γ > 0, or the rule that picks it from the training data: %s", ruleHelp(c.Rules)))
+	if c.PolyParams {
+		s.Float(&k.Coef0, "coef0", 0, param.Any, "polynomial kernel offset: (γ xᵀy + coef0)^degree")
+		s.Int(&k.Degree, "degree", 3, param.AtLeast(1), "polynomial kernel degree")
+	}
+}
+
+func ruleHelp(rules []string) string {
+	var parts []string
+	for _, r := range rules {
+		switch r {
+		case ScaleRule:
+			parts = append(parts, "scale = 1/(d·Var(X))")
+		case MedianRule:
+			parts = append(parts, "median = 1/median ‖x−y‖²")
+		default:
+			parts = append(parts, r)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// gammaValue binds Gamma and Rule to one parameter.
+type gammaValue struct {
+	k     *Spec
+	rules []string
+}
+
+func (g *gammaValue) Set(t string) error {
+	if slices.Contains(g.rules, t) {
+		g.k.Gamma, g.k.Rule = 0, t
+		return nil
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		return fmt.Errorf("must be a number > 0, or %s", strings.Join(g.rules, " or "))
+	}
+	g.k.Gamma, g.k.Rule = f, ""
+	return nil
+}
+
+func (g *gammaValue) String() (string, bool) {
+	if g.k.Gamma > 0 {
+		return strconv.FormatFloat(g.k.Gamma, 'g', -1, 64), true
+	}
+	if g.k.Rule == "" {
+		return g.rules[0], true
+	}
+	return g.k.Rule, true
+}
+
+func (g *gammaValue) Resolve() (bool, error) {
+	if g.k.Gamma != 0 {
+		if !(g.k.Gamma > 0) || math.IsInf(g.k.Gamma, 0) {
+			return false, fmt.Errorf("must be a finite number > 0, or 0 for a rule")
+		}
+		return false, nil
+	}
+	defaulted := g.k.Rule == ""
+	if defaulted {
+		g.k.Rule = g.rules[0]
+	}
+	if !slices.Contains(g.rules, g.k.Rule) {
+		return false, fmt.Errorf("unknown width rule %q (want %s)", g.k.Rule, strings.Join(g.rules, " or "))
+	}
+	return defaulted, nil
+}
+
+// Width returns γ: Gamma when it is set, otherwise the rule's value on the
+// training rows X (src draws the median rule's pairs on large X).
+func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
+	if k.Gamma > 0 {
+		return k.Gamma, nil
+	}
+	var g float64
+	switch k.Rule {
+	case ScaleRule, "":
+		g = ScaleGamma(X)
+	case MedianRule:
+		if n, _ := X.Dims(); n < 2 {
+			return 0, fmt.Errorf("kernel: the median width rule needs at least 2 rows")
+		}
+		g = MedianGamma(X, src)
+	default:
+		return 0, fmt.Errorf("kernel: unknown width rule %q", k.Rule)
+	}
+	if !(g > 0) || math.IsInf(g, 0) {
+		return 0, &WidthError{Rule: k.Rule, Gamma: g}
+	}
+	return g, nil
+}
+
+// WidthError reports a width rule whose γ is not a positive finite number:
+// the data's spread is beyond what float64 squared distances can hold
+// (values around 1e±160 and beyond), so no kernel width fits it.
+type WidthError struct {
+	Rule  string
+	Gamma float64
+}
+
+func (e *WidthError) Error() string {
+	return fmt.Sprintf("kernel: the %s width rule gives γ = %v: the data's spread is beyond the float64 range of squared distances; scale the features (scale=standard) or set gamma", e.Rule, e.Gamma)
+}
+
+// New returns the kernel of the spec with width gamma.
+func (k Spec) New(gamma float64) (Kernel, error) {
+	deg := k.Degree
+	if deg == 0 {
+		deg = 3
+	}
+	kind := k.Kind
+	if kind == "" {
+		kind = "rbf"
+	}
+	return Parse(kind, gamma, k.Coef0, deg)
+}
+
+// Fit resolves the width on the training rows X and returns the kernel and
+// γ.
+func (k Spec) Fit(X mat.Matrix, src rand.Source) (Kernel, float64, error) {
+	if k.Kind == "linear" {
+		return Linear{}, 0, nil
+	}
+	g, err := k.Width(X, src)
+	if err != nil {
+		return nil, 0, err
+	}
+	kern, err := k.New(g)
+	return kern, g, err
+}
