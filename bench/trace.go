@@ -146,35 +146,23 @@ func SGDTrace(ctx context.Context, train, test *dataset.Dataset, cfg SGDTraceCon
 }
 
 // CPALSTrace returns the relative reconstruction error ‖X − [[λ; A]]‖/‖X‖
-// of CP-ALS (package cpd) on x after each of the first maxIter sweeps.
-// Package cpd reports no per-sweep progress, so sweep k is obtained by
-// running cpd.Decompose with MaxIter = k and the tolerance off: the
-// algorithm is deterministic for a given Config (SVD initialisation, or a
-// random one from a source rebuilt by newSrc for every run), so the k-th
-// run repeats the first k sweeps of one long run exactly. The cost is
-// maxIter²/2 sweeps; keep maxIter modest. The trace ends early when a run
-// stops before its MaxIter (an exact fit).
+// of CP-ALS (package cpd) on x after each of the first maxIter sweeps,
+// from one run of cpd.Decompose with the tolerance off and Config.Trace
+// set. newSrc, when not nil, gives the source of a random initialisation.
+// The trace ends early when the run stops before maxIter (an exact fit).
 func CPALSTrace(ctx context.Context, x *tensor.Dense, cfg cpd.Config, newSrc func() rand.Source, maxIter int) ([]float64, error) {
 	if maxIter < 1 {
 		return nil, fmt.Errorf("bench: CPALSTrace needs maxIter ≥ 1, got %d", maxIter)
 	}
-	var errs []float64
-	for k := 1; k <= maxIter; k++ {
-		c := cfg
-		c.MaxIter, c.Tol = k, math.SmallestNonzeroFloat64
-		if newSrc != nil {
-			c.Src = newSrc()
-		}
-		kt, err := cpd.Decompose(ctx, x, c)
-		if err != nil {
-			return nil, err
-		}
-		errs = append(errs, kt.RelErr)
-		if kt.Iter < k {
-			break
-		}
+	cfg.MaxIter, cfg.Tol, cfg.Trace = maxIter, math.SmallestNonzeroFloat64, true
+	if newSrc != nil {
+		cfg.Src = newSrc()
 	}
-	return errs, nil
+	kt, err := cpd.Decompose(ctx, x, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return kt.Trace, nil
 }
 
 // PlantedCP returns a seeded I×J×K tensor of rank R with standard normal

@@ -147,6 +147,20 @@ func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, r
 		clear(w.lambda)
 		return finish(w.lambda, w.factors, w.shape, R), nil
 	}
+	// A tensor whose norm is far from 1 is decomposed as X/2^e (an exact
+	// scaling, which CP commutes with: the weights are multiplied back), so
+	// that Gram matrices and singular values of tensors measured in units
+	// of 1e±75 and beyond neither overflow nor underflow. Tensors of
+	// ordinary size are decomposed as they are, bit for bit.
+	unit := 0
+	if _, e := math.Frexp(normX); e > 64 || e < -64 {
+		unit = e
+		scaled := make([]float64, len(data))
+		for i, v := range data {
+			scaled[i] = math.Ldexp(v, -e)
+		}
+		data, normX = scaled, math.Ldexp(normX, -e)
+	}
 	x := blas64.General{Rows: P, Cols: L, Stride: L, Data: data}
 	xt := blas64.General{Rows: L, Cols: P, Stride: P, Data: w.xt}
 	transpose(xt, x)
@@ -170,6 +184,7 @@ func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, r
 	}
 	norm2 := normX * normX
 	var prev, relErr float64
+	var trace []float64
 	converged := false
 	it := 0
 	for it < cfg.MaxIter {
@@ -222,14 +237,25 @@ func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, r
 			ip += w.lambda[r] * s
 		}
 		relErr = math.Sqrt(math.Abs(norm2+fit-2*ip)) / normX
+		if cfg.Trace {
+			trace = append(trace, relErr)
+		}
+		if cfg.Progress != nil {
+			cfg.Progress("cp-als", it, cfg.MaxIter)
+		}
 		if it >= 2 && math.Abs(prev-relErr) < cfg.Tol {
 			converged = true
 			break
 		}
 		prev = relErr
 	}
+	if unit != 0 {
+		for r := range w.lambda {
+			w.lambda[r] = math.Ldexp(w.lambda[r], unit)
+		}
+	}
 	k := finish(w.lambda, w.factors, w.shape, R)
-	k.Iter, k.RelErr, k.Converged = it, relErr, converged
+	k.Iter, k.RelErr, k.Converged, k.Trace = it, relErr, converged, trace
 	return k, nil
 }
 

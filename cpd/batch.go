@@ -57,6 +57,14 @@ func DecomposeBatch(ctx context.Context, X mat.Matrix, shape []int, cfg Config) 
 	}
 	raw, isRaw := X.(mat.RawMatrixer)
 	workers := min(runtime.GOMAXPROCS(0), rows)
+	// Per-sample work reports no progress of its own; the batch reports
+	// samples done, from one goroutine at a time.
+	progress := cfg.Progress
+	cfg.Progress, cfg.Trace = nil, false
+	var (
+		progMu sync.Mutex
+		done   int
+	)
 	var (
 		next    atomic.Int64
 		failed  atomic.Bool
@@ -112,6 +120,12 @@ func DecomposeBatch(ctx context.Context, X mat.Matrix, shape []int, cfg Config) 
 					return
 				}
 				out[i] = k
+				if progress != nil {
+					progMu.Lock()
+					done++
+					progress("cp-als", done, rows)
+					progMu.Unlock()
+				}
 			}
 		}()
 	}

@@ -73,6 +73,15 @@ type Config struct {
 	// source (PCG seeded with 1, 2), so results are reproducible; SVD
 	// initialisation does not use it.
 	Src rand.Source
+	// Progress, when set, is told about the work: Decompose reports stage
+	// "cp-als" after every sweep (sweeps done, MaxIter), DecomposeBatch
+	// stage "cp-als" after every sample (samples done, their count). It is
+	// called from the decomposing goroutine(s), serialised, and must
+	// return quickly.
+	Progress func(stage string, done, total int)
+	// Trace asks Decompose to keep the relative error after every sweep in
+	// Kruskal.Trace: a convergence curve from one run.
+	Trace bool
 }
 
 // RankError reports a rank the decomposition cannot use: below 1, or above
@@ -156,6 +165,9 @@ type Kruskal struct {
 	Iter      int
 	RelErr    float64
 	Converged bool
+	// Trace holds the relative error after each sweep when Config.Trace
+	// was set (len(Trace) = Iter).
+	Trace []float64
 }
 
 // Rank returns the number of components R.

@@ -471,3 +471,75 @@ func TestTopEigen(t *testing.T) {
 		}
 	}
 }
+
+// One run with Trace records the relative error of every sweep: as many
+// values as sweeps done (with and without early convergence), the last one
+// the run's RelErr, and the k-th equal to the final error of a run stopped
+// after k sweeps (ALS is deterministic from the SVD initialisation), which
+// is how a trace had to be drawn before.
+func TestTrace(t *testing.T) {
+	x := tensor.Zeros(6, 5, 4)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := range x.Data() {
+		x.Data()[i] = rng.NormFloat64()
+	}
+	for _, tol := range []float64{1e-4, math.SmallestNonzeroFloat64} {
+		k, err := Decompose(context.Background(), x, Config{Rank: 2, Tol: tol, MaxIter: 40, Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(k.Trace) != k.Iter || k.Trace[len(k.Trace)-1] != k.RelErr {
+			t.Fatalf("tol %g: %d trace values for %d sweeps; last %v, RelErr %v", tol, len(k.Trace), k.Iter, k.Trace[len(k.Trace)-1], k.RelErr)
+		}
+		for _, it := range []int{1, 3, k.Iter} {
+			short, err := Decompose(context.Background(), x, Config{Rank: 2, Tol: math.SmallestNonzeroFloat64, MaxIter: it})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if short.RelErr != k.Trace[it-1] {
+				t.Errorf("tol %g: sweep %d of the traced run %v, a run of %d sweeps %v", tol, it, k.Trace[it-1], it, short.RelErr)
+			}
+		}
+	}
+	var sweeps []int
+	_, err := Decompose(context.Background(), x, Config{Rank: 2, MaxIter: 7, Tol: math.SmallestNonzeroFloat64,
+		Progress: func(stage string, done, total int) { sweeps = append(sweeps, done) }})
+	if err != nil || len(sweeps) != 7 || sweeps[6] != 7 {
+		t.Errorf("progress reported sweeps %v (%v), want 1..7", sweeps, err)
+	}
+}
+
+// CP commutes with scaling: a tensor in units of 1e±100 decomposes into the
+// same factors as the tensor itself, with weights scaled by the unit (the
+// decomposition runs on X/2^e, so no Gram matrix overflows or underflows).
+func TestDecomposeExtremeUnits(t *testing.T) {
+	x := tensor.Zeros(5, 4, 3)
+	rng := rand.New(rand.NewPCG(4, 4))
+	for i := range x.Data() {
+		x.Data()[i] = rng.NormFloat64()
+	}
+	want, err := Decompose(context.Background(), x, Config{Rank: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, unit := range []float64{1e100, 1e-100, 1e300} {
+		y := tensor.Zeros(5, 4, 3)
+		for i, v := range x.Data() {
+			y.Data()[i] = v * unit
+		}
+		got, err := Decompose(context.Background(), y, Config{Rank: 2})
+		if err != nil {
+			t.Fatalf("unit %g: %v", unit, err)
+		}
+		for r := range want.Weights {
+			if math.Abs(got.Weights[r]/unit-want.Weights[r]) > 1e-9*want.Weights[r] {
+				t.Errorf("unit %g: weight %d is %g·unit, want %g", unit, r, got.Weights[r]/unit, want.Weights[r])
+			}
+		}
+		for n := range want.Factors {
+			if !mat.EqualApprox(got.Factors[n], want.Factors[n], 1e-9) {
+				t.Errorf("unit %g: factor %d differs", unit, n)
+			}
+		}
+	}
+}

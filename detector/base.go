@@ -74,9 +74,9 @@ type Base struct {
 	method    string
 	params    map[string]string
 	defaulted map[string]bool
-	cont     float64
-	rule     string
-	progress ProgressFunc
+	cont      float64
+	rule      string
+	progress  ProgressFunc
 
 	fitted    bool
 	dim       int

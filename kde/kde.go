@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
@@ -198,6 +197,9 @@ func (k *KDE) Fit(ctx context.Context, X mat.Matrix) error {
 }
 
 func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
+	if err := kernel.CheckRange(X); err != nil {
+		return nil, fmt.Errorf("kde: %w", err)
+	}
 	n, d := X.Dims()
 	mean := make([]float64, d)
 	xc := mat.DenseCopyOf(X)
@@ -240,9 +242,7 @@ func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	k.d, k.n, k.h, k.mean, k.xc, k.sqn, k.tree = d, n, h, mean, xc, sqn, nil
 	k.logNorm = k.cfg.Kernel.logNorm(h, d) - math.Log(float64(n))
 	if k.useTree() {
-		// Building the tree takes no context: run it where a cancel can
-		// leave it.
-		t, err := parallel.Cancellable(ctx, func() (*kdTree, error) { return buildTree(xc, k.leafSize()), nil })
+		t, err := buildTree(ctx, xc, k.leafSize())
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package kde
 
 import (
 	"bytes"
+	"context"
 	"encoding/gob"
 	"fmt"
 	"math"
@@ -92,7 +93,7 @@ func (k *KDE) UnmarshalBinary(b []byte) error {
 	k.d, k.n, k.h, k.mean, k.xc, k.sqn, k.tree = s.D, s.N, s.H, s.Mean, xc, sqn, nil
 	k.logNorm = k.cfg.Kernel.logNorm(s.H, s.D) - math.Log(float64(s.N))
 	if k.useTree() {
-		k.tree = buildTree(xc, k.leafSize())
+		k.tree, _ = buildTree(context.Background(), xc, k.leafSize()) // no cancel: no error
 	}
 	return nil
 }

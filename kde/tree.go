@@ -25,7 +25,10 @@ type kdNode struct {
 
 // buildTree splits at the median of the widest coordinate until a node has
 // fewer than 2·leafSize rows.
-func buildTree(x *mat.Dense, leafSize int) *kdTree {
+//
+// The build checks ctx at every node and returns ctx.Err() once it is
+// cancelled, so a cancelled fit stops building within one node's work.
+func buildTree(ctx context.Context, x *mat.Dense, leafSize int) (*kdTree, error) {
 	n, d := x.Dims()
 	idx := make([]int, n)
 	for i := range idx {
@@ -61,6 +64,9 @@ func buildTree(x *mat.Dense, leafSize int) *kdTree {
 		if spread == 0 {
 			return id // all rows identical: nothing to split
 		}
+		if ctx.Err() != nil {
+			return id // abandoned: buildTree returns ctx.Err()
+		}
 		mid := start + (end-start)/2
 		selectNth(idx[start:end], mid-start, raw.Data[split:], raw.Stride)
 		l := build(start, mid)
@@ -69,11 +75,14 @@ func buildTree(x *mat.Dense, leafSize int) *kdTree {
 		return id
 	}
 	build(0, n)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	t.data = make([]float64, n*d)
 	for k, i := range idx {
 		copy(t.data[k*d:(k+1)*d], x.RawRowView(i))
 	}
-	return t
+	return t, nil
 }
 
 // selectNth reorders idx so that idx[k] holds a row with the k-th smallest

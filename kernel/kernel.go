@@ -45,7 +45,7 @@ func (k RBF) Eval(x, y []float64) float64 { return math.Exp(-k.Gamma * SqDist(x,
 
 // SampleFrequency draws ω ~ N(0, 2γI).
 func (k RBF) SampleFrequency(w []float64, rng *rand.Rand) {
-	s := math.Sqrt(2 * k.Gamma)
+	s := math.Sqrt2 * math.Sqrt(k.Gamma) // not √(2γ): 2γ overflows above 9e307
 	for i := range w {
 		w[i] = s * rng.NormFloat64()
 	}
@@ -58,7 +58,7 @@ func (k RBF) SampleRadius(d int, rng *rand.Rand) float64 {
 		g := rng.NormFloat64()
 		s += g * g
 	}
-	return math.Sqrt(2 * k.Gamma * s)
+	return math.Sqrt2 * math.Sqrt(k.Gamma) * math.Sqrt(s)
 }
 
 // String returns "rbf(gamma=γ)".
@@ -77,8 +77,9 @@ func (k Laplacian) Eval(x, y []float64) float64 { return math.Exp(-k.Gamma * L1D
 // E[cos(ωᵀδ)] = Π_i exp(−γ|δ_i|) = exp(−γ‖δ‖₁).
 func (k Laplacian) SampleFrequency(w []float64, rng *rand.Rand) {
 	for i := range w {
-		// Inverse CDF of Cauchy(0, γ): γ tan(π(u − ½)), u ∈ (0, 1).
-		w[i] = k.Gamma * math.Tan(math.Pi*(openUnit(rng)-0.5))
+		// Inverse CDF of Cauchy(0, γ): γ tan(π(u − ½)), u ∈ (0, 1); the
+		// tail beyond the float64 range (γ near its maximum) is clamped.
+		w[i] = max(-math.MaxFloat64, min(math.MaxFloat64, k.Gamma*math.Tan(math.Pi*(openUnit(rng)-0.5))))
 	}
 }
 

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -340,6 +341,34 @@ func TestSameSeedSameFrequencies(t *testing.T) {
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatal("same seed, different frequencies")
+		}
+	}
+}
+
+// CheckRange against hand-made cases: magnitudes and spreads past
+// 1e154/√d overflow squared distances, data spreading less than 1e-150
+// everywhere underflows them, and constant data is fine.
+func TestCheckRange(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		data  []float64 // 3 rows × 2 columns
+		col   int       // one-based column named, 0 = no error
+		under bool
+	}{
+		{"ordinary", []float64{1, 2, 3, 4, 5, 6}, 0, false},
+		{"constant", []float64{7, 7, 7, 7, 7, 7}, 0, false},
+		{"huge column 2", []float64{1, 1e300, 2, 2e300, 3, 3e300}, 2, false},
+		{"spread overflows", []float64{-1e200, 0, 1e200, 0, 0, 0}, 1, false},
+		{"tiny everywhere", []float64{1e-300, 2e-300, 3e-300, 1e-301, 0, 0}, 1, true},
+		{"tiny but one column ordinary", []float64{1e-300, 1, 2e-300, 2, 0, 3}, 0, false},
+	} {
+		err := CheckRange(mat.NewDense(3, 2, c.data))
+		var re *RangeError
+		switch {
+		case c.col == 0 && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.col != 0 && (!errors.As(err, &re) || re.Col+1 != c.col || re.Underflow != c.under):
+			t.Errorf("%s: got %v, want a RangeError naming column %d (underflow %v)", c.name, err, c.col, c.under)
 		}
 	}
 }

@@ -133,8 +133,13 @@ func (g *gammaValue) Resolve() (bool, error) {
 }
 
 // Width returns γ: Gamma when it is set, otherwise the rule's value on the
-// training rows X (src draws the median rule's pairs on large X).
+// training rows X (src draws the median rule's pairs on large X). Data whose
+// squared distances would leave the float64 range is a *RangeError
+// (CheckRange) whatever the width.
 func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
+	if err := CheckRange(X); err != nil {
+		return 0, err
+	}
 	if k.Gamma > 0 {
 		return k.Gamma, nil
 	}
@@ -185,7 +190,7 @@ func (k Spec) New(gamma float64) (Kernel, error) {
 // γ.
 func (k Spec) Fit(X mat.Matrix, src rand.Source) (Kernel, float64, error) {
 	if k.Kind == "linear" {
-		return Linear{}, 0, nil
+		return Linear{}, 0, CheckRange(X)
 	}
 	g, err := k.Width(X, src)
 	if err != nil {

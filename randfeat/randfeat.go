@@ -123,6 +123,7 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 					w := wt.RawMatrix()
 					for i := 0; i < i1-i0; i++ {
 						fastmath.CosAffine(out.RawRowView(i), xb.RawRowView(i), w.Data, w.Stride, f.B, scale)
+						farRow(out.RawRowView(i))
 					}
 					return
 				}
@@ -130,6 +131,7 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 			}
 			for i := 0; i < i1-i0; i++ {
 				cosRow(out.RawRowView(i), f.B, scale)
+				farRow(out.RawRowView(i))
 			}
 		}
 	})
@@ -150,12 +152,29 @@ func (f *Fourier) TransformRow(dst, x []float64) []float64 {
 	if d <= fusedMaxInput {
 		w := f.transposed().RawMatrix()
 		fastmath.CosAffine(dst, x, w.Data, w.Stride, f.B, math.Sqrt(2/float64(D)))
+		farRow(dst)
 		return dst
 	}
 	blas64.Gemv(blas.NoTrans, 1, f.W.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: x},
 		0, blas64.Vector{N: D, Inc: 1, Data: dst})
 	cosRow(dst, f.B, math.Sqrt(2/float64(D)))
+	farRow(dst)
 	return dst
+}
+
+// farRow handles a row whose projections ωᵀx leave the float64 range (a
+// test row some 1e300 bandwidths from the data): their cosines are NaN.
+// Such a row is infinitely far from every training row, where every
+// shift-invariant kernel is 0, so its features are set to 0: its inner
+// products with every embedding are exactly the kernel's limit. Rows of
+// ordinary size pass unchanged; the scan is one comparison per feature.
+func farRow(row []float64) {
+	for _, v := range row {
+		if v != v { // NaN
+			clear(row)
+			return
+		}
+	}
 }
 
 // fusedMaxInput is the largest input dimension d mapped by the fused

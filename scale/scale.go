@@ -161,12 +161,12 @@ func (s *Standard) Fit(X mat.Matrix) error {
 	if _, _, err := columnStats(X, func(j int, v float64) { amax[j] = math.Max(amax[j], math.Abs(v)) }); err != nil {
 		return err
 	}
-	unit := make([]float64, c) // 2^e ≥ max |x_j|: exact division and multiplication
+	unit := make([]float64, c) // 2^(e−1) ≤ max |x_j| < 2^e: exact division and multiplication
 	for j, m := range amax {
 		unit[j] = 1
 		if m > 0 && !math.IsInf(m, 0) {
 			_, e := math.Frexp(m)
-			unit[j] = math.Ldexp(1, e)
+			unit[j] = math.Ldexp(1, e-1) // 2^e itself overflows for |x| near 1.8e308
 		}
 	}
 	sum := make([]float64, c)

@@ -173,8 +173,10 @@ func validateCP(cfg cpd.Config, shape []int) error {
 // shared equally by the modes, so that Σ_n‖x^(n) − y^(n)‖² compares
 // rank-one tensors of different norms (λ ≥ 0 and the sign convention of
 // cpd make the vectors unique).
-func componentVectors(ctx context.Context, X mat.Matrix, r resolved) (*mat.Dense, error) {
-	ks, err := cpd.DecomposeBatch(ctx, X, r.shape, r.cp)
+func componentVectors(ctx context.Context, X mat.Matrix, r resolved, progress detector.ProgressFunc) (*mat.Dense, error) {
+	cp := r.cp
+	cp.Progress = progress
+	ks, err := cpd.DecomposeBatch(ctx, X, r.shape, cp)
 	if err != nil {
 		return nil, err
 	}

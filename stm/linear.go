@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/kernelad/anomaly/detector"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -27,7 +28,7 @@ import (
 //
 // It returns w and ρ of the Σα = 1 form (divided by νn), so the score of a
 // sample is ρ − ⟨w, z⟩, and the number of passes.
-func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int) (w []float64, rho float64, passes int, err error) {
+func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, progress detector.ProgressFunc) (w []float64, rho float64, passes int, err error) {
 	n, D := Z.Dims()
 	raw := Z.RawMatrix()
 	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+D] }
@@ -64,6 +65,9 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int) (
 	for passes = 0; passes < maxPass; passes++ {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, passes, err
+		}
+		if progress != nil {
+			progress("linear", passes, maxPass)
 		}
 		gradients()
 		up, low = up[:0], low[:0]

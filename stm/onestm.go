@@ -76,7 +76,10 @@ func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err := checkTensorRows(X, m.r, "1stm"); err != nil {
 		return nil, err
 	}
-	F, err := componentVectors(ctx, X, m.r)
+	if err := kernel.CheckRange(X); err != nil {
+		return nil, fmt.Errorf("1stm: %w", err)
+	}
+	F, err := componentVectors(ctx, X, m.r, m.cfg.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("1stm: %w", err)
 	}
@@ -117,7 +120,7 @@ func (m *OneSTM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 }
 
 func (m *OneSTM) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	F, err := componentVectors(context.Background(), X, m.r)
+	F, err := componentVectors(context.Background(), X, m.r, nil)
 	if err != nil {
 		return nil, fmt.Errorf("1stm: %w", err)
 	}

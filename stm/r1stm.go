@@ -124,7 +124,7 @@ func seeds(src rand.Source) (median, features rand.Source) {
 // newMap builds the feature map for the resolved γ; nil means random
 // Fourier features on the rows of V.
 func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac, nu float64, lin Linear, src rand.Source,
-	newMap func(gamma float64, D int, src rand.Source) featureMap) ([]float64, error) {
+	newMap func(gamma float64, D int, src rand.Source) featureMap, progress detector.ProgressFunc) ([]float64, error) {
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
 	if gamma == 0 {
@@ -140,7 +140,7 @@ func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac
 	if err != nil {
 		return nil, err
 	}
-	w, rho, passes, err := linearOC(ctx, Z, nu, lin.Tol, lin.MaxPass)
+	w, rho, passes, err := linearOC(ctx, Z, nu, lin.Tol, lin.MaxPass, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +163,9 @@ const sumBlock = 1024
 func sumFeatures(ctx context.Context, f featureMap, V *mat.Dense, R int) (*mat.Dense, error) {
 	rows, _ := V.Dims()
 	n, D := rows/R, f.Dim()
+	if err := ctx.Err(); err != nil {
+		return nil, err // before the n × D allocation, the slowest step to stop
+	}
 	Z := mat.NewDense(n, D, nil)
 	var buf mat.Dense
 	for i0 := 0; i0 < n; i0 += sumBlock {
@@ -209,7 +212,10 @@ func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err := checkTensorRows(X, m.r, "r1stm"); err != nil {
 		return nil, err
 	}
-	F, err := componentVectors(ctx, X, m.r)
+	if err := kernel.CheckRange(X); err != nil {
+		return nil, fmt.Errorf("r1stm: %w", err)
+	}
+	F, err := componentVectors(ctx, X, m.r, m.cfg.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("r1stm: %w", err)
 	}
@@ -219,7 +225,7 @@ func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 			return newPermodeMap(m.r.shape, gamma, m.cfg.ModeFeatures, D, src)
 		}
 	}
-	train, err := m.lm.fit(ctx, F, m.r.rank, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap)
+	train, err := m.lm.fit(ctx, F, m.r.rank, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap, m.cfg.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("r1stm: %w", err)
 	}
@@ -232,7 +238,7 @@ func (m *R1STM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 		return nil, err
 	}
 	return m.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
-		F, err := componentVectors(context.Background(), X, m.r)
+		F, err := componentVectors(context.Background(), X, m.r, nil)
 		if err != nil {
 			return nil, fmt.Errorf("r1stm: %w", err)
 		}
@@ -298,7 +304,10 @@ func (m *R1SVM) Config() R1SVMConfig { return m.cfg }
 // Fit trains on the rows of X.
 func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 	return m.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
-		train, err := m.lm.fit(ctx, mat.DenseCopyOf(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil)
+		if err := kernel.CheckRange(X); err != nil {
+			return nil, fmt.Errorf("r1svm: %w", err)
+		}
+		train, err := m.lm.fit(ctx, mat.DenseCopyOf(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
 		if err != nil {
 			return nil, fmt.Errorf("r1svm: %w", err)
 		}

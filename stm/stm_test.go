@@ -217,7 +217,7 @@ func TestRandomFeaturesApproachKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	F, err := componentVectors(context.Background(), X, r)
+	F, err := componentVectors(context.Background(), X, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestLinearOCMatchesSMO(t *testing.T) {
 		}
 	}
 	const nu = 0.2
-	w, rho, _, err := linearOC(context.Background(), Z, nu, 1e-6, 0)
+	w, rho, _, err := linearOC(context.Background(), Z, nu, 1e-6, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
