@@ -49,8 +49,9 @@ func PlanBatch(cfg Config, n, dim int, gamma float64) (fm randfeat.Map, rows []i
 
 // FromEmbedding returns a fitted detector with scale stage stage (nil for
 // rule none; the rows were scaled with it before they were mapped), feature
-// map fm, embedding w (the mean of φ over the n training rows), kernel
-// width gamma and decision threshold. cfg must be the configuration the map was planned with (its
+// map fm, embedding w (the mean of φ over the n training rows, from which
+// the configured regulariser's solution is taken), kernel width gamma and
+// decision threshold. cfg must be the configuration the map was planned with (its
 // Features must equal fm.Dim()); fm must be a cosine map (randfeat.Fourier
 // or Orthogonal) so the detector can be saved.
 func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64, n int, gamma, threshold float64) (*Detector, error) {
@@ -81,6 +82,8 @@ func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64,
 	if err := d.Adopt(stage, fm.InputDim(), threshold); err != nil {
 		return nil, err
 	}
-	d.gamma, d.fmap, d.w, d.n = gamma, fm, append([]float64(nil), w...), n
+	mean := append([]float64(nil), w...)
+	d.reg = newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
+	d.gamma, d.fmap, d.mean, d.w, d.n = gamma, fm, mean, regularized(d.reg, mean), n
 	return d, nil
 }

@@ -52,6 +52,41 @@
 // smaller, which gives the batch solver's γ); only the check of the input
 // for NaN and ±Inf still reads every row.
 //
+// # Regularisers (section 4.2 of the paper)
+//
+// The paper proposes replacing ½⟨w, w⟩ by a regulariser λΩ(w). Taken
+// literally that is ill-posed for both examples it gives: λ‖w‖₁ − ⟨μ, w⟩ is
+// unbounded below as soon as some |μ_j| > λ, and the roughness penalty
+// ⟨D²w, D²w⟩ vanishes on every function of zero curvature. This package adds
+// λΩ to the objective instead of replacing the quadratic,
+//
+//	f(w) = ½⟨w, w⟩ + λΩ(w) − ⟨μ, w⟩,
+//
+// which keeps it 1-strongly convex (the property the paper notes other
+// objectives lose) and is the paper's objective at λ = 0, the default. In
+// the random-feature coordinates (⟨u, v⟩ is the dot product of the D
+// coefficients) both minimisers have closed forms, used by the batch
+// solver:
+//
+//   - regularizer=l1, Ω(w) = ‖w‖₁: the minimiser is the soft-thresholded
+//     mean embedding, w_j = sign(μ_j)·max(|μ_j| − λ, 0). With
+//     z_j = √(2/D) cos(ω_jᵀx + b_j) the coefficients μ_j are of order
+//     √(2/D) (0.03 for D = 2000), so useful λ lie well below that.
+//   - regularizer=roughness, Ω(w) = ⟨D²w, D²w⟩ with D² the Laplacian:
+//     Δ cos(ωᵀx + b) = −‖ω‖² cos(ωᵀx + b), so in the feature coordinates
+//     Ω(w) = Σ_j ‖ω_j‖⁴ w_j² and the minimiser is the spectral shrinkage
+//     w_j = μ_j/(1 + 2λ‖ω_j‖⁴): high frequencies are damped.
+//
+// The SGD solver follows the same objective. For l1 each step is the
+// proximal stochastic gradient step w ← soft((1 − γ_t)w + γ_t φ(x_t), γ_t λ)
+// with γ_t = 1/t (it converges to the batch solution because f stays
+// 1-strongly convex). For roughness the gradient (1 + 2λ‖ω_j‖⁴)w_j −
+// φ_j(x_t) is taken with the diagonal step γ_t/(1 + 2λ‖ω_j‖⁴), which keeps
+// the 1/t step stable for any λ and makes w_t the running mean of the
+// shrunk features: after every complete pass over the rows it equals the
+// batch solution. Both then project onto the ball of radius M as Algorithm
+// 1 does (the solutions lie inside it: they are no longer than μ).
+//
 // # Threshold
 //
 // The decision threshold is the (1 − contamination) quantile of training

@@ -63,6 +63,13 @@ type Config struct {
 	// −1 means all rows). The SGD solver scores exactly the T rows it
 	// drew, so its fit stays independent of n.
 	ThresholdRows int
+	// Regularizer adds λΩ(w) to the objective (section 4.2 of the paper):
+	// "none" (default: the paper's objective), "l1" (λ‖w‖₁) or
+	// "roughness" (λ⟨D²w, D²w⟩); see the package documentation for the
+	// solutions.
+	Regularizer string
+	// Lambda ≥ 0 is the regulariser's weight λ (0: none).
+	Lambda float64
 	// Src is the source of randomness for the feature map and the SGD
 	// samples. nil means a PCG source seeded with 0.
 	Src rand.Source
@@ -87,6 +94,9 @@ func (c *Config) Bind(s *param.Set) {
 	s.Float(&c.Radius, "radius", 1, param.Above(0), "kernel bound M: the SGD ball radius")
 	s.Int(&c.ChunkRows, "chunk", 512, param.AtLeast(1), "rows transformed at a time")
 	s.Int(&c.ThresholdRows, "threshold_rows", 10000, param.AtLeast(1).Or(-1, "all rows"), "training rows scored to set the threshold (batch)")
+	s.Choice(&c.Regularizer, "regularizer", NoRegularizer, []string{NoRegularizer, L1, Roughness}, nil,
+		"regulariser λΩ(w) added to the objective: none, l1 (λ‖w‖₁) or roughness (λ⟨D²w, D²w⟩)")
+	s.Float(&c.Lambda, "lambda", 0, param.AtLeast(0), "weight λ of the regulariser")
 	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, seed) }, "seed of the feature map and the SGD samples")
 }
 
@@ -98,8 +108,10 @@ type Detector struct {
 	rng   *rand.Rand
 	gamma float64 // resolved at Fit
 	fmap  randfeat.Map
-	w     []float64
-	n     int // rows folded into w (batch/partial) or SGD iterations done
+	reg   regularizer
+	w     []float64 // the (regularised) embedding the scores use
+	mean  []float64 // batch: the plain mean of φ, from which w is solved
+	n     int       // rows folded into w (batch/partial) or SGD iterations done
 }
 
 var _ detector.Detector = (*Detector)(nil)
@@ -183,18 +195,20 @@ func (d *Detector) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		return nil, err
 	}
 	fm := d.drawMap(dim, gamma)
+	reg := newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
 	var (
-		w     []float64
-		count int
-		rows  []int // training rows scored for the threshold; nil = all
+		w, mean []float64
+		count   int
+		rows    []int // training rows scored for the threshold; nil = all
 	)
 	switch d.cfg.Solver {
 	case Batch:
-		w, err = sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.cfg.Progress)
+		mean, err = sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.cfg.Progress)
 		if err != nil {
 			return nil, err
 		}
-		floats.Scale(1/float64(n), w)
+		floats.Scale(1/float64(n), mean)
+		w = regularized(reg, mean)
 		count = n
 		if lim := d.thresholdCap(); n > lim {
 			rows = sampleWithoutReplacement(d.rng, n, lim)
@@ -202,7 +216,7 @@ func (d *Detector) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	case SGD:
 		smp := &sampler{rng: d.rng, n: n}
 		w = make([]float64, fm.Dim())
-		rows, err = sgd(ctx, w, 0, fm, X, d.cfg.Iterations, smp.next, d.cfg.Radius, d.cfg.ChunkRows, d.thresholdCap(), d.cfg.Progress)
+		rows, err = sgd(ctx, w, 0, fm, reg, X, d.cfg.Iterations, smp.next, d.cfg.Radius, d.cfg.ChunkRows, d.thresholdCap(), d.cfg.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -212,8 +226,19 @@ func (d *Detector) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.gamma, d.fmap, d.w, d.n = gamma, fm, w, count
+	d.gamma, d.fmap, d.reg, d.w, d.mean, d.n = gamma, fm, reg, w, mean, count
 	return train, nil
+}
+
+// regularized returns the embedding solved from the mean m: m itself
+// without a regulariser, otherwise a solved copy.
+func regularized(r regularizer, m []float64) []float64 {
+	if !r.active() {
+		return m
+	}
+	w := append([]float64(nil), m...)
+	r.solve(w)
+	return w
 }
 
 // scaleSampleRows is the most training rows the SGD solver reads to resolve
@@ -255,14 +280,16 @@ func (d *Detector) PartialFit(ctx context.Context, X mat.Matrix) error {
 
 func (d *Detector) partialFit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, dim := X.Dims()
-	fm, w, seen, gamma := d.fmap, append([]float64(nil), d.w...), d.n, d.gamma
+	fm, reg, seen, gamma := d.fmap, d.reg, d.n, d.gamma
+	w, mean := append([]float64(nil), d.w...), append([]float64(nil), d.mean...)
 	if !d.Fitted() {
 		var err error
 		if gamma, err = d.cfg.Kernel.Width(X, rngSource{d.rng}); err != nil {
 			return nil, fmt.Errorf("expose: %w", err)
 		}
 		fm = d.drawMap(dim, gamma)
-		w, seen = make([]float64, fm.Dim()), 0
+		reg = newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
+		w, mean, seen = make([]float64, fm.Dim()), make([]float64, fm.Dim()), 0
 	}
 	switch d.cfg.Solver {
 	case Batch:
@@ -271,8 +298,9 @@ func (d *Detector) partialFit(ctx context.Context, X mat.Matrix) ([]float64, err
 			return nil, err
 		}
 		tot := float64(seen + n)
-		floats.Scale(float64(seen)/tot, w)
-		floats.AddScaled(w, 1/tot, s)
+		floats.Scale(float64(seen)/tot, mean)
+		floats.AddScaled(mean, 1/tot, s)
+		w = regularized(reg, mean)
 	case SGD:
 		next := 0
 		inOrder := func(dst []int) []int {
@@ -282,15 +310,16 @@ func (d *Detector) partialFit(ctx context.Context, X mat.Matrix) ([]float64, err
 			}
 			return dst
 		}
-		if _, err := sgd(ctx, w, seen, fm, X, n, inOrder, d.cfg.Radius, d.cfg.ChunkRows, 0, d.cfg.Progress); err != nil {
+		if _, err := sgd(ctx, w, seen, fm, reg, X, n, inOrder, d.cfg.Radius, d.cfg.ChunkRows, 0, d.cfg.Progress); err != nil {
 			return nil, err
 		}
+		mean = nil
 	}
 	scores, err := trainScores(ctx, fm, w, X, nil, d.cfg.ChunkRows)
 	if err != nil {
 		return nil, err
 	}
-	d.gamma, d.fmap, d.w, d.n = gamma, fm, w, seen+n
+	d.gamma, d.fmap, d.reg, d.w, d.mean, d.n = gamma, fm, reg, w, mean, seen+n
 	return scores, nil
 }
 
@@ -402,7 +431,7 @@ func sumFeatures(ctx context.Context, fm randfeat.Map, X mat.Matrix, chunk int, 
 // a time, with ctx checked between chunks; the updates are sequential. It
 // returns the first keep rows visited (a uniform sample of the data when the
 // rows are drawn at random), for the threshold.
-func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, X mat.Matrix, T int, next func([]int) []int, M float64, chunk, keep int, progress detector.ProgressFunc) ([]int, error) {
+func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, reg regularizer, X mat.Matrix, T int, next func([]int) []int, M float64, chunk, keep int, progress detector.ProgressFunc) ([]int, error) {
 	var (
 		buf  mat.Dense
 		kept []int
@@ -421,9 +450,7 @@ func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, X mat.Matrix
 		z := featuresOf(fm, sub, 0, len(rows), &buf)
 		for i := range rows {
 			t++
-			g := 1 / float64(t)
-			floats.Scale(1-g, w)
-			floats.AddScaled(w, g, z.RawRowView(i))
+			reg.step(w, z.RawRowView(i), 1/float64(t))
 			// ‖w‖ ≤ M·√2 or so: no overflow to guard against, so the plain
 			// √⟨w, w⟩ (a SIMD dot) replaces the scaled floats.Norm.
 			if nrm := math.Sqrt(floats.Dot(w, w)); nrm > M {

@@ -84,7 +84,7 @@ func TestTheorem1(t *testing.T) {
 			rng := rand.New(rand.NewPCG(s, 99))
 			w := make([]float64, fm.Dim())
 			smp := &sampler{rng: rng, n: n}
-			if _, err := sgd(context.Background(), w, 0, fm, X, T, smp.next, 1, 128, 0, nil); err != nil {
+			if _, err := sgd(context.Background(), w, 0, fm, regularizer{}, X, T, smp.next, 1, 128, 0, nil); err != nil {
 				t.Fatal(err)
 			}
 			mean += floats.Distance(w, wstar, 2) * floats.Distance(w, wstar, 2) / seeds
@@ -104,7 +104,7 @@ func TestSGDFullPassIsMean(t *testing.T) {
 	fm := randfeat.NewFourier(kernel.RBF{Gamma: 0.5}, 3, 200, rand.NewPCG(5, 5))
 	w := make([]float64, 200)
 	smp := &sampler{rng: rand.New(rand.NewPCG(1, 1)), n: 300}
-	if _, err := sgd(context.Background(), w, 0, fm, X, 300, smp.next, 10, 64, 0, nil); err != nil { // M = 10: never projects
+	if _, err := sgd(context.Background(), w, 0, fm, regularizer{}, X, 300, smp.next, 10, 64, 0, nil); err != nil { // M = 10: never projects
 		t.Fatal(err)
 	}
 	want, _ := sumFeatures(context.Background(), fm, X, 64, nil)

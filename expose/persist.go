@@ -22,7 +22,10 @@ type state struct {
 	W         []float64
 	B         []float64
 	Embedding []float64
-	N         int
+	// Mean is the plain mean of φ when a regulariser made the embedding
+	// differ from it (batch solver), so PartialFit can go on from it.
+	Mean []float64
+	N    int
 }
 
 // cosineMap is what a saveable feature map provides.
@@ -46,7 +49,7 @@ func (d *Detector) MarshalBinary() ([]byte, error) {
 		flat = append(flat, W.RawRowView(i)...)
 	}
 	var buf bytes.Buffer
-	err := gob.NewEncoder(&buf).Encode(state{Gamma: d.gamma, Dim: d.Dim(), W: flat, B: b, Embedding: d.w, N: d.n})
+	err := gob.NewEncoder(&buf).Encode(state{Gamma: d.gamma, Dim: d.Dim(), W: flat, B: b, Embedding: d.w, Mean: d.savedMean(), N: d.n})
 	return buf.Bytes(), err
 }
 
@@ -63,12 +66,12 @@ func (d *Detector) UnmarshalBinary(data []byte) error {
 		return errors.New("expose: model has no features")
 	case D != d.cfg.Features:
 		return fmt.Errorf("expose: model has %d features, its parameters say %d", D, d.cfg.Features)
-	case len(s.W) != D*s.Dim || len(s.Embedding) != D:
+	case len(s.W) != D*s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D):
 		return errors.New("expose: model arrays have inconsistent sizes")
 	case !(s.Gamma > 0) || s.N < 1:
 		return errors.New("expose: model has invalid scalars")
 	}
-	for _, v := range [][]float64{s.W, s.B, s.Embedding} {
+	for _, v := range [][]float64{s.W, s.B, s.Embedding, s.Mean} {
 		for _, x := range v {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return errors.New("expose: model holds non-finite values")
@@ -77,6 +80,22 @@ func (d *Detector) UnmarshalBinary(data []byte) error {
 	}
 	d.gamma, d.n = s.Gamma, s.N
 	d.fmap = &randfeat.Fourier{W: mat.NewDense(D, s.Dim, s.W), B: s.B}
-	d.w = s.Embedding
+	d.reg = newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, d.fmap)
+	d.w, d.mean = s.Embedding, nil
+	if d.cfg.Solver == Batch {
+		d.mean = s.Mean
+		if d.mean == nil {
+			d.mean = d.w // no regulariser: the embedding is the mean
+		}
+	}
 	return nil
+}
+
+// savedMean is the mean to save beside the embedding: only when a
+// regulariser made them differ.
+func (d *Detector) savedMean() []float64 {
+	if d.mean == nil || !d.reg.active() {
+		return nil
+	}
+	return d.mean
 }
