@@ -44,7 +44,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) int64 {
 		return cpMemory(m.r, n) + 8*n*int64(m.r.rank)*min(sv, 1024)
 	}
 	cache := min(int64(m.cfg.Solver.CacheMB*(1<<20)), 4*n*n+8*n)
-	return cpMemory(m.r, n) + cache + 12*8*n
+	return 2*cpMemory(m.r, n) + cache + 12*8*n // the solver copies the component vectors
 }
 
 // linearMemory is the random features of n samples (n × D summed features,

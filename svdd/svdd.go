@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -312,18 +313,19 @@ func init() {
 	}, New, memory)
 }
 
-// memory estimates the peak bytes of a fit (the solver's column cache,
-// bounded by cache_mb, and its per-row arrays) or a score (kernel values
-// of a block of rows against the support vectors).
+// memory estimates the peak bytes of a fit or a score, as ocsvm's: the
+// solver's dense copy of the rows, its column cache (bounded by cache_mb)
+// and per-row arrays, and the support vectors kept; scoring, a block of
+// kernel values against the support vectors.
 func memory(m *SVDD, op detector.Op, s detector.Size) int64 {
-	n := int64(s.Rows)
+	n, d := int64(s.Rows), int64(s.Cols)
 	if op == detector.ScoreOp {
 		sv := int64(0)
 		if m.exp != nil {
 			sv = int64(m.exp.Len())
 		}
-		return 8*n + 8*sv*int64(s.Cols) + 8*min(n, 1024)*sv
+		return 8*n + 8*min(n, 1024)*sv + 8*d*int64(runtime.GOMAXPROCS(0))
 	}
 	cache := min(int64(m.cfg.Solver.CacheMB*(1<<20)), 4*n*n+8*n)
-	return cache + 16*8*n + 8*n*int64(s.Cols)/2
+	return 8*n*d + cache + 16*8*n + 8*n*d
 }

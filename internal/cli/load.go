@@ -46,9 +46,10 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 }
 
 // loadModelAndData reads a model and a data file to apply it to, checking
-// that a tensor file's sample shape is the model's.
-func loadModelAndData(modelPath, dataPath, label string) (detector.Detector, *dataset.Dataset, error) {
-	_, params, d, err := loadModel(modelPath)
+// that a tensor file's sample shape is the model's and that scoring it fits
+// the memory budget (--max-memory).
+func loadModelAndData(modelPath, dataPath, label, maxMemory string) (detector.Detector, *dataset.Dataset, error) {
+	name, params, d, err := loadModel(modelPath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,6 +58,9 @@ func loadModelAndData(modelPath, dataPath, label string) (detector.Detector, *da
 		return nil, nil, err
 	}
 	if err := checkShape(params, ds, dataPath); err != nil {
+		return nil, nil, err
+	}
+	if err := checkMemory(d, detector.ScoreOp, ds, maxMemory, name, nil); err != nil {
 		return nil, nil, err
 	}
 	return d, ds, nil

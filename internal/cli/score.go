@@ -11,10 +11,11 @@ import (
 )
 
 type scoreOptions struct {
-	model string
-	data  string
-	out   string
-	label string
+	maxMemory string
+	model     string
+	data      string
+	out       string
+	label     string
 }
 
 func newScoreCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -43,11 +44,12 @@ A label column in the data file is ignored.`,
 	f.StringVar(&o.data, "data", "", "data file to score")
 	f.StringVar(&o.out, "out", "", "CSV file to write (default: standard output)")
 	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
+	f.StringVar(&o.maxMemory, "max-memory", "", "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 	return c
 }
 
 func runScore(o scoreOptions, stdout io.Writer) error {
-	d, ds, err := loadModelAndData(o.model, o.data, o.label)
+	d, ds, err := loadModelAndData(o.model, o.data, o.label, o.maxMemory)
 	if err != nil {
 		return err
 	}
