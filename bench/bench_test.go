@@ -105,7 +105,7 @@ func TestClassSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for c := 0; c < 4; c++ {
-		train, test, err := bench.ClassSplit(ds, c, 1)
+		train, test, err := dataset.ClassSplit(ds, c, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,14 +116,14 @@ func TestClassSplit(t *testing.T) {
 			t.Errorf("class %d: the sample shape is lost: %v", c, train.Shape)
 		}
 	}
-	if _, _, err := bench.ClassSplit(ds, 9, 1); err == nil {
+	if _, _, err := dataset.ClassSplit(ds, 9, 1); err == nil {
 		t.Error("a class with no rows gives no error")
 	}
 	if _, _, err := bench.Split(ds, -1, 1); err == nil {
 		t.Error("the ADBench protocol on class labels gives no error")
 	}
 	cardio, _ := bench.Open(bench.EmbeddedPrefix + "6_cardio")
-	if _, _, err := bench.ClassSplit(cardio, 0, 1); err == nil {
+	if _, _, err := dataset.ClassSplit(cardio, 0, 1); err == nil {
 		t.Error("the class protocol on anomaly labels gives no error")
 	}
 }

@@ -212,18 +212,11 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	if o.n < 10 || !(o.anomalies >= 0 && o.anomalies < 1) || o.steps < 2 || o.steps > 1000 {
 		return usagef("plot map: want --n ≥ 10, --anomalies in [0, 1), --steps in [2, 1000]")
 	}
-	m, ok := detector.Lookup(o.method)
-	if !ok {
-		return usagef("unknown method %q (available: %s)", o.method, strings.Join(detector.Names(), ", "))
-	}
 	params, err := parseSet(o.sets)
 	if err != nil {
 		return err
 	}
-	if _, given := params["seed"]; !given && m.Has("seed") {
-		params["seed"] = fmt.Sprint(o.seed)
-	}
-	d, err := detector.New(o.method, params)
+	d, _, err := detector.Prepare(o.method, params, detector.Task{Seed: &o.seed})
 	if err != nil {
 		return usageErr(err)
 	}

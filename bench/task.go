@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/metrics"
+	"sync"
+	"time"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/eval"
+)
+
+// Task is one run of the protocol: one method on one data set with one
+// seed (and, under the class protocol, one normal class). It is plain data
+// (JSON-encodable) so that a Runner may hand it to another process.
+type Task struct {
+	// Data is a data set reference for Open.
+	Data string `json:"data"`
+	// Method is a registered method name; Params its parameters (the seed
+	// parameter is set from Seed when the method has one and Params does
+	// not name it; the shape parameter from the data set for tensor
+	// methods).
+	Method string            `json:"method"`
+	Params map[string]string `json:"params,omitempty"`
+	// Seed drives the split (and the method, see Params).
+	Seed uint64 `json:"seed"`
+	// Class is the normal class under the class protocol, or −1 for the
+	// ADBench protocol on the data set's own labels.
+	Class int `json:"class"`
+	// KeepScores asks for the test scores and labels in the Outcome (for
+	// ROC and PR curves).
+	KeepScores bool `json:"keep_scores,omitempty"`
+}
+
+// Outcome is what one Task measured.
+type Outcome struct {
+	// AUC and AP are the area under the ROC curve and the average precision
+	// of the test scores (eval.AUCROC, eval.AveragePrecision).
+	AUC float64 `json:"auc"`
+	AP  float64 `json:"ap"`
+	// FitSeconds and ScoreSeconds are wall-clock times of Fit on the train
+	// part and of Score on the test part.
+	FitSeconds   float64 `json:"fit_seconds"`
+	ScoreSeconds float64 `json:"score_seconds"`
+	// PeakBytes is the peak memory of the run; Memory says what was
+	// measured ("heap": the peak of Go heap objects in this process,
+	// sampled every 5 ms during Fit and Score; "rss": the maximum resident
+	// set size of a separate process that ran only this task, data loading
+	// included). 0 when not measured.
+	PeakBytes int64  `json:"peak_bytes"`
+	Memory    string `json:"memory,omitempty"`
+	// TrainRows, TestRows and TestAnomalies describe the split.
+	TrainRows     int `json:"train_rows"`
+	TestRows      int `json:"test_rows"`
+	TestAnomalies int `json:"test_anomalies"`
+	// Scores and Labels are the test scores and labels when the task asked
+	// for them.
+	Scores []float64 `json:"scores,omitempty"`
+	Labels []int     `json:"labels,omitempty"`
+	// Err is the failure of the run ("" on success); TimedOut marks a run
+	// stopped by Config.Timeout.
+	Err      string `json:"error,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+}
+
+// OK reports whether the run finished and produced figures.
+func (o *Outcome) OK() bool { return o.Err == "" && !o.TimedOut }
+
+// Split applies the protocol of a task to a loaded data set: the ADBench
+// protocol (dataset.SplitADBench) on the data set's labels when class < 0,
+// and otherwise the class protocol (ClassSplit) with that normal class.
+func Split(ds *dataset.Dataset, class int, seed uint64) (train, test *dataset.Dataset, err error) {
+	if class < 0 {
+		if ds.Y == nil && ds.Class != nil {
+			return nil, nil, fmt.Errorf("bench: %s holds class indices, not anomaly labels: use the class protocol", ds.Source)
+		}
+		return dataset.SplitADBench(ds, seed)
+	}
+	return dataset.ClassSplit(ds, class, seed)
+}
+
+// RunTask runs one task in this process on the loaded data set ds (the
+// data set t.Data names): split, build, Fit on the train part, Score the
+// test part, evaluate. Failures are reported in Outcome.Err, never as a
+// panic. ctx bounds the fit (detectors honour it); a detector that ignores
+// ctx runs to its end. Memory is the peak of Go heap objects, sampled.
+func RunTask(ctx context.Context, ds *dataset.Dataset, t Task) (out Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = Outcome{Err: fmt.Sprintf("panic: %v", r)}
+		}
+	}()
+	if _, ok := detector.Lookup(t.Method); !ok {
+		return Outcome{Err: fmt.Sprintf("unknown method %q", t.Method)}
+	}
+	train, test, err := Split(ds, t.Class, t.Seed)
+	if err != nil {
+		return Outcome{Err: err.Error()}
+	}
+	out.TrainRows, out.TestRows, out.TestAnomalies = train.Rows(), test.Rows(), test.Anomalies()
+	seed := t.Seed
+	d, _, err := detector.Prepare(t.Method, t.Params, detector.Task{Shape: ds.Shape, Seed: &seed})
+	if err != nil {
+		out.Err = err.Error()
+		return out
+	}
+	mem := startHeapSampler()
+	start := time.Now()
+	err = d.Fit(ctx, train.X)
+	out.FitSeconds = time.Since(start).Seconds()
+	if err == nil {
+		start = time.Now()
+		var scores []float64
+		scores, err = d.Score(nil, test.X)
+		out.ScoreSeconds = time.Since(start).Seconds()
+		if err == nil {
+			out.AUC = eval.AUCROC(scores, test.Y)
+			out.AP = eval.AveragePrecision(scores, test.Y)
+			if cerr := eval.Check(scores, test.Y); cerr != nil {
+				err = cerr
+			}
+			if t.KeepScores {
+				out.Scores, out.Labels = scores, test.Y
+			}
+		}
+	}
+	out.PeakBytes, out.Memory = mem.stop(), "heap"
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			out.TimedOut = errors.Is(err, context.DeadlineExceeded)
+		}
+		out.Err = err.Error()
+	}
+	return out
+}
+
+// heapSampler records the peak of live Go heap objects.
+type heapSampler struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+	peak int64
+}
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+func readHeap(s []metrics.Sample) int64 {
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+func startHeapSampler() *heapSampler {
+	h := &heapSampler{done: make(chan struct{})}
+	s := []metrics.Sample{{Name: heapMetric}}
+	h.peak = readHeap(s)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		s := []metrics.Sample{{Name: heapMetric}}
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-h.done:
+				return
+			case <-tick.C:
+				if v := readHeap(s); v > h.peak {
+					h.peak = v
+				}
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heapSampler) stop() int64 {
+	close(h.done)
+	h.wg.Wait()
+	if v := readHeap([]metrics.Sample{{Name: heapMetric}}); v > h.peak {
+		h.peak = v
+	}
+	return h.peak
+}

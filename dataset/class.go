@@ -1,0 +1,56 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// ClassAnomalyShare is the share of anomalies in a data set built by the
+// class protocol (ClassSplit).
+const ClassAnomalyShare = 0.05
+
+// ClassSplit is the class protocol for data sets labelled by class (the
+// tensor files): the rows of class normal are normal, and anomalies are
+// drawn without replacement, uniformly from the rows of every other class,
+// until they make up ClassAnomalyShare (5%) of the set: k = max(2,
+// round(0.05/0.95 · n_normal)) anomalies, capped at the rows available (at
+// least 2, so that a stratified split can put one in each part). The draw
+// uses a PCG source seeded with (seed, normal). The set then goes through
+// the ADBench protocol (SplitADBench with the same seed: a 70/30
+// stratified split and min-max scaling fit on the train part), so the
+// training part holds about 5% unlabelled anomalies as in the ADBench
+// runs.
+func ClassSplit(ds *Dataset, normal int, seed uint64) (train, test *Dataset, err error) {
+	if ds.Class == nil {
+		return nil, nil, fmt.Errorf("dataset: %s has no class labels for the class protocol", ds.Source)
+	}
+	var norm, other []int
+	for i, c := range ds.Class {
+		switch {
+		case c == normal:
+			norm = append(norm, i)
+		case c >= 0:
+			other = append(other, i)
+		}
+	}
+	if len(norm) < 2 || len(other) < 2 {
+		return nil, nil, fmt.Errorf("dataset: %s: class %d has %d rows and the other classes %d; need 2 of each", ds.Source, normal, len(norm), len(other))
+	}
+	k := int(math.Round(ClassAnomalyShare / (1 - ClassAnomalyShare) * float64(len(norm))))
+	k = min(max(k, 2), len(other))
+	rng := rand.New(rand.NewPCG(seed, uint64(normal)))
+	rng.Shuffle(len(other), func(a, b int) { other[a], other[b] = other[b], other[a] })
+	idx := append(slices.Clone(norm), other[:k]...)
+	slices.Sort(idx)
+	sub := Subset(ds, idx)
+	y := make([]int, len(idx))
+	for i, c := range sub.Class {
+		if c != normal {
+			y[i] = 1
+		}
+	}
+	sub.Y, sub.Class, sub.Split = y, nil, nil
+	return SplitADBench(sub, seed)
+}
