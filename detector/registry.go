@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kernelad/anomaly/param"
+	"github.com/kernelad/anomaly/tensor"
 )
 
 // Param documents one parameter of a method, for `anomaly methods` and
@@ -250,13 +251,13 @@ func Prepare(name string, params map[string]string, t Task) (Detector, map[strin
 	}
 	if len(t.Shape) > 0 && m.Has("shape") {
 		if given, ok := p["shape"]; ok {
-			sh, err := param.ParseShape(given)
+			sh, err := tensor.ParseShape(given)
 			if err == nil && !slices.Equal(sh, t.Shape) {
 				return nil, nil, &param.Error{Method: name, Name: "shape", Value: given,
-					Reason: fmt.Sprintf("the data's samples have shape %s; give that shape or drop the parameter", param.FormatShape(t.Shape))}
+					Reason: fmt.Sprintf("the data's samples have shape %s; give that shape or drop the parameter", tensor.FormatShape(t.Shape))}
 			}
 		} else {
-			p["shape"] = param.FormatShape(t.Shape)
+			p["shape"] = tensor.FormatShape(t.Shape)
 		}
 	}
 	d, err := m.build(p, t.Options)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kernelad/anomaly/tensor"
 )
 
 // Param documents one declared parameter: what `anomaly methods` prints and
@@ -522,45 +524,20 @@ type shapeValue struct {
 	required bool
 }
 
-// ParseShape reads a sample shape such as 24x51 (also 24,51 or 24×51).
-func ParseShape(t string) ([]int, error) {
-	fields := strings.FieldsFunc(t, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' || r == '×' })
-	if len(fields) == 0 {
-		return nil, fmt.Errorf("must be positive integers separated by x, as in 24x51")
-	}
-	out := make([]int, 0, len(fields))
-	for _, f := range fields {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("must be positive integers separated by x, as in 24x51")
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-// FormatShape writes a sample shape as ParseShape reads it: 24x51.
-func FormatShape(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, n := range shape {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, "x")
-}
-
 func (v *shapeValue) set(t string) error {
-	sh, err := ParseShape(t)
-	if err == nil {
-		*v.p = sh
+	sh, err := tensor.ParseShape(t)
+	if err != nil {
+		return fmt.Errorf("must be positive integers separated by x, as in 24x51")
 	}
-	return err
+	*v.p = sh
+	return nil
 }
 
 func (v *shapeValue) format() (string, bool) {
 	if len(*v.p) == 0 {
 		return "", false
 	}
-	return FormatShape(*v.p), true
+	return tensor.FormatShape(*v.p), true
 }
 
 func (v *shapeValue) resolve() (bool, error) {

@@ -180,15 +180,3 @@ func TestDeclarationMistakesPanic(t *testing.T) {
 		}()
 	}
 }
-
-func TestShapeText(t *testing.T) {
-	for in, want := range map[string][]int{"24x51": {24, 51}, "4,3,2": {4, 3, 2}, "5×6": {5, 6}} {
-		got, err := ParseShape(in)
-		if err != nil || !reflect.DeepEqual(got, want) || (FormatShape(got) != strings.NewReplacer(",", "x", "×", "x").Replace(in)) {
-			t.Errorf("%q: %v %v", in, got, err)
-		}
-	}
-	if _, err := ParseShape(""); err == nil {
-		t.Error("empty shape accepted")
-	}
-}

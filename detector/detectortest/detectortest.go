@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/tensor"
 )
 
 // Options describes a method to the suite.
@@ -117,7 +117,7 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		}
 		s.opts.Features = f
 		if _, ok := s.params["shape"]; !ok {
-			s.params["shape"] = shapeString(opts.Shape)
+			s.params["shape"] = tensor.FormatShape(opts.Shape)
 		}
 	}
 	s.c = opts.Contamination
@@ -161,14 +161,6 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 			checks[c](t)
 		})
 	}
-}
-
-func shapeString(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, k := range shape {
-		parts[i] = strconv.Itoa(k)
-	}
-	return strings.Join(parts, "x")
 }
 
 // data returns n seeded training rows (contaminated at rate c) and n test

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/param"
+	"github.com/kernelad/anomaly/tensor"
 	"github.com/spf13/cobra"
 )
 
@@ -172,7 +172,7 @@ func applyShapeFlag(ds *dataset.Dataset, shape []int, flag, path string) error {
 	}
 	if ds.Shape != nil {
 		if !slices.Equal(ds.Shape, shape) {
-			return usagef("--shape %s: the samples of %s have shape %s; give that shape or drop --shape", flag, path, param.FormatShape(ds.Shape))
+			return usagef("--shape %s: the samples of %s have shape %s; give that shape or drop --shape", flag, path, tensor.FormatShape(ds.Shape))
 		}
 		return nil
 	}
@@ -219,7 +219,7 @@ func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape
 
 // parseShape reads a sample shape such as 24x51.
 func parseShape(s string) ([]int, error) {
-	shape, err := param.ParseShape(s)
+	shape, err := tensor.ParseShape(s)
 	if err != nil {
 		return nil, usagef("--shape %q: want positive integers separated by x, as in 24x51", s)
 	}
