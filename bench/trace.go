@@ -42,7 +42,7 @@ type SGDPoint struct {
 	ScoreDiff float64 `json:"score_diff"`
 }
 
-// sgdDetector is what SGDTrace needs of expose.Detector.
+// sgdDetector is what SGDTrace needs of expose.EXPoSE.
 type sgdDetector interface {
 	detector.PartialFitter
 	Embedding() []float64
@@ -53,7 +53,7 @@ type sgdDetector interface {
 // Ramos) on a train/test split, as in the paper's Figure 2: rows x_t are
 // drawn uniformly with replacement from the train part, w_t = (1 − 1/t)
 // w_{t−1} + (1/t) φ(x_t) projected onto the unit ball, run through
-// expose.Detector.PartialFit with the sgd solver one chunk of Every rows at
+// expose.EXPoSE.PartialFit with the sgd solver one chunk of Every rows at
 // a time. After each chunk it records ‖w_t − w*‖ against the batch mean
 // embedding w* = (1/n) Σ φ(x_i) in the same random feature map, the test
 // AUC of w_t, and the mean score difference to w*. The kernel is the RBF

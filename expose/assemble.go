@@ -15,7 +15,7 @@ import (
 // add vectors can compute it, provided it uses the feature map and the
 // threshold sample that Fit would have drawn. PlanBatch hands those out,
 // drawn from cfg.Src exactly as Fit draws them; FromEmbedding turns the
-// engine's result back into a fitted Detector that saves and scores like one
+// engine's result back into a fitted EXPoSE that saves and scores like one
 // fitted in process.
 
 // PlanBatch returns what a batch fit of n rows of dim columns at kernel width
@@ -54,7 +54,7 @@ func PlanBatch(cfg Config, n, dim int, gamma float64) (fm randfeat.Map, rows []i
 // decision threshold. cfg must be the configuration the map was planned with (its
 // Features must equal fm.Dim()); fm must be a cosine map (randfeat.Fourier
 // or Orthogonal) so the detector can be saved.
-func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64, n int, gamma, threshold float64) (*Detector, error) {
+func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64, n int, gamma, threshold float64) (*EXPoSE, error) {
 	d, err := New(cfg)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 // alone took 1.3–1.5 s under -race on the loaded machine, which made Fit
 // return that long after an early cancel (reported to the owner).
 func TestConformance(t *testing.T) {
-	cfg := func(d detector.Detector) any { return d.(*Detector).cfg }
+	cfg := func(d detector.Detector) any { return d.(*EXPoSE).cfg }
 	cancel := detectortest.Cancel{Rows: 200000, Cols: 16, Params: map[string]string{"features": "4096", "iterations": "1000000", "gamma": "0.05"}}
 	for _, tc := range []struct {
 		solver string

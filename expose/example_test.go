@@ -47,6 +47,6 @@ func Example_sgd() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(d.(*expose.Detector).Iterations())
+	fmt.Println(d.(*expose.EXPoSE).Iterations())
 	// Output: 400
 }

@@ -100,9 +100,9 @@ func (c *Config) Bind(s *param.Set) {
 	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, seed) }, "seed of the feature map and the SGD samples")
 }
 
-// Detector is the EXPoSE anomaly detector: score(y) = −⟨φ(y), w⟩ with w the
+// EXPoSE is the EXPoSE anomaly detector: score(y) = −⟨φ(y), w⟩ with w the
 // (approximate) kernel mean embedding of the training data.
-type Detector struct {
+type EXPoSE struct {
 	detector.Base
 	cfg   Config // resolved
 	rng   *rand.Rand
@@ -114,11 +114,11 @@ type Detector struct {
 	n     int       // rows folded into w (batch/partial) or SGD iterations done
 }
 
-var _ detector.Detector = (*Detector)(nil)
-var _ detector.PartialFitter = (*Detector)(nil)
+var _ detector.Detector = (*EXPoSE)(nil)
+var _ detector.PartialFitter = (*EXPoSE)(nil)
 
 // New validates cfg and returns an unfitted detector.
-func New(cfg Config) (*Detector, error) {
+func New(cfg Config) (*EXPoSE, error) {
 	if cfg.Iterations == 0 && cfg.Epsilon > 0 && !math.IsInf(cfg.Epsilon, 0) {
 		r := cfg.Radius
 		if r == 0 {
@@ -138,28 +138,28 @@ func New(cfg Config) (*Detector, error) {
 	if cfg.Map == ORF && cfg.Kernel.Kind == "laplacian" {
 		return nil, errors.New("expose: map orf needs an isotropic kernel (rbf); the laplacian kernel's spectrum is not rotation invariant")
 	}
-	return &Detector{Base: b, cfg: cfg, rng: rand.New(cfg.Src)}, nil
+	return &EXPoSE{Base: b, cfg: cfg, rng: rand.New(cfg.Src)}, nil
 }
 
 // Config returns the resolved configuration.
-func (d *Detector) Config() Config { return d.cfg }
+func (d *EXPoSE) Config() Config { return d.cfg }
 
 // Iterations returns T, the number of SGD iterations a fit performs.
-func (d *Detector) Iterations() int { return d.cfg.Iterations }
+func (d *EXPoSE) Iterations() int { return d.cfg.Iterations }
 
 // Embedding returns a copy of w, the fitted mean embedding in feature space.
-func (d *Detector) Embedding() []float64 { return append([]float64(nil), d.w...) }
+func (d *EXPoSE) Embedding() []float64 { return append([]float64(nil), d.w...) }
 
 // Gamma returns the kernel width used (resolved from the data under the
 // scale rule). It is 0 before Fit.
-func (d *Detector) Gamma() float64 { return d.gamma }
+func (d *EXPoSE) Gamma() float64 { return d.gamma }
 
 // FeatureMap returns the fitted random feature map (nil before Fit).
-func (d *Detector) FeatureMap() randfeat.Map {
+func (d *EXPoSE) FeatureMap() randfeat.Map {
 	return d.fmap
 }
 
-func (d *Detector) newKernel(gamma float64) kernel.ShiftInvariant {
+func (d *EXPoSE) newKernel(gamma float64) kernel.ShiftInvariant {
 	if d.cfg.Kernel.Kind == "laplacian" {
 		return kernel.Laplacian{Gamma: gamma}
 	}
@@ -167,7 +167,7 @@ func (d *Detector) newKernel(gamma float64) kernel.ShiftInvariant {
 }
 
 // drawMap draws the feature map for dim inputs at width gamma.
-func (d *Detector) drawMap(dim int, gamma float64) randfeat.Map {
+func (d *EXPoSE) drawMap(dim int, gamma float64) randfeat.Map {
 	src := rngSource{d.rng}
 	k := d.newKernel(gamma)
 	if d.cfg.Map == ORF {
@@ -184,11 +184,11 @@ func (s rngSource) Uint64() uint64 { return s.r.Uint64() }
 // Fit learns the embedding of the rows of X. It draws a new feature map, so
 // two fits of one detector use different maps; build a new detector with the
 // same seed to reproduce a fit.
-func (d *Detector) Fit(ctx context.Context, X mat.Matrix) error {
+func (d *EXPoSE) Fit(ctx context.Context, X mat.Matrix) error {
 	return d.FitWith(ctx, X, d.fit)
 }
 
-func (d *Detector) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
+func (d *EXPoSE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, dim := X.Dims()
 	gamma, err := d.width(X, n)
 	if err != nil {
@@ -249,7 +249,7 @@ const scaleSampleRows = 10000
 // the batch solver, and for the SGD solver on a uniform sample of at most
 // scaleSampleRows rows (all rows when n is smaller), so an SGD fit reads
 // O(T) rows, not O(n).
-func (d *Detector) width(X mat.Matrix, n int) (float64, error) {
+func (d *EXPoSE) width(X mat.Matrix, n int) (float64, error) {
 	if d.cfg.Kernel.Gamma == 0 && d.cfg.Solver == SGD && n > scaleSampleRows {
 		X = gatherRows(X, sampleWithoutReplacement(d.rng, n, scaleSampleRows))
 	}
@@ -261,7 +261,7 @@ func (d *Detector) width(X mat.Matrix, n int) (float64, error) {
 }
 
 // thresholdCap is the most training rows scored to set the threshold.
-func (d *Detector) thresholdCap() int {
+func (d *EXPoSE) thresholdCap() int {
 	if d.cfg.ThresholdRows < 0 {
 		return math.MaxInt
 	}
@@ -274,11 +274,11 @@ func (d *Detector) thresholdCap() int {
 // SGD solver Algorithm 1 continues from its current iterate and step size
 // over the rows of X in order. The threshold is re-estimated from the scores
 // of X, the most recent data.
-func (d *Detector) PartialFit(ctx context.Context, X mat.Matrix) error {
+func (d *EXPoSE) PartialFit(ctx context.Context, X mat.Matrix) error {
 	return d.PartialFitWith(ctx, X, d.partialFit)
 }
 
-func (d *Detector) partialFit(ctx context.Context, X mat.Matrix) ([]float64, error) {
+func (d *EXPoSE) partialFit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, dim := X.Dims()
 	fm, reg, seen, gamma := d.fmap, d.reg, d.n, d.gamma
 	w, mean := append([]float64(nil), d.w...), append([]float64(nil), d.mean...)
@@ -339,7 +339,7 @@ func trainScores(ctx context.Context, fm randfeat.Map, w []float64, X mat.Matrix
 }
 
 // Score writes −⟨φ(y), w⟩ for every row y of X into dst.
-func (d *Detector) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+func (d *EXPoSE) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	return d.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
 		n, _ := X.Dims()
 		dst = detector.ScoreDst(dst, n)

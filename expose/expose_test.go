@@ -28,7 +28,7 @@ func randData(n, d int, seed uint64) *mat.Dense {
 	return X
 }
 
-func mustNew(t testing.TB, cfg Config) *Detector {
+func mustNew(t testing.TB, cfg Config) *EXPoSE {
 	t.Helper()
 	d, err := New(cfg)
 	if err != nil {
@@ -247,7 +247,7 @@ func TestConfigErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if T := d.(*Detector).Iterations(); T != 100 { // ⌈M²/ε²⌉ = ⌈1/0.01⌉
+	if T := d.(*EXPoSE).Iterations(); T != 100 { // ⌈M²/ε²⌉ = ⌈1/0.01⌉
 		t.Fatalf("T from epsilon 0.1 = %d, want 100", T)
 	}
 }

@@ -34,7 +34,7 @@ type cosineMap interface {
 }
 
 // MarshalBinary encodes the fitted model.
-func (d *Detector) MarshalBinary() ([]byte, error) {
+func (d *EXPoSE) MarshalBinary() ([]byte, error) {
 	if !d.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
@@ -55,7 +55,7 @@ func (d *Detector) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary restores a model written by MarshalBinary, checking that
 // its arrays are consistent with each other and with the configuration.
-func (d *Detector) UnmarshalBinary(data []byte) error {
+func (d *EXPoSE) UnmarshalBinary(data []byte) error {
 	var s state
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
 		return fmt.Errorf("expose: decoding model: %w", err)
@@ -93,7 +93,7 @@ func (d *Detector) UnmarshalBinary(data []byte) error {
 
 // savedMean is the mean to save beside the embedding: only when a
 // regulariser made them differ.
-func (d *Detector) savedMean() []float64 {
+func (d *EXPoSE) savedMean() []float64 {
 	if d.mean == nil || !d.reg.active() {
 		return nil
 	}

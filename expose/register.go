@@ -20,7 +20,7 @@ func init() {
 // memory estimates the peak bytes of a fit or score: the D × d random
 // frequencies, one ChunkRows × D feature block per worker, the embedding
 // and (fit) the threshold rows' copy.
-func memory(d *Detector, op detector.Op, s detector.Size) int64 {
+func memory(d *EXPoSE, op detector.Op, s detector.Size) int64 {
 	D := int64(d.cfg.Features)
 	cols := int64(s.Cols)
 	workers := int64(runtime.GOMAXPROCS(0))

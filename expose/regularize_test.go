@@ -22,7 +22,7 @@ import (
 // λ for l1, w_j = μ_j/(1 + 2λ‖ω_j‖⁴) for roughness.
 func TestRegularizerClosedForms(t *testing.T) {
 	X := randData(300, 3, 11)
-	fit := func(reg string, lambda float64) *Detector {
+	fit := func(reg string, lambda float64) *EXPoSE {
 		d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.5}, Features: 200, Regularizer: reg, Lambda: lambda, Src: rand.NewPCG(4, 4)})
 		if err := d.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)

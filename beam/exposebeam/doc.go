@@ -18,7 +18,7 @@
 // # One feature map for every worker
 //
 // The map (W, b) is drawn once, in the launcher, from the seed, by
-// expose.PlanBatch: the draws expose.Detector.Fit makes, in the same order
+// expose.PlanBatch: the draws expose.EXPoSE.Fit makes, in the same order
 // on the same source. It travels inside EmbedFn and the scoring DoFn as
 // MapState (the arrays themselves, JSON-encoded exactly), so no worker draws
 // anything.

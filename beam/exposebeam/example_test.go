@@ -40,7 +40,7 @@ func ExampleFit() {
 		fmt.Println(err)
 		return
 	}
-	near := d.(*expose.Detector)
+	near := d.(*expose.EXPoSE)
 	s, _ := near.Score(nil, matrix([]float64{0.05, 0.05, 3, 3}))
 	fmt.Println("far point scores higher:", s[1] > s[0])
 	// Output:

@@ -219,7 +219,7 @@ func (f *sampleFn) ProcessElement(b Block, emit func(Block)) error {
 }
 
 // scoreSampleFn scores blocks against the embedding (a side input):
-// −⟨φ(x), w⟩, w = Sum / N, as expose.Detector.Score computes it.
+// −⟨φ(x), w⟩, w = Sum / N, as expose.EXPoSE.Score computes it.
 type scoreSampleFn struct {
 	Map   MapState
 	Chunk int64

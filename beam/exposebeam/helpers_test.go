@@ -63,7 +63,7 @@ func writeShards(t testing.TB, dir string, X mat.Matrix, k int) string {
 }
 
 // fitInProcess is 'anomaly fit --method expose' on X with params.
-func fitInProcess(t testing.TB, X mat.Matrix, params map[string]string) *expose.Detector {
+func fitInProcess(t testing.TB, X mat.Matrix, params map[string]string) *expose.EXPoSE {
 	t.Helper()
 	d, err := detector.New("expose", params)
 	if err != nil {
@@ -72,11 +72,11 @@ func fitInProcess(t testing.TB, X mat.Matrix, params map[string]string) *expose.
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
-	return d.(*expose.Detector)
+	return d.(*expose.EXPoSE)
 }
 
 // loadModel reads a model file as 'anomaly score' does.
-func loadModel(t testing.TB, path string) (map[string]string, *expose.Detector) {
+func loadModel(t testing.TB, path string) (map[string]string, *expose.EXPoSE) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -91,7 +91,7 @@ func loadModel(t testing.TB, path string) (map[string]string, *expose.Detector) 
 	if name != "expose" {
 		t.Fatalf("model method %q, want expose", name)
 	}
-	return params, d.(*expose.Detector)
+	return params, d.(*expose.EXPoSE)
 }
 
 // maxAbsDiff returns max_i |a_i − b_i| (+Inf when the lengths differ).
@@ -109,9 +109,9 @@ func maxAbsDiff(a, b []float64) float64 {
 // modelDiff is the largest absolute difference between two fitted EXPoSE
 // models over gamma, the frequencies, the phases and the embedding (with
 // the parts in detail for logs), and the difference of their thresholds.
-func modelDiff(t testing.TB, a, b *expose.Detector) (model, threshold float64, detail string) {
+func modelDiff(t testing.TB, a, b *expose.EXPoSE) (model, threshold float64, detail string) {
 	t.Helper()
-	ms := func(d *expose.Detector) MapState {
+	ms := func(d *expose.EXPoSE) MapState {
 		s, err := NewMapState(d.FeatureMap())
 		if err != nil {
 			t.Fatal(err)

@@ -29,7 +29,7 @@ func blocksOf(X *mat.Dense, sizes []int, shards int) []Block {
 // TestEmbedFnMerge exercises the CombineFn by hand, as a runner that lifts
 // combiners does: partial accumulators over disjoint blocks, merged in
 // different trees, must give the single-accumulator sum and the in-process
-// embedding × n (expose.Detector.Embedding is Σφ/n) to rounding.
+// embedding × n (expose.EXPoSE.Embedding is Σφ/n) to rounding.
 func TestEmbedFnMerge(t *testing.T) {
 	X := gaussian(1500, 3, 21)
 	params := map[string]string{"seed": "9", "features": "120"}
