@@ -46,6 +46,12 @@ type Solution struct {
 // s.
 func Solve(ctx context.Context, prob smo.Problem, set smo.Settings) (*Solution, error) {
 	s := prob.Delta
+	if p := set.Progress; p != nil {
+		// The iteration limit (10⁷ by default) says nothing about when the
+		// solver will stop: report the count with no total, which the
+		// command line draws as a running counter rather than a stuck bar.
+		set.Progress = func(stage string, done, _ int) { p(stage, done, 0) }
+	}
 	res, err := smo.Solve(ctx, prob, set)
 	if err != nil {
 		return nil, err
