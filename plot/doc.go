@@ -23,6 +23,12 @@
 //     bench.SGDTrace.
 //   - Sweeps: the relative error of CP-ALS against the sweep on a log scale
 //     (series from bench.CPALSTrace).
+//   - CDDiagram: Demšar's critical-difference diagram of methods compared
+//     over several data sets — average ranks on an axis, thick bars joining
+//     the groups Nemenyi's test does not tell apart (from package stats).
+//   - RankBars: average ranks of the methods under several metrics as
+//     grouped bars with each method's place on top, like Figure 3 of the
+//     R1STM paper.
 //
 // The package never prints; Save writes the file it is given.
 package plot
