@@ -1,7 +1,6 @@
 package kde
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -117,58 +116,11 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestRegistryAndSave builds every kernel and bandwidth through the
-// registry, checks the contamination share of training rows above the
-// threshold, and round-trips a model through detector.Save/Load.
-func TestRegistryAndSave(t *testing.T) {
-	X := randMatrix(300, 4, 2)
-	Y := randMatrix(50, 4, 3)
-	for _, p := range []map[string]string{
-		{},
-		{"kernel": "epanechnikov", "bandwidth": "silverman"},
-		{"kernel": "cosine", "bandwidth": "3", "algorithm": "tree", "rtol": "1e-3", "leaf_size": "8"},
-		{"bandwidth": "cv", "contamination": "0.2"},
-	} {
-		d, err := detector.New("kde", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		s, _ := d.Score(nil, X)
-		above := 0
-		for _, v := range s {
-			if v > d.Threshold() {
-				above++
-			}
-		}
-		c := 0.1
-		if p["contamination"] != "" {
-			c = 0.2
-		}
-		if want := int(c * 300); above < want-1 || above > want+1 {
-			t.Errorf("%v: %d of 300 training rows above the threshold, want about %d", p, above, want)
-		}
-		var buf bytes.Buffer
-		if err := detector.Save(&buf, d); err != nil {
-			t.Fatal(err)
-		}
-		back, err := detector.Load(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, _ := d.Score(nil, Y)
-		b, _ := back.Score(nil, Y)
-		for i := range a {
-			if a[i] != b[i] {
-				t.Fatalf("%v: loaded model scores %v, want %v", p, b[i], a[i])
-			}
-		}
-		if back.Threshold() != d.Threshold() {
-			t.Errorf("threshold %v after load, want %v", back.Threshold(), d.Threshold())
-		}
-	}
+// TestRegistryErrors: bad parameters are refused by the registry, and a
+// garbage state by UnmarshalBinary. (Every kernel and bandwidth rule is
+// built, fitted, thresholded and saved by the conformance suite's
+// variants in conformance_test.go.)
+func TestRegistryErrors(t *testing.T) {
 	for _, p := range []map[string]string{{"kernel": "box"}, {"bandwidth": "-1"}, {"algorithm": "ball"}, {"rtol": "-1"}, {"leaf_size": "0"}, {"colour": "red"}} {
 		if _, err := detector.New("kde", p); err == nil {
 			t.Errorf("%v: no error", p)
