@@ -394,7 +394,7 @@ func (d *npyDecoder) fixF8(c []float64) {
 // chunk, converting it into data.
 func (d *npyDecoder) readC(r io.Reader, data []float64) error {
 	h := d.h
-	scratch := make([]uint64, npyChunk/8)
+	scratch := make([]uint64, (min(npyChunk, len(data)*h.size)+7)/8)
 	per := npyChunk / h.size
 	for k := 0; k < len(data); k += per {
 		m := min(per, len(data)-k)

@@ -35,7 +35,7 @@ run() { # label binary args...
 	out=$( { /usr/bin/time -f "TIME %e %U %S %M" "$bin" "$@" >/dev/null; } 2>&1 )
 	local t fit
 	t=$(grep '^TIME' <<<"$out" | awk '{printf "%s %s %s %.0f", $2, $3, $4, $5/1024}')
-	fit=$(grep -o 'in [0-9.e+-]* s;' <<<"$out" | awk '{print $2}')
+	fit=$(grep -o 'in [0-9.e+-]* s;' <<<"$out" | awk '{print $2}' || true)
 	printf '%-22s %-28s %s %s\n' "$label" "$(basename "$bin")" "$t" "${fit:--}"
 }
 
