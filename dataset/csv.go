@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -8,35 +10,32 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/gonum/mat"
 )
 
 func readCSVAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	return readCSV(io.NewSectionReader(ra, 0, size), path, opt)
+	return readCSV(io.NewSectionReader(ra, 0, size), size, path, opt)
 }
 
 // readCSV reads a CSV file with a header row. Row numbers are the line on
 // which a record starts (the header is row 1 when it is the first line);
 // column numbers count every column of the file from 1, the label included.
-func readCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
-	cr.Comment = 0
-
-	header, err := cr.Read()
+// size, when not negative, is the file size, used to size the value buffer.
+func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
+	s := newCSVScanner(r)
+	rec, err := s.next()
 	if err == io.EOF {
 		return nil, &Error{Path: path, Err: errors.New("empty file: need a header row and at least one data row")}
 	}
 	if err != nil {
 		return nil, csvErr(path, err)
 	}
-	hr, _ := cr.FieldPos(0)
-	header = append([]string(nil), header...)
-	for j := range header {
-		header[j] = strings.TrimSpace(header[j])
+	hr := s.recLine
+	header := make([]string, len(rec))
+	for j, f := range rec {
+		header[j] = strings.TrimSpace(string(f))
 	}
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	numeric := true
@@ -89,35 +88,39 @@ func readCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 	var data []float64
 	var y []int
 	n := 0
+	start := s.offset // bytes before the first data row
 	for {
-		rec, err := cr.Read()
+		rec, err := s.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, csvErr(path, err)
 		}
-		row, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && ncol > 1 {
-			// encoding/csv already skips empty lines; a line of blanks is
-			// also taken as empty.
+		row := s.recLine
+		if len(rec) == 1 && len(bytes.TrimSpace(rec[0])) == 0 && ncol > 1 {
+			// encoding/csv's rules (which this scanner keeps) skip empty
+			// lines; a line of blanks is also taken as empty.
 			continue
 		}
 		n++
 		if len(rec) != ncol {
 			return nil, &Error{Path: path, Row: row, Err: fmt.Errorf("has %d fields, the header has %d", len(rec), ncol)}
 		}
+		if len(data)+d > cap(data) {
+			data = growRows(data, d, n-1, s.offset-start, size-start)
+		}
 		for j, cell := range rec {
-			cell = strings.TrimSpace(cell)
+			cell = bytes.TrimSpace(cell)
 			if j == labelCol {
-				v, err := parseLabel(cell)
+				v, err := parseLabelCell(cell)
 				if err != nil {
 					return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("label %q: %v", cell, err)}
 				}
 				y = append(y, v)
 				continue
 			}
-			v, err := parseValue(cell)
+			v, err := parseCell(cell)
 			if err != nil {
 				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", header[j], err)}
 			}
@@ -131,8 +134,233 @@ func readCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: mat.NewDense(n, d, data), Y: y, Shape: shape, Columns: cols, Source: path}
+	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: cols, Source: path}
 	return ds, nil
+}
+
+// growRows returns data with room for more rows of d values. The first
+// buffer holds 256 rows; later ones are sized from the bytes the rows read
+// so far (rows of them, in done of the total bytes) took, with 2% to spare,
+// and grow by at least a quarter, so a file of similar lines is read with
+// one or two copies at most.
+func growRows(data []float64, d, rows int, done, total int64) []float64 {
+	want := 256
+	if rows > 0 {
+		want = rows + rows/4
+		if done > 0 && total > done {
+			est := float64(rows) * float64(total) / float64(done) * 1.02
+			if est < float64(MaxElements/d) {
+				want = max(want, int(est)+1)
+			}
+		}
+	}
+	nd := make([]float64, len(data), want*d)
+	adviseHuge(nd[:cap(nd)])
+	copy(nd, data)
+	return nd
+}
+
+// csvScanner reads the records of a CSV file exactly as encoding/csv does
+// with Comma ',', no comment character, TrimLeadingSpace, no LazyQuotes and
+// any number of fields per record — same fields, same skipped empty lines,
+// same \r\n handling, same errors on the same lines — but without
+// allocating: a record is a list of byte slices into the read buffer (or,
+// for a record with quotes, into one reused buffer), valid until the next
+// call. Lines without a quote, the usual case, are split on commas in
+// place.
+type csvScanner struct {
+	br      *bufio.Reader
+	raw     []byte   // a line longer than the bufio buffer
+	rec     []byte   // the unquoted fields of a record with quotes
+	ends    []int    // end of each field in rec
+	fields  [][]byte // the record returned
+	numLine int      // lines read
+	recLine int      // line on which the last record starts
+	offset  int64    // bytes read
+}
+
+// csvBuffer is the read buffer size: large enough that most lines are
+// sliced in place, small enough to stay in the CPU cache.
+const csvBuffer = 256 << 10
+
+func newCSVScanner(r io.Reader) *csvScanner {
+	return &csvScanner{br: bufio.NewReaderSize(r, csvBuffer)}
+}
+
+// csvSyntaxError is a malformed record, on the given line (encoding/csv's
+// ParseError.Line).
+type csvSyntaxError struct {
+	line int
+	err  error
+}
+
+func (e *csvSyntaxError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+
+// readLine is encoding/csv's: one line with its '\n', a trailing '\r'
+// dropped at EOF and "\r\n" turned into "\n".
+func (s *csvScanner) readLine() ([]byte, error) {
+	line, err := s.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		s.raw = append(s.raw[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = s.br.ReadSlice('\n')
+			s.raw = append(s.raw, line...)
+		}
+		line = s.raw
+	}
+	n := len(line)
+	if n > 0 && err == io.EOF {
+		err = nil
+		if line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	s.numLine++
+	s.offset += int64(n)
+	if n := len(line); n >= 2 && line[n-2] == '\r' && line[n-1] == '\n' {
+		line[n-2] = '\n'
+		line = line[:n-1]
+	}
+	return line, err
+}
+
+func lengthNL(b []byte) int {
+	if len(b) > 0 && b[len(b)-1] == '\n' {
+		return 1
+	}
+	return 0
+}
+
+// next returns the next record, or io.EOF after the last. A record may come
+// with an error (a read error after its first line), as in encoding/csv.
+func (s *csvScanner) next() ([][]byte, error) {
+	var line []byte
+	var errRead error
+	for errRead == nil {
+		line, errRead = s.readLine()
+		if errRead == nil && len(line) == lengthNL(line) {
+			continue // empty line
+		}
+		break
+	}
+	if errRead == io.EOF {
+		return nil, io.EOF
+	}
+	s.recLine = s.numLine
+	if bytes.IndexByte(line, '"') >= 0 {
+		return s.quoted(line, errRead)
+	}
+	// No quote: the fields are the pieces between commas. encoding/csv's
+	// TrimLeadingSpace drops leading white space of each; the caller trims
+	// both sides of every field anyway.
+	line = line[:len(line)-lengthNL(line)]
+	s.fields = s.fields[:0]
+	for {
+		i := bytes.IndexByte(line, ',')
+		if i < 0 {
+			s.fields = append(s.fields, line)
+			break
+		}
+		s.fields = append(s.fields, line[:i])
+		line = line[i+1:]
+	}
+	return s.fields, errRead
+}
+
+func notSpace(r rune) bool { return !unicode.IsSpace(r) }
+
+// quoted parses a record that holds a quote, following encoding/csv's
+// readRecord step by step (quoted fields may span lines; "" is a quote).
+func (s *csvScanner) quoted(line []byte, errRead error) ([][]byte, error) {
+	s.rec = s.rec[:0]
+	s.ends = s.ends[:0]
+	posLine := s.numLine
+	var err error
+parseField:
+	for {
+		i := bytes.IndexFunc(line, notSpace)
+		if i < 0 {
+			i = len(line)
+		}
+		line = line[i:]
+		if len(line) == 0 || line[0] != '"' {
+			// Non-quoted field.
+			i := bytes.IndexByte(line, ',')
+			field := line
+			if i >= 0 {
+				field = field[:i]
+			} else {
+				field = field[:len(field)-lengthNL(field)]
+			}
+			if bytes.IndexByte(field, '"') >= 0 {
+				err = &csvSyntaxError{line: s.numLine, err: csv.ErrBareQuote}
+				break parseField
+			}
+			s.rec = append(s.rec, field...)
+			s.ends = append(s.ends, len(s.rec))
+			if i >= 0 {
+				line = line[i+1:]
+				continue parseField
+			}
+			break parseField
+		}
+		// Quoted field.
+		line = line[1:]
+		for {
+			i := bytes.IndexByte(line, '"')
+			switch {
+			case i >= 0:
+				s.rec = append(s.rec, line[:i]...)
+				line = line[i+1:]
+				switch {
+				case len(line) > 0 && line[0] == '"': // "" is a quote
+					s.rec = append(s.rec, '"')
+					line = line[1:]
+				case len(line) > 0 && line[0] == ',': // end of field
+					line = line[1:]
+					s.ends = append(s.ends, len(s.rec))
+					continue parseField
+				case lengthNL(line) == len(line): // end of line
+					s.ends = append(s.ends, len(s.rec))
+					break parseField
+				default: // a quote inside a quoted field
+					err = &csvSyntaxError{line: s.numLine, err: csv.ErrQuote}
+					break parseField
+				}
+			case len(line) > 0:
+				// The field goes on on the next line.
+				s.rec = append(s.rec, line...)
+				if errRead != nil {
+					break parseField
+				}
+				line, errRead = s.readLine()
+				if len(line) > 0 {
+					posLine++
+				}
+				if errRead == io.EOF {
+					errRead = nil
+				}
+			default:
+				// End of file inside the quotes.
+				if errRead == nil {
+					err = &csvSyntaxError{line: posLine, err: csv.ErrQuote}
+					break parseField
+				}
+				s.ends = append(s.ends, len(s.rec))
+				break parseField
+			}
+		}
+	}
+	if err == nil {
+		err = errRead
+	}
+	s.fields = s.fields[:0]
+	pre := 0
+	for _, e := range s.ends {
+		s.fields = append(s.fields, s.rec[pre:e])
+		pre = e
+	}
+	return s.fields, err
 }
 
 func listCols(h []string) string {
@@ -149,12 +377,40 @@ func listCols(h []string) string {
 }
 
 func csvErr(path string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		// pe.Column counts characters, not fields: keep it out of Col.
-		return &Error{Path: path, Row: pe.Line, Err: fmt.Errorf("malformed CSV: %v", pe.Err)}
+	var se *csvSyntaxError
+	if errors.As(err, &se) {
+		return &Error{Path: path, Row: se.line, Err: fmt.Errorf("malformed CSV: %v", se.err)}
 	}
 	return &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
+}
+
+// parseFloat is strconv.ParseFloat on bytes. The string conversion does not
+// allocate: ParseFloat does not keep its argument (its errors copy it), so
+// the Go compiler builds the string in a stack buffer when it is at most 32
+// bytes long — every float64 in shortest form is — and copies longer ones.
+func parseFloat(b []byte) (float64, error) {
+	return strconv.ParseFloat(string(b), 64)
+}
+
+// parseCell is parseValue on bytes: the usual finite number is parsed in
+// place; anything else goes through parseValue for its message.
+func parseCell(b []byte) (float64, error) {
+	if len(b) > 0 {
+		if v, err := parseFloat(b); err == nil && v-v == 0 {
+			return v, nil
+		}
+	}
+	return parseValue(string(b))
+}
+
+// parseLabelCell is parseLabel on bytes.
+func parseLabelCell(b []byte) (int, error) {
+	if len(b) > 0 {
+		if v, err := parseFloat(b); err == nil && (v == 0 || v == 1 || v == -1) {
+			return int(v), nil
+		}
+	}
+	return parseLabel(string(b))
 }
 
 // parseValue parses a feature value: a finite decimal number.

@@ -8,7 +8,8 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kernelad/anomaly/sparse"
 )
@@ -26,61 +27,90 @@ func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Datase
 // readLIBSVM reads LIBSVM/SVMlight text: one sample per line,
 // "label index:value index:value ... # comment", indices one-based and
 // strictly increasing, an optional qid:N after the label (ignored).
+//
+// Lines are sliced out of a 256 KiB read buffer and split into tokens in
+// place (white space as strings.Fields has it: Unicode spaces separate,
+// invalid UTF-8 does not); numbers are parsed from the bytes, so nothing is
+// allocated per line or per token. A line of maxLineBytes or more is an
+// error, as it was with bufio.Scanner.
 func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	br := bufio.NewReaderSize(r, csvBuffer)
 	b := sparse.NewBuilder(0)
 	var labels []float64
 	plus := false // some label is written "+1"
 	var cols []int
 	var vals []float64
+	var long []byte // a line longer than the read buffer
 	line := 0
-	for sc.Scan() {
+	for {
+		text, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], text...)
+			for err == bufio.ErrBufferFull && len(long) <= maxLineBytes {
+				text, err = br.ReadSlice('\n')
+				long = append(long, text...)
+			}
+			text = long
+		}
+		if len(text) == 0 && err == io.EOF {
+			break
+		}
 		line++
-		text := sc.Bytes()
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
+		}
+		text = text[:len(text)-lengthNL(text)]
+		if len(text) >= maxLineBytes {
+			return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+		}
 		if k := bytes.IndexByte(text, '#'); k >= 0 {
 			text = text[:k]
 		}
-		fields := strings.Fields(string(text))
-		if len(fields) == 0 {
+		s, e := nextToken(text, 0)
+		if s == e {
 			continue
 		}
 		lerr := func(format string, a ...any) error {
 			return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
 		}
-		lab, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil || math.IsNaN(lab) || math.IsInf(lab, 0) || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
-			if strings.Contains(fields[0], ":") {
-				return nil, lerr("missing label: the line starts with %q", fields[0])
+		tok := text[s:e]
+		lab, err := parseFloat(tok)
+		if err != nil || lab-lab != 0 || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
+			if bytes.IndexByte(tok, ':') >= 0 {
+				return nil, lerr("missing label: the line starts with %q", tok)
 			}
-			return nil, lerr("bad label %q: want an integer (1/0 or +1/-1)", fields[0])
+			return nil, lerr("bad label %q: want an integer (1/0 or +1/-1)", tok)
 		}
-		if fields[0][0] == '+' {
+		if tok[0] == '+' {
 			plus = true
 		}
 		cols, vals = cols[:0], vals[:0]
 		prev := 0
-		for k, tok := range fields[1:] {
-			colon := strings.IndexByte(tok, ':')
+		for k := 0; ; k++ {
+			if s, e = nextToken(text, e); s == e {
+				break
+			}
+			tok := text[s:e]
+			colon := bytes.IndexByte(tok, ':')
 			if colon < 0 {
 				return nil, lerr("bad token %q: want index:value", tok)
 			}
 			is, vs := tok[:colon], tok[colon+1:]
-			if is == "qid" {
+			if string(is) == "qid" {
 				if k != 0 {
 					return nil, lerr("qid token %q must come right after the label", tok)
 				}
 				continue
 			}
-			idx, err := strconv.Atoi(is)
-			if err != nil || idx < 1 || idx > maxLIBSVMIndex {
+			idx, ok := parseIndex(is)
+			if !ok || idx < 1 || idx > maxLIBSVMIndex {
 				return nil, lerr("bad index in %q: want an integer from 1 to %d", tok, maxLIBSVMIndex)
 			}
 			if idx <= prev {
 				return nil, lerr("index %d in %q does not increase (previous index %d)", idx, tok, prev)
 			}
 			prev = idx
-			v, err := strconv.ParseFloat(vs, 64)
+			v, err := parseFloat(vs)
 			switch {
 			case err != nil && !errors.Is(err, strconv.ErrRange):
 				return nil, lerr("bad value in %q: not a number", tok)
@@ -97,12 +127,6 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 		}
 		labels = append(labels, lab)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &Error{Path: path, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
-		}
-		return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
-	}
 	if b.Rows() == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}
 	}
@@ -118,6 +142,64 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 	ds := &Dataset{X: X, Shape: shape, Source: path}
 	ds.Y, ds.Class = libsvmLabels(labels, plus)
 	return ds, nil
+}
+
+// nextToken returns the bounds [s, e) of the first token of b at or after
+// i, with s == e == len(b) when there is none. Tokens are separated by white
+// space as in strings.Fields: ASCII space, \t, \n, \v, \f, \r and the
+// Unicode spaces (unicode.IsSpace of a decoded rune; invalid UTF-8 is not
+// space).
+func nextToken(b []byte, i int) (s, e int) {
+	for i < len(b) {
+		if c := b[i]; c < utf8.RuneSelf {
+			if asciiSpace[c] == 0 {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	s = i
+	for i < len(b) {
+		if c := b[i]; c < utf8.RuneSelf {
+			if asciiSpace[c] != 0 {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	return s, i
+}
+
+var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
+
+// parseIndex is strconv.Atoi on bytes: plain digits (the usual index) are
+// summed in place, anything else goes through Atoi.
+func parseIndex(b []byte) (int, bool) {
+	if len(b) > 0 && len(b) <= 18 {
+		v := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				goto general
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+general:
+	v, err := strconv.Atoi(string(b))
+	return v, err == nil
 }
 
 // libsvmLabels maps the label column. Labels all in {−1, +1} with a −1 or a

@@ -8,17 +8,21 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
 
 // npyArray is a decoded .npy array: its values converted to float64 in
-// C (row-major) order, and its shape.
+// C (row-major) order, and its shape. finite is false when some value is
+// NaN or infinite.
 type npyArray struct {
-	shape []int
-	data  []float64
+	shape  []int
+	data   []float64
+	finite bool
 }
 
 // npyHeader is the parsed header of an .npy file.
@@ -277,9 +281,14 @@ func (p *pyParser) tuple() ([]int, error) {
 
 // readNPY reads one .npy stream. avail, when not negative, is the number of
 // bytes the stream can hold; a header asking for more is an error before any
-// allocation. The data are read in chunks, so memory grows only with the
-// bytes actually present.
-func readNPY(r io.Reader, avail int64) (*npyArray, error) {
+// allocation. trust is the number of data bytes the caller knows to be
+// present (the file or stored zip member itself): when the header promises
+// no more than that, the array is allocated once from the header and the
+// data are read straight into it; otherwise (a deflated member whose header
+// promises more than its compressed size makes plausible) the data are
+// first read in growing chunks, so memory grows only with the bytes
+// actually present.
+func readNPY(r io.Reader, avail, trust int64) (*npyArray, error) {
 	h, used, err := readNPYHeader(r)
 	if err != nil {
 		return nil, err
@@ -288,116 +297,429 @@ func readNPY(r io.Reader, avail int64) (*npyArray, error) {
 	if avail >= 0 && need > avail-used {
 		return nil, fmt.Errorf("truncated: the header promises %v %s values (%d bytes) but only %d bytes follow", h.shape, h.descr, need, max(avail-used, 0))
 	}
-	data, err := decodeNPY(r, h)
+	if trust >= 0 && need > trust {
+		raw, err := readGrowing(r, h)
+		if err != nil {
+			return nil, err
+		}
+		if h.kind == 'f' && h.size == 8 && !(h.fortran && len(h.shape) > 1) {
+			// Already the final buffer: fix the byte order in place.
+			d := &npyDecoder{h: h, finite: true, swap: h.order != nativeOrder}
+			d.fixF8(raw)
+			return &npyArray{shape: h.shape, data: raw, finite: d.finite}, nil
+		}
+		r = bytes.NewReader(float64Bytes(raw))
+	}
+	d := &npyDecoder{h: h, finite: true, swap: h.size > 1 && h.order != nativeOrder}
+	data := make([]float64, h.nelem)
+	adviseHuge(data)
+	switch {
+	case h.nelem == 0:
+	case h.fortran && len(h.shape) > 1:
+		err = d.readFortran(r, data)
+	case h.kind == 'f' && h.size == 8:
+		err = d.readF8(r, data)
+	default:
+		err = d.readC(r, data)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if h.fortran && len(h.shape) > 1 {
-		data = fortranToC(data, h.shape)
-	}
-	return &npyArray{shape: h.shape, data: data}, nil
+	return &npyArray{shape: h.shape, data: data, finite: d.finite}, nil
 }
 
-// decodeNPY converts h.nelem values of h's dtype from r to float64.
-func decodeNPY(r io.Reader, h *npyHeader) ([]float64, error) {
-	const chunk = 1 << 15
-	data := make([]float64, 0, min(h.nelem, chunk))
-	per := chunk / h.size
-	buf := make([]byte, per*h.size)
-	for len(data) < h.nelem {
-		k := min(per, h.nelem-len(data))
-		b := buf[:k*h.size]
-		if _, err := io.ReadFull(r, b); err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return nil, fmt.Errorf("truncated: the header promises %d values of %s, the data ends before value %d", h.nelem, h.descr, len(data)+1)
-			}
-			return nil, fmt.Errorf("cannot read data: %v", err)
-		}
-		for e := 0; e < k; e++ {
-			c := b[e*h.size : (e+1)*h.size]
-			var v float64
-			switch h.kind {
-			case 'b':
-				if c[0] != 0 {
-					v = 1
-				}
-			case 'u':
-				switch h.size {
-				case 1:
-					v = float64(c[0])
-				case 2:
-					v = float64(h.order.Uint16(c))
-				case 4:
-					v = float64(h.order.Uint32(c))
-				case 8:
-					v = float64(h.order.Uint64(c))
-				}
-			case 'i':
-				switch h.size {
-				case 1:
-					v = float64(int8(c[0]))
-				case 2:
-					v = float64(int16(h.order.Uint16(c)))
-				case 4:
-					v = float64(int32(h.order.Uint32(c)))
-				case 8:
-					v = float64(int64(h.order.Uint64(c)))
-				}
-			case 'f':
-				if h.size == 4 {
-					v = float64(math.Float32frombits(h.order.Uint32(c)))
-				} else {
-					v = math.Float64frombits(h.order.Uint64(c))
-				}
-			}
-			data = append(data, v)
-		}
+// nativeOrder is the byte order of this machine; data in it are used as
+// they lie in memory, data in the other order are byte-swapped in place.
+var nativeOrder binary.ByteOrder = binary.BigEndian
+
+func init() {
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 {
+		nativeOrder = binary.LittleEndian
 	}
-	return data, nil
 }
 
-// fortranToC reorders the column-major values of an array of the given shape
-// into row-major order.
-func fortranToC(src []float64, shape []int) []float64 {
-	dst := make([]float64, len(src))
-	if len(shape) == 2 {
-		n, d := shape[0], shape[1]
-		for j := 0; j < d; j++ {
-			col := src[j*n : (j+1)*n]
-			for i, v := range col {
-				dst[i*d+j] = v
+// npyChunk is the number of bytes read at a time: small enough that a chunk
+// is still in the CPU cache when it is converted, checked for NaN and, in a
+// zip member, checksummed; large enough that the calls cost nothing.
+const npyChunk = 256 << 10
+
+// npyDecoder turns the data part of one .npy stream into float64 values.
+type npyDecoder struct {
+	h      *npyHeader
+	swap   bool // the data are not in the machine's byte order
+	finite bool // no NaN or infinity seen so far
+	done   int  // values read completely, for the truncation message
+}
+
+// readErr turns a failed read into the message of a truncated or
+// unreadable stream; got is the number of bytes of the current read.
+func (d *npyDecoder) readErr(err error, got int) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("truncated: the header promises %d values of %s, the data ends before value %d", d.h.nelem, d.h.descr, d.done+got/d.h.size+1)
+	}
+	return fmt.Errorf("cannot read data: %v", err)
+}
+
+// readF8 reads float64 data in C order straight into data, chunk by chunk:
+// no conversion, only a byte swap when the file's order is not the
+// machine's.
+func (d *npyDecoder) readF8(r io.Reader, data []float64) error {
+	const per = npyChunk / 8
+	for k := 0; k < len(data); k += per {
+		c := data[k:min(k+per, len(data))]
+		if got, err := io.ReadFull(r, float64Bytes(c)); err != nil {
+			return d.readErr(err, got)
+		}
+		d.fixF8(c)
+		d.done += len(c)
+	}
+	return nil
+}
+
+// fixF8 byte-swaps (when needed) float64 values read as raw bytes and
+// notes whether they are all finite.
+func (d *npyDecoder) fixF8(c []float64) {
+	u := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(c))), len(c))
+	if d.swap {
+		for i, v := range u {
+			u[i] = bits.ReverseBytes64(v)
+		}
+	}
+	if d.finite && !finite64(u) {
+		d.finite = false
+	}
+}
+
+// readC reads C-order data of any dtype but float64 through a scratch
+// chunk, converting it into data.
+func (d *npyDecoder) readC(r io.Reader, data []float64) error {
+	h := d.h
+	scratch := make([]uint64, (min(npyChunk, len(data)*h.size)+7)/8)
+	per := npyChunk / h.size
+	for k := 0; k < len(data); k += per {
+		m := min(per, len(data)-k)
+		raw := uint64Bytes(scratch)[:m*h.size]
+		if got, err := io.ReadFull(r, raw); err != nil {
+			return d.readErr(err, got)
+		}
+		d.prepare(raw)
+		d.convert(data[k:k+m], raw)
+		d.done += m
+	}
+	return nil
+}
+
+// prepare byte-swaps raw values into the machine's order, maps bool bytes
+// to 0/1 and checks floats for NaN and infinities.
+func (d *npyDecoder) prepare(raw []byte) {
+	h := d.h
+	if d.swap {
+		switch h.size {
+		case 2:
+			u := unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/2)
+			for i, v := range u {
+				u[i] = bits.ReverseBytes16(v)
+			}
+		case 4:
+			u := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/4)
+			for i, v := range u {
+				u[i] = bits.ReverseBytes32(v)
+			}
+		case 8:
+			u := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/8)
+			for i, v := range u {
+				u[i] = bits.ReverseBytes64(v)
 			}
 		}
-		return dst
 	}
-	// Fortran strides: stride[k] = shape[0]·…·shape[k−1].
-	k := len(shape)
-	stride := make([]int, k)
+	switch {
+	case h.kind == 'b':
+		for i, v := range raw {
+			if v != 0 {
+				raw[i] = 1
+			}
+		}
+	case h.kind == 'f' && d.finite:
+		if h.size == 8 {
+			d.finite = finite64(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/8))
+		} else {
+			d.finite = finite32(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/4))
+		}
+	}
+}
+
+// convert converts the prepared raw values (machine order) of h's dtype to
+// float64 in dst, value by value in order.
+func (d *npyDecoder) convert(dst []float64, raw []byte) {
+	p := unsafe.Pointer(unsafe.SliceData(raw))
+	n := len(dst)
+	switch h := d.h; int(h.kind)<<4 | h.size {
+	case 'b'<<4 | 1, 'u'<<4 | 1:
+		convertTo(dst, unsafe.Slice((*uint8)(p), n))
+	case 'i'<<4 | 1:
+		convertTo(dst, unsafe.Slice((*int8)(p), n))
+	case 'u'<<4 | 2:
+		convertTo(dst, unsafe.Slice((*uint16)(p), n))
+	case 'i'<<4 | 2:
+		convertTo(dst, unsafe.Slice((*int16)(p), n))
+	case 'u'<<4 | 4:
+		convertTo(dst, unsafe.Slice((*uint32)(p), n))
+	case 'i'<<4 | 4:
+		convertTo(dst, unsafe.Slice((*int32)(p), n))
+	case 'u'<<4 | 8:
+		convertTo(dst, unsafe.Slice((*uint64)(p), n))
+	case 'i'<<4 | 8:
+		convertTo(dst, unsafe.Slice((*int64)(p), n))
+	case 'f'<<4 | 4:
+		convertTo(dst, unsafe.Slice((*float32)(p), n))
+	case 'f'<<4 | 8:
+		copy(dst, unsafe.Slice((*float64)(p), n))
+	default:
+		panic("dataset: unchecked dtype " + h.descr)
+	}
+}
+
+// number is an element type of an .npy array.
+type number interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+func convertTo[T number](dst []float64, src []T) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = float64(v)
+	}
+}
+
+// fortranScratch is the least scratch budget of readFortran, in bytes (a
+// variable so that the tests reach several panels on small arrays).
+var fortranScratch = 1 << 20
+
+// readFortran reads column-major (Fortran-order) data of shape n × s1 × …
+// × sk into row-major data. The file holds, for each Fortran-ordered index
+// r of the trailing axes, the n values of that "column"; a panel of
+// consecutive columns is read into scratch and transposed into data in tiles
+// of rows, so that both the reads and the writes stay in the cache. The
+// scratch holds at most max(1 MiB, 1/16 of the array): when one column is
+// larger than that (many rows, few columns), columns are read a block of
+// rows at a time. So the peak memory stays about one array.
+func (d *npyDecoder) readFortran(r io.Reader, data []float64) error {
+	h := d.h
+	n := h.shape[0]
+	cols := h.nelem / n
+	budget := max(fortranScratch, h.nelem*8/16)
+	width := max(1, min(cols, budget/(n*h.size)))
+	rows := n
+	if n*h.size > budget {
+		rows = budget / h.size
+	}
+	scratch := make([]uint64, (width*rows*h.size+7)/8)
+	// cidx[k] is the row-major offset within a row of Fortran column r0+k.
+	// The trailing axes' multi-index advances with the first one fastest.
+	trail := h.shape[1:]
+	cstride := make([]int, len(trail))
 	s := 1
-	for a := 0; a < k; a++ {
-		stride[a] = s
-		s *= shape[a]
+	for a := len(trail) - 1; a >= 0; a-- {
+		cstride[a] = s
+		s *= trail[a]
 	}
-	idx := make([]int, k)
+	idx := make([]int, len(trail))
 	off := 0
-	for c := range dst {
-		dst[c] = src[off]
-		// Advance the C-order multi-index (last axis fastest).
-		for a := k - 1; a >= 0; a-- {
-			idx[a]++
-			off += stride[a]
-			if idx[a] < shape[a] {
-				break
+	cidx := make([]int, width)
+	for r0 := 0; r0 < cols; r0 += width {
+		w := min(width, cols-r0)
+		for k := range w {
+			cidx[k] = off
+			for a := range trail {
+				idx[a]++
+				off += cstride[a]
+				if idx[a] < trail[a] {
+					break
+				}
+				off -= cstride[a] * trail[a]
+				idx[a] = 0
 			}
-			off -= stride[a] * shape[a]
-			idx[a] = 0
+		}
+		// w == 1 whenever rows < n.
+		for i0 := 0; i0 < n; i0 += rows {
+			m := min(rows, n-i0)
+			raw := uint64Bytes(scratch)[:w*m*h.size]
+			if got, err := io.ReadFull(r, raw); err != nil {
+				return d.readErr(err, got)
+			}
+			d.prepare(raw)
+			d.transpose(data[i0*cols:], cols, raw, m, cidx[:w])
+			d.done += w * m
 		}
 	}
-	return dst
+	return nil
+}
+
+// transpose writes the panel raw (len(cidx) columns of n prepared values of
+// h's dtype) into the rows of data (cols values a row) at offsets cidx.
+func (d *npyDecoder) transpose(data []float64, cols int, raw []byte, n int, cidx []int) {
+	p := unsafe.Pointer(unsafe.SliceData(raw))
+	m := n * len(cidx)
+	switch h := d.h; int(h.kind)<<4 | h.size {
+	case 'b'<<4 | 1, 'u'<<4 | 1:
+		transposeTo(data, cols, unsafe.Slice((*uint8)(p), m), n, cidx)
+	case 'i'<<4 | 1:
+		transposeTo(data, cols, unsafe.Slice((*int8)(p), m), n, cidx)
+	case 'u'<<4 | 2:
+		transposeTo(data, cols, unsafe.Slice((*uint16)(p), m), n, cidx)
+	case 'i'<<4 | 2:
+		transposeTo(data, cols, unsafe.Slice((*int16)(p), m), n, cidx)
+	case 'u'<<4 | 4:
+		transposeTo(data, cols, unsafe.Slice((*uint32)(p), m), n, cidx)
+	case 'i'<<4 | 4:
+		transposeTo(data, cols, unsafe.Slice((*int32)(p), m), n, cidx)
+	case 'u'<<4 | 8:
+		transposeTo(data, cols, unsafe.Slice((*uint64)(p), m), n, cidx)
+	case 'i'<<4 | 8:
+		transposeTo(data, cols, unsafe.Slice((*int64)(p), m), n, cidx)
+	case 'f'<<4 | 4:
+		transposeTo(data, cols, unsafe.Slice((*float32)(p), m), n, cidx)
+	case 'f'<<4 | 8:
+		transposeTo(data, cols, unsafe.Slice((*float64)(p), m), n, cidx)
+	default:
+		panic("dataset: unchecked dtype " + h.descr)
+	}
+}
+
+// transposeTo sets data[i·cols+cidx[k]] = src[k·n+i] for every row i and
+// panel column k. It works on tiles of rows and eight columns at a time:
+// eight source streams are read in step and each row receives eight values
+// (a whole cache line when, as in 2-D arrays, the columns are adjacent),
+// while the tile's destination lines stay cached.
+func transposeTo[T number](data []float64, cols int, src []T, n int, cidx []int) {
+	const tile = 256
+	for i0 := 0; i0 < n; i0 += tile {
+		i1 := min(i0+tile, n)
+		k := 0
+		for ; k+8 <= len(cidx); k += 8 {
+			s0 := src[k*n+i0 : k*n+i1]
+			m := len(s0)
+			s1 := src[(k+1)*n+i0:][:m]
+			s2 := src[(k+2)*n+i0:][:m]
+			s3 := src[(k+3)*n+i0:][:m]
+			s4 := src[(k+4)*n+i0:][:m]
+			s5 := src[(k+5)*n+i0:][:m]
+			s6 := src[(k+6)*n+i0:][:m]
+			s7 := src[(k+7)*n+i0:][:m]
+			c := cidx[k : k+8 : k+8]
+			off := i0 * cols
+			if c[7]-c[0] == 7 && c[1]-c[0] == 1 && c[2]-c[0] == 2 && c[3]-c[0] == 3 && c[4]-c[0] == 4 && c[5]-c[0] == 5 && c[6]-c[0] == 6 {
+				off += c[0]
+				for i := range s0 {
+					d := data[off : off+8 : off+8]
+					d[0] = float64(s0[i])
+					d[1] = float64(s1[i])
+					d[2] = float64(s2[i])
+					d[3] = float64(s3[i])
+					d[4] = float64(s4[i])
+					d[5] = float64(s5[i])
+					d[6] = float64(s6[i])
+					d[7] = float64(s7[i])
+					off += cols
+				}
+				continue
+			}
+			c0, c1, c2, c3, c4, c5, c6, c7 := c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+			for i := range s0 {
+				d := data[off:]
+				d[c0] = float64(s0[i])
+				d[c1] = float64(s1[i])
+				d[c2] = float64(s2[i])
+				d[c3] = float64(s3[i])
+				d[c4] = float64(s4[i])
+				d[c5] = float64(s5[i])
+				d[c6] = float64(s6[i])
+				d[c7] = float64(s7[i])
+				off += cols
+			}
+		}
+		for ; k < len(cidx); k++ {
+			col := src[k*n+i0 : k*n+i1]
+			dst := data[i0*cols+cidx[k]:]
+			for i, v := range col {
+				dst[i*cols] = float64(v)
+			}
+		}
+	}
+}
+
+// readGrowing reads the h.nelem·h.size data bytes of a stream whose size
+// is not known to be present, into a buffer that grows with the bytes read
+// (doubling from 1 MiB, capped at the size the header promises).
+func readGrowing(r io.Reader, h *npyHeader) ([]float64, error) {
+	need := h.nelem * h.size
+	buf := make([]float64, min((need+7)/8, 1<<17))
+	got := 0
+	for got < need {
+		if got == len(buf)*8 {
+			nb := make([]float64, min((need+7)/8, 2*len(buf)))
+			adviseHuge(nb)
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := io.ReadFull(r, float64Bytes(buf)[got:min(need, len(buf)*8)])
+		got += n
+		if err != nil {
+			d := &npyDecoder{h: h}
+			return nil, d.readErr(err, got)
+		}
+	}
+	return buf, nil
+}
+
+// finite64 reports whether no float64 (as bits) is a NaN or an infinity,
+// that is whether no exponent field is all ones: adding 1 to an all-ones
+// exponent carries into the sign bit.
+func finite64(u []uint64) bool {
+	const exp = 0x7ff << 52
+	var a0, a1, a2, a3 uint64
+	i := 0
+	for ; i+4 <= len(u); i += 4 {
+		a0 |= u[i]&exp + 1<<52
+		a1 |= u[i+1]&exp + 1<<52
+		a2 |= u[i+2]&exp + 1<<52
+		a3 |= u[i+3]&exp + 1<<52
+	}
+	for ; i < len(u); i++ {
+		a0 |= u[i]&exp + 1<<52
+	}
+	return (a0|a1|a2|a3)>>63 == 0
+}
+
+// finite32 is finite64 for float32 bits.
+func finite32(u []uint32) bool {
+	const exp = 0xff << 23
+	var a0, a1 uint32
+	i := 0
+	for ; i+2 <= len(u); i += 2 {
+		a0 |= u[i]&exp + 1<<23
+		a1 |= u[i+1]&exp + 1<<23
+	}
+	for ; i < len(u); i++ {
+		a0 |= u[i]&exp + 1<<23
+	}
+	return (a0|a1)>>31 == 0
+}
+
+// float64Bytes is the memory of f as bytes (the read buffer of float64
+// data stored in the machine's byte order).
+func float64Bytes(f []float64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), 8*len(f))
+}
+
+// uint64Bytes is the memory of u as bytes: scratch space aligned for any
+// element type.
+func uint64Bytes(u []uint64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(u))), 8*len(u))
 }
 
 func readNPYAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	a, err := readNPY(io.NewSectionReader(ra, 0, size), size)
+	a, err := readNPY(io.NewSectionReader(ra, 0, size), size, size)
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
@@ -423,21 +745,34 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		}
 		// A deflate stream expands at most about 1032:1; a header that asks
 		// for more than the member could hold is refused before reading.
+		// The sizes in the zip directory are claims: neither a stored nor a
+		// compressed member can hold more bytes than the archive itself.
 		avail := int64(f.UncompressedSize64)
 		if f.UncompressedSize64 > math.MaxInt64/2 {
 			avail = math.MaxInt64 / 2
 		}
+		c := min(size, int64(min(f.CompressedSize64, math.MaxInt64/2)))
+		trust := avail
 		if f.Method == zip.Store {
-			avail = min(avail, int64(f.CompressedSize64))
-		} else if c := int64(f.CompressedSize64); c < math.MaxInt64/2048 {
-			avail = min(avail, 1032*c+1024)
+			avail = min(avail, c)
+			trust = avail
+		} else {
+			if c < math.MaxInt64/2048 {
+				avail = min(avail, 1032*c+1024)
+			}
+			// Preallocate from the header only up to a compression ratio
+			// real arrays reach; beyond it the data must show up first.
+			trust = max(npzTrust, 16*c)
 		}
 		rc, err := f.Open()
 		if err != nil {
 			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %v", key, err)}
 		}
 		defer rc.Close()
-		a, err := readNPY(rc, avail)
+		a, err := readNPY(rc, avail, trust)
+		if err == nil {
+			err = checkMemberEnd(rc)
+		}
 		if err != nil {
 			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %v", key, err)}
 		}
@@ -459,6 +794,23 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		return nil, err
 	}
 	return fromArrays(path, x, y, split, opt)
+}
+
+// npzTrust is the number of data bytes a deflated .npz member may promise
+// (beyond 16 times its compressed size) and still be allocated at once. A
+// variable so that the tests can take the other path on small data.
+var npzTrust int64 = 64 << 20
+
+// checkMemberEnd reads on to the end of a zip member after its array, so
+// that archive/zip compares the member's CRC-32 (it does so only when the
+// member's data reach EOF). Trailing bytes after the array, which numpy
+// ignores, are skipped; past a few kilobytes of them the check is left out.
+func checkMemberEnd(rc io.Reader) error {
+	_, err := io.CopyN(io.Discard, rc, 4096)
+	if err == nil || err == io.EOF {
+		return nil
+	}
+	return fmt.Errorf("cannot read data: %v", err)
 }
 
 // fromArrays builds a Dataset from X and the optional y and split arrays.
@@ -483,9 +835,11 @@ func fromArrays(path string, x, y, split *npyArray, opt Options) (*Dataset, erro
 	if n == 0 || d == 0 {
 		return nil, &Error{Path: path, Err: fmt.Errorf("empty data: X has shape %v", x.shape)}
 	}
-	for k, v := range x.data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, &Error{Path: path, Row: k/d + 1, Col: k%d + 1, Err: fmt.Errorf("X holds %v; NaN and infinite values are not allowed", v)}
+	if !x.finite {
+		for k, v := range x.data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, &Error{Path: path, Row: k/d + 1, Col: k%d + 1, Err: fmt.Errorf("X holds %v; NaN and infinite values are not allowed", v)}
+			}
 		}
 	}
 	if opt.Shape != nil {

@@ -1,0 +1,112 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kernelad/anomaly/sparse"
+)
+
+// refReadLIBSVM is the LIBSVM reader as it was before the byte-level
+// scanner: bufio.Scanner lines, strings.Fields tokens. It is kept as the
+// reference that TestLIBSVMReference and FuzzLIBSVMReference compare
+// readLIBSVM with, result for result and message for message.
+func refReadLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	b := sparse.NewBuilder(0)
+	var labels []float64
+	plus := false // some label is written "+1"
+	var cols []int
+	var vals []float64
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if k := bytes.IndexByte(text, '#'); k >= 0 {
+			text = text[:k]
+		}
+		fields := strings.Fields(string(text))
+		if len(fields) == 0 {
+			continue
+		}
+		lerr := func(format string, a ...any) error {
+			return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
+		}
+		lab, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil || math.IsNaN(lab) || math.IsInf(lab, 0) || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
+			if strings.Contains(fields[0], ":") {
+				return nil, lerr("missing label: the line starts with %q", fields[0])
+			}
+			return nil, lerr("bad label %q: want an integer (1/0 or +1/-1)", fields[0])
+		}
+		if fields[0][0] == '+' {
+			plus = true
+		}
+		cols, vals = cols[:0], vals[:0]
+		prev := 0
+		for k, tok := range fields[1:] {
+			colon := strings.IndexByte(tok, ':')
+			if colon < 0 {
+				return nil, lerr("bad token %q: want index:value", tok)
+			}
+			is, vs := tok[:colon], tok[colon+1:]
+			if is == "qid" {
+				if k != 0 {
+					return nil, lerr("qid token %q must come right after the label", tok)
+				}
+				continue
+			}
+			idx, err := strconv.Atoi(is)
+			if err != nil || idx < 1 || idx > maxLIBSVMIndex {
+				return nil, lerr("bad index in %q: want an integer from 1 to %d", tok, maxLIBSVMIndex)
+			}
+			if idx <= prev {
+				return nil, lerr("index %d in %q does not increase (previous index %d)", idx, tok, prev)
+			}
+			prev = idx
+			v, err := strconv.ParseFloat(vs, 64)
+			switch {
+			case err != nil && !errors.Is(err, strconv.ErrRange):
+				return nil, lerr("bad value in %q: not a number", tok)
+			case err != nil || math.IsInf(v, 0):
+				return nil, lerr("bad value in %q: infinite or out of the float64 range", tok)
+			case math.IsNaN(v):
+				return nil, lerr("bad value in %q: NaN is not allowed", tok)
+			}
+			cols = append(cols, idx-1)
+			vals = append(vals, v)
+		}
+		if err := b.AddRow(cols, vals); err != nil {
+			return nil, lerr("%v", err)
+		}
+		labels = append(labels, lab)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &Error{Path: path, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+		}
+		return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
+	}
+	if b.Rows() == 0 {
+		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}
+	}
+	X := b.Build(0)
+	_, d := X.Dims()
+	if d == 0 {
+		return nil, &Error{Path: path, Err: errors.New("empty data: no feature index:value pairs on any line")}
+	}
+	shape, err := applyShape(path, opt.Shape, d)
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset{X: X, Shape: shape, Source: path}
+	ds.Y, ds.Class = libsvmLabels(labels, plus)
+	return ds, nil
+}

@@ -1,0 +1,352 @@
+package dataset
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// refNPY decodes an .npy stream value by value, the way the package did
+// before the bulk decoder (kept here as the reference): header, then each
+// element through encoding/binary's ByteOrder into a growing slice, then
+// Fortran data reordered by an odometer over the multi-index.
+func refNPY(r io.Reader) (*npyArray, error) {
+	h, _, err := readNPYHeader(r)
+	if err != nil {
+		return nil, err
+	}
+	data := make([]float64, 0, h.nelem)
+	c := make([]byte, h.size)
+	for len(data) < h.nelem {
+		if _, err := io.ReadFull(r, c); err != nil {
+			return nil, fmt.Errorf("truncated before value %d", len(data)+1)
+		}
+		var v float64
+		switch h.kind {
+		case 'b':
+			if c[0] != 0 {
+				v = 1
+			}
+		case 'u':
+			switch h.size {
+			case 1:
+				v = float64(c[0])
+			case 2:
+				v = float64(h.order.Uint16(c))
+			case 4:
+				v = float64(h.order.Uint32(c))
+			case 8:
+				v = float64(h.order.Uint64(c))
+			}
+		case 'i':
+			switch h.size {
+			case 1:
+				v = float64(int8(c[0]))
+			case 2:
+				v = float64(int16(h.order.Uint16(c)))
+			case 4:
+				v = float64(int32(h.order.Uint32(c)))
+			case 8:
+				v = float64(int64(h.order.Uint64(c)))
+			}
+		case 'f':
+			if h.size == 4 {
+				v = float64(math.Float32frombits(h.order.Uint32(c)))
+			} else {
+				v = math.Float64frombits(h.order.Uint64(c))
+			}
+		}
+		data = append(data, v)
+	}
+	if h.fortran && len(h.shape) > 1 {
+		k := len(h.shape)
+		stride := make([]int, k)
+		s := 1
+		for a := 0; a < k; a++ {
+			stride[a] = s
+			s *= h.shape[a]
+		}
+		dst := make([]float64, len(data))
+		idx := make([]int, k)
+		off := 0
+		for c := range dst {
+			dst[c] = data[off]
+			for a := k - 1; a >= 0; a-- {
+				idx[a]++
+				off += stride[a]
+				if idx[a] < h.shape[a] {
+					break
+				}
+				off -= stride[a] * h.shape[a]
+				idx[a] = 0
+			}
+		}
+		data = dst
+	}
+	finite := true
+	for _, v := range data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			finite = false
+		}
+	}
+	return &npyArray{shape: h.shape, data: data, finite: finite}, nil
+}
+
+// rawNPY returns an .npy 1.0 file with the given header fields and data
+// bytes.
+func rawNPY(descr string, fortran bool, shape []int, data []byte) []byte {
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	tuple := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		tuple += ","
+	}
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, map[bool]string{true: "True", false: "False"}[fortran], tuple)
+	for (10+len(hdr)+1)%64 != 0 {
+		hdr += " "
+	}
+	hdr += "\n"
+	b := []byte("\x93NUMPY\x01\x00")
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
+	b = append(b, hdr...)
+	return append(b, data...)
+}
+
+var allDtypes = []string{
+	"|b1", "|i1", "|u1", "<i2", ">i2", "<u2", ">u2", "<i4", ">i4", "<u4", ">u4",
+	"<i8", ">i8", "<u8", ">u8", "<f4", ">f4", "<f8", ">f8", "=f8", "|u2",
+}
+
+func dtypeSize(descr string) int { n, _ := strconv.Atoi(descr[2:]); return n }
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNPYDecodeMatchesReference decodes random bytes (every bit pattern:
+// NaN, infinities, extreme integers) in every dtype, both byte orders, C
+// and Fortran order and shapes that take one or several Fortran panels,
+// directly and through the growing-buffer path, and compares the values
+// bit for bit (and the finite flag) with the value-by-value reference.
+func TestNPYDecodeMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	// With a 64 KiB scratch budget, {300, 40} and {300, 7, 9, 5} take
+	// several Fortran panels (of 27 float64 columns: eight-column groups and
+	// a remainder) and a float64 column of {20000, 2} is larger than the
+	// budget, so it is read a block of rows at a time.
+	defer func(old int) { fortranScratch = old }(fortranScratch)
+	fortranScratch = 64 << 10
+	shapes := [][]int{{7}, {5, 3}, {1, 1}, {3, 1, 2}, {9, 8, 3, 2}, {300, 40}, {300, 7, 9, 5}, {20000, 2}}
+	for _, dt := range allDtypes {
+		size := dtypeSize(dt)
+		for _, shape := range shapes {
+			n := 1
+			for _, s := range shape {
+				n *= s
+			}
+			raw := make([]byte, n*size)
+			for i := range raw {
+				raw[i] = byte(rng.Uint32())
+			}
+			for _, fortran := range []bool{false, true} {
+				file := rawNPY(dt, fortran, shape, raw)
+				want, err := refNPY(bytes.NewReader(file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, trust := range []int64{int64(len(file)), 0} {
+					name := fmt.Sprintf("%s %v fortran=%v trust=%d", dt, shape, fortran, trust)
+					got, err := readNPY(bytes.NewReader(file), int64(len(file)), trust)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if !sameBits(got.data, want.data) || got.finite != want.finite {
+						t.Fatalf("%s: values or finite flag (%v, want %v) differ from the reference", name, got.finite, want.finite)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNPYTruncatedValue checks the value the truncation message names on
+// every read path when the stream is shorter than its header (possible in
+// a zip member whose directory sizes lie; a file's size is checked first).
+func TestNPYTruncatedValue(t *testing.T) {
+	defer func(old int) { fortranScratch = old }(fortranScratch)
+	fortranScratch = 64 << 10
+	for _, tc := range []struct {
+		descr   string
+		fortran bool
+		shape   []int
+	}{
+		{"<f8", false, []int{50000, 3}},
+		{">f8", false, []int{4, 3}},
+		{"<i2", false, []int{50000, 3}},
+		{"<f4", true, []int{40000, 30}},
+		{"|u1", true, []int{6, 5, 2}},
+		{"<f8", true, []int{20000, 2}},
+	} {
+		n := 1
+		for _, s := range tc.shape {
+			n *= s
+		}
+		size := dtypeSize(tc.descr)
+		file := rawNPY(tc.descr, tc.fortran, tc.shape, make([]byte, n*size))
+		hdr := len(file) - n*size
+		for _, keep := range []int{0, size - 1, 5*size + 1, 8193 * size, (n - 1) * size} {
+			if keep > (n-1)*size {
+				continue
+			}
+			for _, trust := range []int64{-1, 0} {
+				_, err := readNPY(bytes.NewReader(file[:hdr+keep]), -1, trust)
+				want := fmt.Sprintf("the data ends before value %d", keep/size+1)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s %v fortran=%v, %d data bytes, trust %d: error %v, want %q", tc.descr, tc.shape, tc.fortran, keep, trust, err, want)
+				}
+			}
+		}
+	}
+}
+
+// npzWith zips members with the given method (zip.Store or zip.Deflate).
+func npzWith(method uint16, members ...[2][]byte) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, m := range members {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: string(m[0]), Method: method})
+		if err != nil {
+			panic(err)
+		}
+		w.Write(m[1])
+	}
+	zw.Close()
+	return b.Bytes()
+}
+
+func member(name string, file []byte) [2][]byte { return [2][]byte{[]byte(name), file} }
+
+// TestNPZPaths reads the same arrays from stored and deflated archives,
+// including a deflated member that promises more than npzTrust allows so
+// that it is read through the growing buffer, and compares with the
+// reference decoder.
+func TestNPZPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, d = 300, 40
+	xs := make([]byte, n*d*8)
+	xb := make([]byte, n*d*8) // the same values big-endian
+	for i := 0; i < n*d; i++ {
+		v := math.Float64bits(rng.NormFloat64())
+		binary.LittleEndian.PutUint64(xs[8*i:], v)
+		binary.BigEndian.PutUint64(xb[8*i:], v)
+	}
+	zeros := make([]byte, n*d*2) // compresses far beyond 16:1
+	ys := make([]byte, n*8)
+	for i := range n {
+		binary.LittleEndian.PutUint64(ys[8*i:], uint64(i%2))
+	}
+	old := npzTrust
+	defer func() { npzTrust = old }()
+	for _, x := range []struct {
+		name string
+		file []byte
+	}{
+		{"C f8", rawNPY("<f8", false, []int{n, d}, xs)},
+		{"Fortran f8", rawNPY("<f8", true, []int{n, d}, xs)},
+		{"zeros i2", rawNPY("<i2", true, []int{n, d}, zeros)},
+		{"tensor f8", rawNPY(">f8", false, []int{n, 5, 8}, xb)},
+	} {
+		want, err := refNPY(bytes.NewReader(x.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := rawNPY("<i8", false, []int{n}, ys)
+		for _, method := range []uint16{zip.Store, zip.Deflate} {
+			for _, trust := range []int64{old, 0} {
+				npzTrust = trust
+				arch := npzWith(method, member("X.npy", x.file), member("y.npy", y))
+				ds, err := Read(bytes.NewReader(arch), int64(len(arch)), "a.npz", Options{})
+				if err != nil {
+					t.Fatalf("%s method %d trust %d: %v", x.name, method, trust, err)
+				}
+				raw := ds.X.(*mat.Dense).RawMatrix().Data
+				lab := ds.Y
+				if lab == nil {
+					lab = ds.Class
+				}
+				if !sameBits(raw, want.data) || len(lab) != n || lab[1] != 1 {
+					t.Errorf("%s method %d trust %d: data or labels differ", x.name, method, trust)
+				}
+			}
+		}
+	}
+}
+
+// TestNPZChecksum flips one data byte of a member: the CRC-32 in the
+// archive no longer matches, and that is an error rather than a silently
+// different array.
+func TestNPZChecksum(t *testing.T) {
+	x := rawNPY("<f8", false, []int{4, 2}, make([]byte, 64))
+	for _, method := range []uint16{zip.Store, zip.Deflate} {
+		arch := npzWith(method, member("X.npy", x))
+		if method == zip.Store {
+			k := bytes.Index(arch, x) + len(x) - 3
+			arch[k] ^= 0x10
+		} else {
+			// Rebuild with different content but keep the first CRC.
+			good := npzWith(method, member("X.npy", x))
+			x2 := append([]byte(nil), x...)
+			x2[len(x2)-3] = 0x10
+			arch = npzWith(method, member("X.npy", x2))
+			zr, _ := zip.NewReader(bytes.NewReader(good), int64(len(good)))
+			crc := zr.File[0].CRC32
+			zr2, _ := zip.NewReader(bytes.NewReader(arch), int64(len(arch)))
+			bad := zr2.File[0].CRC32
+			var cb, bb [4]byte
+			binary.LittleEndian.PutUint32(cb[:], crc)
+			binary.LittleEndian.PutUint32(bb[:], bad)
+			arch = bytes.ReplaceAll(arch, bb[:], cb[:])
+		}
+		_, err := Read(bytes.NewReader(arch), int64(len(arch)), "c.npz", Options{})
+		var de *Error
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "array X: cannot read data: zip: checksum error") {
+			t.Errorf("method %d: error %v, want a checksum error", method, err)
+		}
+	}
+}
+
+// TestNPYNonFiniteFortran puts NaNs in a Fortran-order array: the error
+// names the first one in row-major order (row, then column), as a user
+// reading X[i, j] sees it, not the first one in the file.
+func TestNPYNonFiniteFortran(t *testing.T) {
+	const n, d = 4, 3
+	vals := make([]float64, n*d) // column-major
+	vals[2*n+1] = math.Inf(1)    // X[1, 2]
+	vals[0*n+3] = math.NaN()     // X[3, 0], earlier in the file
+	file := npyBytes("<f8", true, []int{n, d}, vals)
+	_, err := Read(bytes.NewReader(file), int64(len(file)), "f.npy", Options{})
+	var de *Error
+	if !errors.As(err, &de) || de.Row != 2 || de.Col != 3 || !strings.Contains(err.Error(), "X holds +Inf") {
+		t.Errorf("error %v, want row 2 column 3 +Inf", err)
+	}
+}
