@@ -307,7 +307,7 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 		if err := kernel.CheckRange(X); err != nil {
 			return nil, fmt.Errorf("r1svm: %w", err)
 		}
-		train, err := m.lm.fit(ctx, mat.DenseCopyOf(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
+		train, err := m.lm.fit(ctx, asDense(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
 		if err != nil {
 			return nil, fmt.Errorf("r1svm: %w", err)
 		}
@@ -315,10 +315,19 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 	})
 }
 
+// asDense returns X as a *mat.Dense, copying only when it is not one (a
+// view or another matrix type); the linear machine reads rows in place.
+func asDense(X mat.Matrix) *mat.Dense {
+	if d, ok := X.(*mat.Dense); ok {
+		return d
+	}
+	return mat.DenseCopyOf(X)
+}
+
 // Score writes ρ − ⟨w, z(x)⟩ for every row x of X.
 func (m *R1SVM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	return m.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
-		return m.lm.score(dst, mat.DenseCopyOf(X), 1), nil
+		return m.lm.score(dst, asDense(X), 1), nil
 	})
 }
 
