@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -23,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/output"
 )
 
 // Default picture size.
@@ -319,25 +319,20 @@ func Sweeps(title string, curves []Curve) (*gplot.Plot, error) {
 }
 
 // Save writes the plots to path (see Write), in the format its extension
-// names. It writes to a temporary file in the same directory and renames
-// it, so path ends up complete or untouched.
+// names, through the project's output layer (internal/output): a regular
+// file is written to a temporary file in its directory and renamed, so
+// path ends up complete or untouched, keeping an existing file's mode.
 func Save(path string, width, height vg.Length, plots ...*gplot.Plot) error {
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := output.Create(path, output.Options{})
 	if err != nil {
 		return err
 	}
-	err = Write(f, format, width, height, plots...)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	defer f.Abort()
+	if err := Write(f, format, width, height, plots...); err != nil {
+		return err
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return f.Commit()
 }
 
 // Write draws the plots and writes the picture to w in the given format

@@ -452,11 +452,11 @@ func TestBadInput(t *testing.T) {
 			args: func(s setup) []string {
 				return []string{"fit", "--method", "meandist", "--data", s.train, "--out", filepath.Join(s.dir, "no", "m.bin")}
 			},
-			code: ExitInternal, want: []string{"{dir}/no/m.bin: cannot create output"}},
+			code: ExitInternal, want: []string{"{dir}/no/m.bin: cannot write output: no such file or directory"}},
 		{name: "output is a directory",
 			prep: func(t *testing.T, s setup) { os.Mkdir(filepath.Join(s.dir, "outdir"), 0o755) },
 			args: func(s setup) []string { return scoreArgsOut(s, s.train, filepath.Join(s.dir, "outdir")) },
-			code: ExitUsage, want: []string{"{dir}/outdir: output path is a directory"}},
+			code: ExitInternal, want: []string{"{dir}/outdir: cannot write output: is a directory"}},
 		{name: "score --out with bad data",
 			files: map[string]string{"bad.csv": "a,b\n1,2\n3,x\n"},
 			args:  func(s setup) []string { return scoreArgsOut(s, filepath.Join(s.dir, "bad.csv"), s.out) },

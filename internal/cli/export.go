@@ -58,6 +58,9 @@ func runExport(o exportOptions, stderr io.Writer) error {
 	if o.format != "libsvm" {
 		return usagef("--format %q: the only export format is libsvm", o.format)
 	}
+	if err := checkOutput(o.out, o.model); err != nil {
+		return err
+	}
 	name, _, d, err := loadModel(o.model)
 	if err != nil {
 		return err
@@ -66,18 +69,18 @@ func runExport(o exportOptions, stderr io.Writer) error {
 	if !ok {
 		return usagef("%s: a %s model has no LIBSVM form; only ocsvm models export to libsvm", o.model, name)
 	}
-	out, err := createPending(o.out)
+	out, err := createOutput(o.out, nil, o.model)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	if err := lw.WriteLIBSVM(out.Writer()); err != nil {
+	if err := lw.WriteLIBSVM(out); err != nil {
 		if errors.Is(err, detector.ErrNotFitted) {
 			return dataErr(fmt.Errorf("%s: %w", o.model, err))
 		}
 		return usageErr(fmt.Errorf("%s: %w", o.model, err))
 	}
-	if err := out.Commit(); err != nil {
+	if err := commitOutput(out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "%s: wrote %s model %s as LIBSVM to %s\n", name, name, o.model, o.out)

@@ -63,7 +63,7 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	f := c.Flags()
 	f.StringVar(&o.method, "method", "", "detection method (see 'anomaly methods')")
 	f.StringVar(&o.data, "data", "", "training data file")
-	f.StringVar(&o.out, "out", "", "model file to write")
+	f.StringVar(&o.out, "out", "", "model file to write (- for standard output)")
 	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
 	f.StringVar(&o.shape, "shape", "", "sample shape of tensor data, as in 24x51 (the product is the feature count)")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
@@ -96,6 +96,13 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if o.labeled && !m.Labeled {
 		return usagef("--labeled: method %s does not use labels", o.method)
 	}
+	// The output is opened before the data is read, so a model that would
+	// replace its own training data, or cannot be written, fails first.
+	out, err := createOutput(o.out, nil, o.data)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
 
 	ds, err := loadData(o.data, o.label, nil)
 	if err != nil {
@@ -126,11 +133,6 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return err
 	}
 
-	out, err := createPending(o.out)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
 	start := time.Now()
 	if o.labeled {
 		err = d.(detector.LabeledFitter).FitLabeled(ctx, ds.X, ds.Y)
@@ -146,13 +148,13 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return paramOrDataErr(o.data, err)
 	}
-	if err := detector.Save(out.Writer(), d); err != nil {
+	if err := detector.Save(out, d); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", o.out, err))
 	}
 	if ctx.Err() != nil {
 		return interrupted
 	}
-	if err := out.Commit(); err != nil {
+	if err := commitOutput(out); err != nil {
 		return err
 	}
 	if w := detector.Warning(d); w != "" {

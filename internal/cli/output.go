@@ -1,83 +1,61 @@
 package cli
 
 import (
-	"bufio"
-	"fmt"
+	"errors"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/kernelad/anomaly/internal/output"
 )
 
-// pendingFile is an output file being written: a temporary file in the
-// destination's directory that Commit renames into place and Abort removes.
-// Readers of the destination see the old file or the complete new one,
-// never a part.
-type pendingFile struct {
-	path string
-	tmp  *os.File
-	w    *bufio.Writer
+// createOutput opens an output of a command through package output (atomic
+// replacement of regular files, links followed, devices and pipes written
+// in place, "-" to stdout). An output that is one of the command's inputs
+// is a usage error (exit 1), reported before any work; an output that
+// cannot be written is exit 3.
+func createOutput(path string, stdout io.Writer, inputs ...string) (*output.File, error) {
+	f, err := output.Create(path, output.Options{Inputs: inputs, Stdout: stdout})
+	if err != nil {
+		return nil, outputErr(err)
+	}
+	return f, nil
 }
 
-// createPending opens a temporary file next to path. Failing to create it
-// (a missing directory, no permission) is reported before any work is done.
-func createPending(path string) (*pendingFile, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" {
-		return nil, usagef("%s: output path names a directory, not a file", path)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usagef("%s: output path is a directory", path)
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, internalErr(fmt.Errorf("%s: cannot create output: %v", path, unwrapPath(err)))
-	}
-	return &pendingFile{path: path, tmp: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
-}
-
-// Writer returns the buffered writer into the temporary file.
-func (p *pendingFile) Writer() io.Writer { return p.w }
-
-// Commit flushes, syncs and closes the temporary file and renames it to the
-// destination. On failure the temporary file is removed.
-func (p *pendingFile) Commit() error {
-	err := p.w.Flush()
-	if err == nil {
-		err = p.tmp.Sync()
-	}
-	if cerr := p.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// CreateTemp makes the file 0600; an output file gets the usual mode.
-		err = os.Chmod(p.tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(p.tmp.Name(), p.path)
-	}
-	if err != nil {
-		os.Remove(p.tmp.Name())
-		return internalErr(fmt.Errorf("%s: cannot write output: %v", p.path, unwrapPath(err)))
+// checkOutput refuses, before any work, an output that is one of the
+// inputs (exit 1).
+func checkOutput(path string, inputs ...string) error {
+	if err := output.CheckInputs(path, inputs...); err != nil {
+		return usageErr(err)
 	}
 	return nil
 }
 
-// Abort closes and removes the temporary file. It is safe after Commit.
-func (p *pendingFile) Abort() {
-	p.tmp.Close()
-	os.Remove(p.tmp.Name())
+// commitOutput makes an output final; a write, sync, close or rename
+// error is exit 3.
+func commitOutput(f *output.File) error {
+	if err := f.Commit(); err != nil {
+		return internalErr(err)
+	}
+	return nil
 }
 
-// unwrapPath drops the *os.PathError wrapping, whose path is the temporary
-// name; messages name the destination instead.
+func outputErr(err error) error {
+	var se *output.SameFileError
+	if errors.As(err, &se) {
+		return usageErr(err)
+	}
+	return internalErr(err)
+}
+
+// unwrapPath drops the *os.PathError and *os.LinkError wrapping, whose path
+// may be a temporary name; messages name the user's path instead.
 func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
 		return pe.Err
 	}
-	if le, ok := err.(*os.LinkError); ok {
+	var le *os.LinkError
+	if errors.As(err, &le) {
 		return le.Err
 	}
 	return err

@@ -141,10 +141,10 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 	if class >= 0 {
 		title += fmt.Sprintf(", normal class %d", class)
 	}
-	return saveCurves(kind, title, series, o.out)
+	return saveCurves(kind, title, series, o.out, o.data)
 }
 
-func saveCurves(kind, title string, series []aplot.Scores, out string) error {
+func saveCurves(kind, title string, series []aplot.Scores, out string, inputs ...string) error {
 	var (
 		p   *gplot.Plot
 		err error
@@ -157,21 +157,22 @@ func saveCurves(kind, title string, series []aplot.Scores, out string) error {
 	if err != nil {
 		return dataErr(err)
 	}
-	return savePicture(out, p)
+	return savePicture(out, inputs, p)
 }
 
-// savePicture writes plots (stacked) to path.
-func savePicture(path string, plots ...*gplot.Plot) error {
-	out, err := createPending(path)
+// savePicture writes plots (stacked) to path, which must not be one of
+// inputs.
+func savePicture(path string, inputs []string, plots ...*gplot.Plot) error {
+	out, err := createOutput(path, nil, inputs...)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if err := aplot.Write(out.Writer(), format, aplot.Width, aplot.Height, plots...); err != nil {
+	if err := aplot.Write(out, format, aplot.Width, aplot.Height, plots...); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", path, unwrapPath(err)))
 	}
-	return out.Commit()
+	return commitOutput(out)
 }
 
 type mapOptions struct {
@@ -232,7 +233,7 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataErr(err)
 	}
-	if err := savePicture(o.out, p); err != nil {
+	if err := savePicture(o.out, nil, p); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "plot: wrote %s\n", o.out)
@@ -297,7 +298,7 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataErr(err)
 	}
-	if err := savePicture(o.out, top, bottom); err != nil {
+	if err := savePicture(o.out, []string{o.data}, top, bottom); err != nil {
 		return err
 	}
 	last := tr[len(tr)-1]
@@ -371,7 +372,7 @@ func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataErr(err)
 	}
-	if err := savePicture(o.out, p); err != nil {
+	if err := savePicture(o.out, nil, p); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "plot: wrote %s\n", o.out)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"strconv"
@@ -42,13 +41,20 @@ A label column in the data file is ignored.`,
 	f := c.Flags()
 	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
 	f.StringVar(&o.data, "data", "", "data file to score")
-	f.StringVar(&o.out, "out", "", "CSV file to write (default: standard output)")
+	f.StringVar(&o.out, "out", "", "CSV file to write (default or -: standard output)")
 	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
 	f.StringVar(&o.maxMemory, "max-memory", "", "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 	return c
 }
 
 func runScore(o scoreOptions, stdout io.Writer) error {
+	path := o.out
+	if path == "" {
+		path = "-"
+	}
+	if err := checkOutput(path, o.model, o.data); err != nil {
+		return err
+	}
 	d, ds, err := loadModelAndData(o.model, o.data, o.label, o.maxMemory)
 	if err != nil {
 		return err
@@ -57,18 +63,13 @@ func runScore(o scoreOptions, stdout io.Writer) error {
 	if err != nil {
 		return detectorErr(o.data, err)
 	}
-	if o.out == "" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		writeScores(bw, scores, d.Threshold())
-		return bw.Flush()
-	}
-	out, err := createPending(o.out)
+	out, err := createOutput(path, stdout, o.model, o.data)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	writeScores(out.Writer(), scores, d.Threshold())
-	return out.Commit()
+	writeScores(out, scores, d.Threshold())
+	return commitOutput(out)
 }
 
 // writeScores writes the score CSV. Write errors surface at Flush/Commit.

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/kernelad/anomaly/internal/output"
 )
 
 func main() {
@@ -33,22 +34,9 @@ func run(path, start, end string, in io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		os.Chmod(tmp.Name(), st.Mode().Perm())
-	}
-	return os.Rename(tmp.Name(), path)
+	// An in-place update: the file is its own input by design, replaced
+	// atomically with its mode kept.
+	return output.WriteFile(path, out, output.Options{})
 }
 
 // splice returns doc with the lines between the start and end marker lines

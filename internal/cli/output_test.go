@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Issue 17's output rules, through the real commands: score --out on a
+// FIFO, a symbolic link into another directory, standard output, a 0600
+// file and the inputs themselves; fit --out onto its own data; /dev/full.
+// Each case checks where the bytes went, the mode after, and that every
+// input is byte-identical afterwards.
+func TestOutputRules(t *testing.T) {
+	dir := t.TempDir()
+	train, model := fitModel(t, dir)
+	test := write(t, filepath.Join(dir, "test.csv"), testCSV)
+	code, want, stderr := run(context.Background(), "score", "--model", model, "--data", test)
+	if code != 0 || !strings.HasPrefix(want, "score,anomaly\n") {
+		t.Fatalf("score to stdout: exit %d, %q, %s", code, want, stderr)
+	}
+	snapshot := func() map[string][]byte {
+		m := map[string][]byte{}
+		for _, p := range []string{train, model, test} {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[p] = b
+		}
+		return m
+	}
+	before := snapshot()
+	inputsUnchanged := func(t *testing.T) {
+		t.Helper()
+		for p, b := range snapshot() {
+			if !bytes.Equal(b, before[p]) {
+				t.Errorf("%s changed", p)
+			}
+		}
+	}
+	noTemps := func(t *testing.T, d string) {
+		t.Helper()
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				t.Errorf("temporary file %s left in %s", e.Name(), d)
+			}
+		}
+	}
+
+	t.Run("dash is stdout", func(t *testing.T) {
+		code, out, stderr := run(context.Background(), "score", "--model", model, "--data", test, "--out", "-")
+		if code != 0 || out != want {
+			t.Errorf("exit %d, stdout %q, stderr %s", code, out, stderr)
+		}
+		inputsUnchanged(t)
+	})
+
+	t.Run("private file keeps its mode", func(t *testing.T) {
+		p := filepath.Join(dir, "private.csv")
+		write(t, p, "old contents\n")
+		if err := os.Chmod(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := run(context.Background(), "score", "--model", model, "--data", test, "--out", p); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		st, _ := os.Stat(p)
+		got, _ := os.ReadFile(p)
+		if st.Mode().Perm() != 0o600 || string(got) != want {
+			t.Errorf("mode %v, contents %q; want 0600 and the scores", st.Mode().Perm(), got)
+		}
+		noTemps(t, dir)
+		inputsUnchanged(t)
+	})
+
+	t.Run("symlink into another directory", func(t *testing.T) {
+		other := t.TempDir()
+		target := filepath.Join(other, "scores.csv")
+		write(t, target, "old\n")
+		os.Chmod(target, 0o640)
+		link := filepath.Join(dir, "scores.lnk")
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := run(context.Background(), "score", "--model", model, "--data", test, "--out", link); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+		}
+		got, _ := os.ReadFile(target)
+		st, _ := os.Stat(target)
+		if string(got) != want || st.Mode().Perm() != 0o640 {
+			t.Errorf("target holds %q with mode %v; want the scores with 0640", got, st.Mode().Perm())
+		}
+		noTemps(t, dir)
+		noTemps(t, other)
+		inputsUnchanged(t)
+	})
+
+	t.Run("fifo is written in place", func(t *testing.T) {
+		fifo := filepath.Join(dir, "scores.fifo")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		got := make(chan []byte)
+		go func() {
+			f, err := os.Open(fifo) // blocks until the writer opens
+			if err != nil {
+				got <- nil
+				return
+			}
+			b, _ := io.ReadAll(f)
+			f.Close()
+			got <- b
+		}()
+		if code, _, stderr := run(context.Background(), "score", "--model", model, "--data", test, "--out", fifo); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if b := <-got; string(b) != want {
+			t.Errorf("the reader got %q", b)
+		}
+		if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
+		}
+		inputsUnchanged(t)
+	})
+
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"score onto its data", []string{"score", "--model", model, "--data", test, "--out", test}},
+		{"score onto its model", []string{"score", "--model", model, "--data", test, "--out", model}},
+		{"fit onto its data", []string{"fit", "--method", "meandist", "--data", train, "--out", train}},
+		{"export onto its model", []string{"export", "--model", model, "--out", model}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(context.Background(), tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, "write the output to another file") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want exit 1 and one line", code, stderr)
+			}
+			inputsUnchanged(t)
+			noTemps(t, dir)
+		})
+	}
+
+	t.Run("hard link to the data", func(t *testing.T) {
+		hard := filepath.Join(dir, "hard.csv")
+		if err := os.Link(test, hard); err != nil {
+			t.Skipf("link: %v", err)
+		}
+		code, _, stderr := run(context.Background(), "score", "--model", model, "--data", test, "--out", hard)
+		if code != ExitUsage || !strings.Contains(stderr, "same file as the input") {
+			t.Errorf("exit %d, %q", code, stderr)
+		}
+		inputsUnchanged(t)
+	})
+
+	t.Run("full device", func(t *testing.T) {
+		if _, err := os.Stat("/dev/full"); err != nil {
+			t.Skip("no /dev/full on this system")
+		}
+		code, _, stderr := run(context.Background(), "score", "--model", model, "--data", test, "--out", "/dev/full")
+		if code != ExitInternal || !strings.Contains(stderr, "no space left on device") {
+			t.Errorf("exit %d, %q; want 3 and ENOSPC", code, stderr)
+		}
+		if fi, err := os.Stat("/dev/full"); err != nil || fi.Mode()&os.ModeDevice == 0 {
+			t.Errorf("/dev/full is no longer a device: %v %v", fi, err)
+		}
+	})
+}

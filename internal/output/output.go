@@ -1,0 +1,260 @@
+// Package output is the one way the project writes a file: the command
+// line's models, scores, exports, pictures and reports, plot.Save and the
+// README splice tool all go through Create. Its rules:
+//
+//   - "-" is standard output.
+//   - A symbolic link is followed: the file it points to is written, not
+//     the link replaced.
+//   - An existing regular file (or a new one) is written to a temporary
+//     file in the target's own directory and renamed over the target when
+//     the write is complete (github.com/google/renameio/v2), so readers see
+//     the old file or the new one, never a part; an interrupted or failed
+//     write leaves the old file and no temporary behind. An existing file
+//     keeps its permissions; a new one gets 0644 less the umask.
+//   - An existing file that is not a regular file — a device such as
+//     /dev/full or /dev/null, a named pipe, a socket, a terminal,
+//     /proc/self/fd/N — is written in place, never replaced.
+//   - A directory is refused.
+//   - An output that is the same file as one of the inputs (os.SameFile:
+//     also through links and hard links) is refused before any work, so a
+//     user's data or model is never overwritten by its own result.
+//
+// Every write, sync, close or rename error (ENOSPC on /dev/full, EPIPE) is
+// returned by Write or Commit; nothing is reported as written unless it
+// was. The package uses renameio rather than a hand-written temporary
+// file and rename because renameio gets the fsync-before-rename ordering
+// and the permission handling right.
+package output
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/google/renameio/v2"
+)
+
+// SameFileError reports an output that is one of the inputs.
+type SameFileError struct {
+	Output, Input string
+}
+
+func (e *SameFileError) Error() string {
+	if e.Output == e.Input {
+		return fmt.Sprintf("%s is both an input and the output; write the output to another file", e.Output)
+	}
+	return fmt.Sprintf("%s is the same file as the input %s; write the output to another file", e.Output, e.Input)
+}
+
+// PathError reports an output path that cannot be written (a directory, a
+// missing directory, no permission, a full disk) with the path the user
+// gave.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("%s: cannot write output: %v", e.Path, e.Err) }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// File is an output being written. Write to it, then Commit; Abort (safe
+// after Commit, and idempotent) discards an unfinished file.
+type File struct {
+	path    string // as the user gave it, for messages
+	w       *bufio.Writer
+	pending *renameio.PendingFile // regular files
+	direct  *os.File              // non-regular files, written in place
+	stdout  bool                  // "-": nothing to close
+	err     error
+	done    bool
+}
+
+// CheckInputs returns a *SameFileError when path (after following links)
+// is the same file as one of inputs; paths that do not exist are not the
+// same as anything. "-" is never an input's file.
+func CheckInputs(path string, inputs ...string) error {
+	if path == "-" {
+		return nil
+	}
+	out, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
+			return &SameFileError{Output: path, Input: in}
+		}
+	}
+	return nil
+}
+
+// Options are what Create needs to know besides the path.
+type Options struct {
+	// Inputs are the files the output must not be (the data, the model).
+	Inputs []string
+	// Stdout is where "-" writes; nil means os.Stdout.
+	Stdout io.Writer
+}
+
+// Create opens path for writing by the rules of the package. It refuses
+// an output that is one of the inputs, a directory, and a path whose
+// directory does not exist or cannot be written, before anything is
+// written.
+func Create(path string, opt Options) (*File, error) {
+	if path == "-" {
+		w := opt.Stdout
+		if w == nil {
+			w = os.Stdout
+		}
+		return &File{path: "standard output", w: bufio.NewWriterSize(w, 1<<16), stdout: true}, nil
+	}
+	if err := CheckInputs(path, opt.Inputs...); err != nil {
+		return nil, err
+	}
+	target, err := resolve(path)
+	if err != nil {
+		return nil, &PathError{Path: path, Err: err}
+	}
+	st, err := os.Stat(target)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, &PathError{Path: path, Err: errors.New("is a directory")}
+	case err == nil && !st.Mode().IsRegular():
+		// Devices, pipes, sockets, terminals: write in place. A FIFO
+		// blocks here until a reader opens it, as any writer would.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, &PathError{Path: path, Err: unwrap(err)}
+		}
+		return &File{path: path, w: bufio.NewWriterSize(f, 1<<16), direct: f}, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return nil, &PathError{Path: path, Err: unwrap(err)}
+	}
+	pf, err := renameio.NewPendingFile(target,
+		renameio.WithTempDir(filepath.Dir(target)),
+		renameio.WithPermissions(0o644),
+		renameio.WithExistingPermissions())
+	if err != nil {
+		return nil, &PathError{Path: path, Err: unwrap(err)}
+	}
+	return &File{path: path, w: bufio.NewWriterSize(pf, 1<<16), pending: pf}, nil
+}
+
+// resolve follows symbolic links to the file they name; a link to a file
+// that does not exist yet resolves to that file's path.
+func resolve(path string) (string, error) {
+	for range 40 { // as the kernel's limit on link chains
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", errors.New("too many levels of symbolic links")
+}
+
+// Write writes p. Errors are sticky: once a write failed, Write and
+// Commit return that error.
+func (f *File) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := f.w.Write(p)
+	if err != nil {
+		f.err = &PathError{Path: f.path, Err: unwrap(err)}
+	}
+	return n, f.err
+}
+
+// WriteString writes s.
+func (f *File) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
+
+var _ io.StringWriter = (*File)(nil)
+
+// Commit flushes the output and makes it final: renames the complete
+// temporary file over the target, or closes the file written in place, or
+// flushes standard output. Any error on the way is returned (and the
+// temporary file removed).
+func (f *File) Commit() error {
+	if f.done {
+		return f.err
+	}
+	f.done = true
+	err := f.err
+	if err == nil {
+		if ferr := f.w.Flush(); ferr != nil {
+			err = &PathError{Path: f.path, Err: unwrap(ferr)}
+		}
+	}
+	switch {
+	case f.pending != nil:
+		if err == nil {
+			if rerr := f.pending.CloseAtomicallyReplace(); rerr != nil {
+				err = &PathError{Path: f.path, Err: unwrap(rerr)}
+			}
+		}
+		f.pending.Cleanup() // a no-op after a successful replace
+	case f.direct != nil:
+		if cerr := f.direct.Close(); err == nil && cerr != nil {
+			err = &PathError{Path: f.path, Err: unwrap(cerr)}
+		}
+	}
+	f.err = err
+	return err
+}
+
+// Abort discards an output that was not committed: the temporary file is
+// removed and the target left as it was (a file written in place is
+// closed; what reached it stays). It is a no-op after Commit.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	switch {
+	case f.pending != nil:
+		f.pending.Cleanup()
+	case f.direct != nil:
+		f.direct.Close()
+	}
+}
+
+// WriteFile writes data to path by the rules of Create.
+func WriteFile(path string, data []byte, opt Options) error {
+	f, err := Create(path, opt)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// unwrap drops the *os.PathError and *os.LinkError wrapping, whose path is
+// a temporary name; messages name the user's path instead.
+func unwrap(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

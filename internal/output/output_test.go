@@ -1,0 +1,150 @@
+package output
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// An aborted write leaves the old file as it was and no temporary file; a
+// committed one replaces it whole.
+func TestAbortKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	os.WriteFile(p, []byte("old"), 0o644)
+	f, err := Create(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("half of the new")
+	f.Abort()
+	if b, _ := os.ReadFile(p); string(b) != "old" || len(listDir(t, dir)) != 1 {
+		t.Fatalf("after Abort: %q, dir %v", b, listDir(t, dir))
+	}
+	if err := WriteFile(p, []byte("new"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" || len(listDir(t, dir)) != 1 {
+		t.Fatalf("after WriteFile: %q, dir %v", b, listDir(t, dir))
+	}
+}
+
+// A new file gets 0644 less the umask; an existing one keeps its mode.
+func TestModes(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "new.txt")
+	if err := WriteFile(p, []byte("x"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("new file mode %v, want 0644", st.Mode().Perm())
+	}
+	os.Chmod(p, 0o600)
+	WriteFile(p, []byte("y"), Options{})
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("replaced file mode %v, want 0600 kept", st.Mode().Perm())
+	}
+}
+
+// Links are followed, also when the file they name does not exist yet and
+// through chains; a loop is an error.
+func TestLinks(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	target := filepath.Join(other, "target.txt")
+	chain1, chain2 := filepath.Join(dir, "a.lnk"), filepath.Join(dir, "b.lnk")
+	os.Symlink(target, chain2)
+	os.Symlink("b.lnk", chain1) // relative to the link's directory
+	if err := WriteFile(chain1, []byte("via two links"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "via two links" {
+		t.Errorf("target holds %q", b)
+	}
+	for _, l := range []string{chain1, chain2} {
+		if fi, _ := os.Lstat(l); fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s was replaced", l)
+		}
+	}
+	loop := filepath.Join(dir, "loop.lnk")
+	os.Symlink("loop.lnk", loop)
+	var pe *PathError
+	if err := WriteFile(loop, []byte("x"), Options{}); !errors.As(err, &pe) || !strings.Contains(err.Error(), "too many levels") {
+		t.Errorf("a link loop: %v", err)
+	}
+}
+
+// Outputs that name an input, directly, through a link or a hard link,
+// are refused; a directory is refused.
+func TestRefusals(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "data.csv")
+	os.WriteFile(in, []byte("a\n1\n"), 0o644)
+	link := filepath.Join(dir, "data.lnk")
+	os.Symlink(in, link)
+	hard := filepath.Join(dir, "hard.csv")
+	os.Link(in, hard)
+	for _, p := range []string{in, link, hard} {
+		var se *SameFileError
+		if _, err := Create(p, Options{Inputs: []string{in}}); !errors.As(err, &se) {
+			t.Errorf("%s: %v, want a SameFileError", p, err)
+		}
+	}
+	if _, err := Create(dir, Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory: %v", err)
+	}
+	if _, err := Create(filepath.Join(dir, "missing", "x"), Options{}); err == nil {
+		t.Error("a missing directory: no error")
+	}
+	if b, _ := os.ReadFile(in); string(b) != "a\n1\n" {
+		t.Errorf("the input changed: %q", b)
+	}
+}
+
+// Write errors are returned, not swallowed: ENOSPC from /dev/full.
+func TestDeviceErrors(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	err := WriteFile("/dev/full", []byte("x"), Options{})
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("/dev/full: %v, want ENOSPC", err)
+	}
+}
+
+func Example() {
+	dir, _ := os.MkdirTemp("", "output-example")
+	defer os.RemoveAll(dir)
+	data := filepath.Join(dir, "data.csv")
+	os.WriteFile(data, []byte("a\n1\n"), 0o644)
+
+	f, err := Create(filepath.Join(dir, "scores.csv"), Options{Inputs: []string{data}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Abort() // a no-op once committed
+	fmt.Fprintln(f, "score,anomaly")
+	fmt.Println(f.Commit())
+
+	_, err = Create(data, Options{Inputs: []string{data}})
+	fmt.Println(err != nil)
+	// Output:
+	// <nil>
+	// true
+}
