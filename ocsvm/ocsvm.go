@@ -77,7 +77,7 @@ var _ detector.Detector = (*OCSVM)(nil)
 func New(cfg Config) (*OCSVM, error) {
 	if cfg.Kernel.Kind == "precomputed" {
 		if cfg.Scale != "" && cfg.Scale != scale.None {
-			return nil, fmt.Errorf("ocsvm: a precomputed kernel matrix cannot be scaled (scale=%s); use scale=none", cfg.Scale)
+			return nil, &param.Error{Method: "ocsvm", Name: "scale", Value: cfg.Scale, Reason: "a precomputed kernel matrix cannot be scaled; use scale=none"}
 		}
 		cfg.Scale = scale.None
 	}

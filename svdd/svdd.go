@@ -88,7 +88,7 @@ var (
 // New validates cfg and returns an unfitted SVDD.
 func New(cfg Config) (*SVDD, error) {
 	if cfg.C != 0 && cfg.Nu != 0 {
-		return nil, fmt.Errorf("svdd: set C (%v) or nu (%v), not both", cfg.C, cfg.Nu)
+		return nil, &param.Error{Method: "svdd", Name: "c", Value: fmt.Sprint(cfg.C), Reason: fmt.Sprintf("set c or nu (%v), not both", cfg.Nu)}
 	}
 	b, err := detector.NewBase("svdd", &cfg)
 	if err != nil {

@@ -101,6 +101,9 @@ func openData(ref string) (*dataset.Dataset, error) {
 }
 
 func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Writer) error {
+	if err := checkOutput(o.out, o.data); err != nil {
+		return err
+	}
 	methods := detector.Names()
 	if o.methods != "all" {
 		methods = splitList(o.methods)
@@ -271,6 +274,9 @@ func newSGDCmd(stderr io.Writer) *cobra.Command {
 }
 
 func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
+	if err := checkOutput(o.out, o.data); err != nil {
+		return err
+	}
 	if o.features < 1 || o.iterations < 1 || o.every < 1 {
 		return usagef("plot sgd: --features, --iterations and --every must be ≥ 1")
 	}

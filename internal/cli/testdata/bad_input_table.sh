@@ -33,6 +33,33 @@ printf 'PK\x03\x04garbage' > bad.npz
 printf '1 1:0.5 2:x\n' > bad.svm
 printf '1 0:0.5\n' > zeroidx.svm
 printf '@relation r\n@attribute a string\n@data\nfoo\n' > str.arff
+/usr/bin/python3 - <<'PY'
+import random
+random.seed(17)
+rows = [[random.gauss(0, 1) for _ in range(3)] for _ in range(60)]
+for name, unit in (('big.csv', 1e300), ('tiny.csv', 1e-300)):
+    with open(name, 'w') as f:
+        f.write('a,b,c\n')
+        for r in rows:
+            f.write(','.join(repr(v * unit) for v in r) + '\n')
+with open('big100k.csv', 'w') as f:
+    f.write('a,b\n')
+    for i in range(100000):
+        f.write('%.6f,%.6f\n' % (random.random() * 3, random.random() * 3))
+with open('const.csv', 'w') as f:
+    f.write('a,b\n' + '1,2\n' * 20)
+with open('wide.libsvm', 'w') as f:
+    for i in range(300):
+        idx = sorted(random.sample(range(1, 10_000_001), 5))
+        if i == 0:
+            idx[-1] = 10_000_000
+        f.write('0 ' + ' '.join('%d:%.6f' % (j, random.random()) for j in idx) + '\n')
+PY
+mkfifo scores.fifo
+printf 'old\n' > private.csv; chmod 600 private.csv
+mkdir elsewhere; printf 'old\n' > elsewhere/target.csv; ln -s elsewhere/target.csv scores.lnk
+ln train.csv hard.csv
+ln -s /proc/self/fd/1 so.lnk
 cp $BIN anomaly-bin
 ./anomaly-bin fit --method expose --data train.csv --out model.bin --set features=16 2>/dev/null
 /usr/bin/python3 - <<'PY'
@@ -40,24 +67,38 @@ b = open('model.bin','rb').read()
 open('trunc.bin','wb').write(b[:len(b)-100])
 c = bytearray(b); c[len(c)//2] ^= 0xff; open('corrupt.bin','wb').write(bytes(c))
 import struct, zlib, json
+# Envelope format 2: magic, header length and JSON header, then the shared
+# state and the method state, each with its length, then a CRC-32.
 hl = struct.unpack('<I', b[14:18])[0]
 h = json.loads(b[18:18+hl])
-def env(h, state):
+off = 18 + hl
+bl = struct.unpack('<Q', b[off:off+8])[0]; base = b[off+8:off+8+bl]; off += 8 + bl
+sl = struct.unpack('<Q', b[off:off+8])[0]; state = b[off+8:off+8+sl]
+def env(h, base, state):
     hb = json.dumps(h, separators=(',',':')).encode()
-    body = b'ANOMALY-MODEL\n' + struct.pack('<I', len(hb)) + hb + struct.pack('<Q', len(state)) + state
+    body = b'ANOMALY-MODEL\n' + struct.pack('<I', len(hb)) + hb
+    for sec in (base, state):
+        body += struct.pack('<Q', len(sec)) + sec
     return body + struct.pack('<I', zlib.crc32(body))
-state = b[18+hl+8:-4]
-h2 = dict(h); h2['version'] = 2; open('v2.bin','wb').write(env(h2, state))
-h3 = dict(h); h3['format'] = 2; open('fmt2.bin','wb').write(env(h3, state))
-h4 = dict(h); h4['method'] = 'iforest'; open('othermethod.bin','wb').write(env(h4, state))
-h5 = dict(h); h5['params'] = dict(h['params'], features='0'); open('badparams.bin','wb').write(env(h5, state))
-open('garbagestate.bin','wb').write(env(h, b'\x00\x01garbage'))
+h2 = dict(h); h2['version'] = 99; open('v2.bin','wb').write(env(h2, base, state))
+h3 = dict(h); h3['format'] = 1; open('fmt2.bin','wb').write(env(h3, base, state))
+h4 = dict(h); h4['method'] = 'nosuchmethod'; open('othermethod.bin','wb').write(env(h4, base, state))
+h5 = dict(h); h5['params'] = dict(h['params'], features='0'); open('badparams.bin','wb').write(env(h5, base, state))
+open('garbagestate.bin','wb').write(env(h, base, b'\x00\x01garbage'))
 open('empty.bin','wb').write(b'')
 PY
-run() { # desc, command line (uses "anomaly")
+run() { # desc, command line (uses "anomaly"), optional ulimit -v in KB
   local desc="$1"; shift
+  local lim=""
+  if [ $# -eq 2 ] && [ -n "${2##*[!0-9]*}" ]; then lim=$2; set -- "$1"; fi
   local cmd="$*"
-  local out; out=$(eval "./anomaly-bin ${cmd#anomaly }" 2>&1 >/dev/null); local rc=$?
+  local out
+  if [ -n "$lim" ]; then
+    out=$( (ulimit -v "$lim"; eval "./anomaly-bin ${cmd#anomaly }") 2>&1 >/dev/null); local rc=$?
+    cmd="(ulimit -v $lim; $cmd)"
+  else
+    out=$(eval "./anomaly-bin ${cmd#anomaly }" 2>&1 >/dev/null); local rc=$?
+  fi
   out=$(echo "$out" | head -3 | tr '\n' ' ' | sed 's/ *$//; s/|/\\|/g')
   echo "| $desc | \`$cmd\` | $rc | \`$out\` |"
 }
@@ -111,7 +152,7 @@ run "corrupt model" anomaly score --model corrupt.bin --data train.csv
 run "truncated model" anomaly score --model trunc.bin --data train.csv
 run "empty model file" anomaly score --model empty.bin --data train.csv
 run "other-version model" anomaly score --model v2.bin --data train.csv
-run "other envelope format" anomaly score --model fmt2.bin --data train.csv
+run "older envelope format (1)" anomaly score --model fmt2.bin --data train.csv
 run "model of a method not in this build" anomaly score --model othermethod.bin --data train.csv
 run "model with invalid parameters" anomaly score --model badparams.bin --data train.csv
 run "model with undecodable state" anomaly score --model garbagestate.bin --data train.csv
@@ -119,6 +160,59 @@ run "not a model" anomaly score --model train.csv --data train.csv
 run "missing model" anomaly score --model none.bin --data train.csv
 run "output directory missing" anomaly score --model model.bin --data train.csv --out no/s.csv
 run "output path is a directory" anomaly fit --method expose --data train.csv --out dir.csv
+run "fit --out onto its own training data" anomaly fit --method kde --data train.csv --out train.csv
+run "score --out onto its own data" anomaly score --model model.bin --data train.csv --out train.csv
+run "score --out onto its own model" anomaly score --model model.bin --data train.csv --out model.bin
+run "score --out a hard link to its data" anomaly score --model model.bin --data train.csv --out hard.csv
+run "export --out onto its own model" anomaly export --model model.bin --out model.bin
+run "plot --out onto its own data" anomaly plot roc --data train.csv --methods kde --out train.csv
+run "bench --plot naming a file, not a directory" anomaly bench --methods kde --plot train.csv
+run "score --out /dev/full (device written in place; ENOSPC)" anomaly score --model model.bin --data train.csv --out /dev/full
+run "score --out /dev/null (device written in place)" anomaly score --model model.bin --data train.csv --out /dev/null
+( cat scores.fifo > fifo.got & ); sleep 0.2
+run "score --out a named pipe with a reader (written in place)" anomaly score --model model.bin --data train.csv --out scores.fifo
+sleep 0.2; echo "| the pipe afterwards | \`test -p scores.fifo; wc -l < fifo.got\` | $(test -p scores.fifo; echo $?) | \`$(wc -l < fifo.got) lines reached the reader; scores.fifo is still a FIFO\` |"
+run "score --out a symbolic link into another directory" anomaly score --model model.bin --data train.csv --out scores.lnk
+echo "| the link afterwards | \`test -L scores.lnk; head -1 elsewhere/target.csv\` | $(test -L scores.lnk; echo $?) | \`link kept; target starts $(head -1 elsewhere/target.csv)\` |"
+run "score --out a link to /proc/self/fd/1 (written in place)" anomaly score --model model.bin --data train.csv --out so.lnk
+run "score --out a private (0600) file" anomaly score --model model.bin --data train.csv --out private.csv
+echo "| its mode afterwards | \`stat -c %a private.csv\` | 0 | \`$(stat -c %a private.csv)\` |"
+run "score --out - (standard output)" anomaly score --model model.bin --data train.csv --out -
+./anomaly-bin score --model model.bin --data big100k.csv 2>epipe.err | head -c 1 >/dev/null; rc=${PIPESTATUS[0]}
+echo "| standard output closed early (EPIPE) | \`anomaly score --model model.bin --data big100k.csv \\| head -c 1\` | $rc | \`$(head -1 epipe.err)\` |"
+run "expose with features=10^9 (memory estimate, before any allocation)" anomaly fit --method expose --data train.csv --out m.bin --set features=1000000000
+run "r1svm with features=10^9" anomaly fit --method r1svm --data train.csv --out m.bin --set features=1000000000
+run "kpca nystrom with landmarks=10^9 (capped at the rows: fits)" anomaly fit --method kpca --data train.csv --out m.bin --set method=nystrom --set landmarks=1000000000
+run "a 6 KB LIBSVM file whose highest index is 10^7: expose" anomaly fit --method expose --data wide.libsvm --out m.bin
+run "the same file: kde" anomaly fit --method kde --data wide.libsvm --out m.bin
+run "the same file: ocsvm" anomaly fit --method ocsvm --data wide.libsvm --out m.bin
+run "the same file under a 6 GB address-space limit: svdd" "anomaly fit --method svdd --data wide.libsvm --out m.bin" 6000000
+run "--max-memory below what the fit needs" anomaly fit --method kde --data train.csv --out m.bin --max-memory 1KB
+run "malformed --max-memory" anomaly fit --method kde --data train.csv --out m.bin --max-memory lots
+run "every feature ×1e300: kde" anomaly fit --method kde --data big.csv --out m.bin
+run "every feature ×1e300: expose" anomaly fit --method expose --data big.csv --out m.bin
+run "every feature ×1e300: ocsvm" anomaly fit --method ocsvm --data big.csv --out m.bin
+run "every feature ×1e300: svdd" anomaly fit --method svdd --data big.csv --out m.bin
+run "every feature ×1e300: kpca" anomaly fit --method kpca --data big.csv --out m.bin
+run "every feature ×1e300: r1svm" anomaly fit --method r1svm --data big.csv --out m.bin
+run "every feature ×1e-300: kde" anomaly fit --method kde --data tiny.csv --out m.bin
+run "every feature ×1e-300: ocsvm" anomaly fit --method ocsvm --data tiny.csv --out m.bin
+run "every feature ×1e-300: r1svm" anomaly fit --method r1svm --data tiny.csv --out m.bin
+run "×1e300 with the scale stage (scale=standard): fits" anomaly fit --method ocsvm --data big.csv --out m.bin --set scale=standard
+run "×1e-300 with scale=robust: fits" anomaly fit --method kde --data tiny.csv --out m.bin --set scale=robust
+run "kde bandwidth=1e-300 (log space: finite scores)" anomaly fit --method kde --data train.csv --out m.bin --set bandwidth=1e-300
+run "constant data: every training score equal (warning)" anomaly fit --method kde --data const.csv --out m.bin
+run "--contamination 0" anomaly fit --method kde --data train.csv --out m.bin --contamination 0
+run "--set contamination=0" anomaly fit --method kde --data train.csv --out m.bin --set contamination=0
+run "kpca components above n−1" anomaly fit --method kpca --data train.csv --out m.bin --set components=100000
+run "kpca components and variance both" anomaly fit --method kpca --data train.csv --out m.bin --set components=3 --set variance=0.5
+run "svdd c and nu both" anomaly fit --method svdd --data train.csv --out m.bin --set c=0.5 --set nu=0.5
+run "--shape disagreeing with the file's sample shape (3x2 samples)" anomaly fit --method r1stm --data three.npy --out m.bin --shape 2x3
+run "CP rank above the smallest side" anomaly fit --method r1stm --data three.npy --out m.bin --set rank=5
+run "gamma not a number" anomaly fit --method ocsvm --data train.csv --out m.bin --set gamma=wide
+run "gamma another method's rule word" anomaly fit --method kde --data train.csv --out m.bin --set bandwidth=scale
+run "scale rule unknown" anomaly fit --method kde --data train.csv --out m.bin --set scale=zscore
+run "precomputed kernel with a scale stage" anomaly fit --method ocsvm --data train.csv --out m.bin --set kernel=precomputed --set scale=standard
 run "labels of one class" anomaly eval --model model.bin --data oneclass.csv
 run "eval without labels" anomaly eval --model model.bin --data nolabel.csv
 # Ctrl-C during a long fit: SIGINT 3 s after the start.

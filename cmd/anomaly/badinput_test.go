@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kernelad/anomaly/internal/cli"
+)
+
+// TestBadInputRealMethods is the bad-input table of issue 17 for the cases
+// that need the real methods (internal/cli's own table runs on test-only
+// methods): runaway memory, data at extreme scales, parameters that mean
+// what they say, and degenerate fits. Each case runs the command in a
+// scratch directory and checks the exit code, that stderr is one line (or
+// one warning line and the summary) naming what matters, and that no
+// model or temporary file is left behind by a failure.
+func TestBadInputRealMethods(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(17, 17))
+	writeRows := func(name string, unit float64) string {
+		var b strings.Builder
+		b.WriteString("a,b,c\n")
+		for i := 0; i < 60; i++ {
+			fmt.Fprintf(&b, "%v,%v,%v\n", rng.NormFloat64()*unit, rng.NormFloat64()*unit, rng.NormFloat64()*unit)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	train := writeRows("train.csv", 1)
+	big := writeRows("big.csv", 1e300)
+	tiny := writeRows("tiny.csv", 1e-300)
+	konst := filepath.Join(dir, "const.csv")
+	os.WriteFile(konst, []byte("a,b\n"+strings.Repeat("1,2\n", 20)), 0o644)
+	var wide strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&wide, "0 %d:0.5 %d:0.25 10000000:1\n", 1+rng.IntN(1000), 2000+rng.IntN(1000))
+	}
+	libsvm := filepath.Join(dir, "wide.libsvm")
+	os.WriteFile(libsvm, []byte(wide.String()), 0o644)
+	out := filepath.Join(dir, "m.bin")
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // substring of stderr
+	}{
+		{"features=10^9: refused by the estimate", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},
+		{"r1svm features=10^9", []string{"fit", "--method", "r1svm", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "over the memory budget"},
+		{"10^7 sparse columns: expose", []string{"fit", "--method", "expose", "--data", libsvm, "--out", out}, cli.ExitData, "the data is too large for the method"},
+		{"10^7 sparse columns: kde", []string{"fit", "--method", "kde", "--data", libsvm, "--out", out}, cli.ExitData, "over the memory budget"},
+		{"--max-memory too small", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--max-memory", "1KB"}, cli.ExitData, "memory budget of 1 kB (--max-memory)"},
+		{"×1e300 kde", []string{"fit", "--method", "kde", "--data", big, "--out", out}, cli.ExitData, "squared distances between rows overflow"},
+		{"×1e300 ocsvm", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out}, cli.ExitData, "column 1 ranges from"},
+		{"×1e300 expose", []string{"fit", "--method", "expose", "--data", big, "--out", out}, cli.ExitData, "overflow float64"},
+		{"×1e300 kpca", []string{"fit", "--method", "kpca", "--data", big, "--out", out}, cli.ExitData, "overflow float64"},
+		{"×1e-300 svdd", []string{"fit", "--method", "svdd", "--data", tiny, "--out", out}, cli.ExitData, "underflow float64"},
+		{"×1e-300 r1svm", []string{"fit", "--method", "r1svm", "--data", tiny, "--out", out}, cli.ExitData, "underflow float64"},
+		{"×1e300 with scale=standard fits", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out, "--set", "scale=standard"}, cli.ExitOK, "wrote"},
+		{"kde bandwidth=1e-300: finite, and warned", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--set", "bandwidth=1e-300"}, cli.ExitOK, "warning: kde: every training score is"},
+		{"constant data: warned", []string{"fit", "--method", "kde", "--data", konst, "--out", out}, cli.ExitOK, "cannot rank rows"},
+		{"--contamination 0", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--contamination", "0"}, cli.ExitUsage, `contamination="0": must be in (0, 0.5]`},
+		{"--set contamination=0", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "contamination=0"}, cli.ExitUsage, "must be in (0, 0.5]"},
+		{"kpca components ≥ n", []string{"fit", "--method", "kpca", "--data", train, "--out", out, "--set", "components=100000"}, cli.ExitUsage, "must be at most n−1 = 59"},
+		{"svdd c and nu", []string{"fit", "--method", "svdd", "--data", train, "--out", out, "--set", "c=0.5", "--set", "nu=0.5"}, cli.ExitUsage, "not both"},
+		{"precomputed with a scale stage", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "kernel=precomputed", "--set", "scale=standard"}, cli.ExitUsage, "cannot be scaled"},
+		{"fit onto its data", []string{"fit", "--method", "kde", "--data", train, "--out", train}, cli.ExitUsage, "write the output to another file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(out)
+			var stdout, stderr bytes.Buffer
+			code := cli.Run(context.Background(), tc.args, &stdout, &stderr)
+			msg := stderr.String()
+			if code != tc.code || !strings.Contains(msg, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, msg, tc.code, tc.want)
+			}
+			lines := strings.Count(msg, "\n")
+			if (code != 0 && lines != 1) || lines > 2 || strings.Contains(msg, "NaN") || strings.Contains(msg, "goroutine") {
+				t.Errorf("stderr is not one clean line: %q", msg)
+			}
+			if _, err := os.Stat(out); (err == nil) != (code == 0) {
+				t.Errorf("exit %d, model written: %v", code, err == nil)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") {
+					t.Errorf("temporary file %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
