@@ -8,13 +8,14 @@
 #                 go.mod, so the core never depends on Beam)
 #   make results  bench on ../shared/data (adbench and tensor), README's
 #                 results table between <!-- results:start/end --> markers
+#   make defaults the selection protocol of the default rules on ../shared/data
 
 GO      ?= go
 PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 6
 
-.PHONY: all build test test-beam vet bench fmt results bad-input
+.PHONY: all build test test-beam vet bench fmt results bad-input defaults
 
 all: build test
 
@@ -63,3 +64,12 @@ bad-input:
 	mkdir -p bench-out
 	bash internal/cli/testdata/bad_input_table.sh > bench-out/bad-input.md
 	sed -n '/^|/p' bench-out/bad-input.md | $(GO) run ./internal/cmd/splice -file README.md -start '<!-- badinput:start -->' -end '<!-- badinput:end -->'
+
+# The selection protocol of the default rules (issue 11): every method's
+# candidate rules on ../shared/data under the ADBench (and, for tensor
+# methods, the class) protocol, seeds 1-3; per method the mean AUC of each
+# rule, the leave-one-dataset-out estimate and the chosen rule. Results are
+# cached in bench-out/defaults/cache.jsonl (delete it to rerun everything).
+defaults:
+	mkdir -p bench-out/defaults
+	$(GO) run ./internal/cmd/defaults -data ../shared/data -out bench-out/defaults

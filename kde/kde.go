@@ -30,6 +30,10 @@ const (
 	// CV maximises the leave-one-out log-likelihood over a grid of
 	// bandwidths (see CVGrid and the package documentation).
 	CV
+	// ScaleWidth is the width the kernel methods' gamma = scale gives:
+	// the Gaussian kernel exp(−‖x−y‖²/(2h²)) with 1/(2h²) = 1/(d·Var(X)),
+	// i.e. h = √(d·Var(X)/2), Var over all entries (kernel.ScaleGamma).
+	ScaleWidth
 )
 
 // Algorithm selects the scorer.
@@ -84,7 +88,7 @@ func (c *Config) Bind(s *param.Set) {
 	param.Enum(s, &c.Kernel, "kernel", kernelNames[:], []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine},
 		"smoothing kernel: "+strings.Join(kernelNames[:], ", "))
 	s.Var(bandwidthValue{c}, "bandwidth", "scott",
-		"a number > 0, or the rule that picks it: scott, silverman (scikit-learn's bare factors) or cv (leave-one-out likelihood over a grid)")
+		"a number > 0, or the rule that picks it: scott, silverman (scikit-learn's bare factors), cv (leave-one-out likelihood over a grid) or scale (√(d·Var(X)/2), the width of gamma=scale)")
 	param.Enum(s, &c.Algorithm, "algorithm", []string{"auto", "exact", "tree"}, []Algorithm{Auto, Exact, Tree},
 		"exact, tree, or auto (exact unless rtol or atol is set)")
 	s.Float(&c.RTol, "rtol", 0, param.AtLeast(0), "tree: relative tolerance on the density")
@@ -92,7 +96,7 @@ func (c *Config) Bind(s *param.Set) {
 	s.Int(&c.LeafSize, "leaf_size", 40, param.AtLeast(1), "tree: leaves hold leaf_size to 2·leaf_size−1 rows")
 }
 
-var ruleNames = []string{"scott", "silverman", "cv"}
+var ruleNames = []string{"scott", "silverman", "cv", "scale"}
 
 // bandwidthValue binds Bandwidth and Rule to the one parameter bandwidth.
 type bandwidthValue struct{ c *Config }
@@ -106,7 +110,7 @@ func (b bandwidthValue) Set(t string) error {
 	}
 	h, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(h > 0) || math.IsInf(h, 0) {
-		return fmt.Errorf("must be a number > 0, scott, silverman or cv")
+		return fmt.Errorf("must be a number > 0, scott, silverman, cv or scale")
 	}
 	b.c.Bandwidth = h
 	return nil
@@ -116,7 +120,7 @@ func (b bandwidthValue) String() (string, bool) {
 	if b.c.Bandwidth > 0 {
 		return strconv.FormatFloat(b.c.Bandwidth, 'g', -1, 64), true
 	}
-	if b.c.Rule >= Scott && b.c.Rule <= CV {
+	if b.c.Rule >= Scott && b.c.Rule <= ScaleWidth {
 		return ruleNames[b.c.Rule], true
 	}
 	return fmt.Sprint(int(b.c.Rule)), true
@@ -126,7 +130,7 @@ func (b bandwidthValue) Resolve() (bool, error) {
 	if math.IsNaN(b.c.Bandwidth) || math.IsInf(b.c.Bandwidth, 0) || b.c.Bandwidth < 0 {
 		return false, fmt.Errorf("must be a finite number > 0 (or 0 for a rule)")
 	}
-	if b.c.Rule < Scott || b.c.Rule > CV {
+	if b.c.Rule < Scott || b.c.Rule > ScaleWidth {
 		return false, fmt.Errorf("invalid bandwidth rule %d", int(b.c.Rule))
 	}
 	return b.c.Bandwidth == 0 && b.c.Rule == Scott, nil
@@ -228,6 +232,8 @@ func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 			h = kernel.Scott(n, d)
 		case Silverman:
 			h = kernel.Silverman(n, d)
+		case ScaleWidth:
+			h = math.Sqrt(0.5 / kernel.ScaleGamma(X))
 		case CV:
 			var err error
 			h, err = k.crossValidate(ctx, xc, sqn)

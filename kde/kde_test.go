@@ -158,3 +158,22 @@ func Example() {
 	fmt.Printf("near %.4f far %.4f\n", s[0], s[1])
 	// Output: near 2.0879 far 52.2231
 }
+
+// TestScaleWidth checks the scale rule against its formula: on the 4×2
+// matrix below every entry has mean 2.5 and population variance 1.25 (the
+// entries 1…4 twice), so h = √(d·Var/2) = √(2·1.25/2) = √1.25. Scaling
+// the data by 10 must scale h by 10.
+func TestScaleWidth(t *testing.T) {
+	X := mat.NewDense(4, 2, []float64{1, 4, 2, 3, 3, 2, 4, 1})
+	for _, f := range []float64{1, 10} {
+		Y := mat.DenseCopyOf(X)
+		Y.Scale(f, Y)
+		d, _ := New(Config{Rule: ScaleWidth})
+		if err := d.Fit(context.Background(), Y); err != nil {
+			t.Fatal(err)
+		}
+		if want := f * math.Sqrt(1.25); math.Abs(d.Bandwidth()-want) > 1e-12*want {
+			t.Errorf("factor %g: bandwidth %.15g, want %.15g", f, d.Bandwidth(), want)
+		}
+	}
+}

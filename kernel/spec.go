@@ -133,7 +133,8 @@ func (g *gammaValue) Resolve() (bool, error) {
 }
 
 // Width returns γ: Gamma when it is set, otherwise the rule's value on the
-// training rows X (src draws the median rule's pairs on large X). Data whose
+// training rows X (src draws the median rule's pairs on large X; nil means
+// a fixed source, so methods without a seed stay deterministic). Data whose
 // squared distances would leave the float64 range is a *RangeError
 // (CheckRange) whatever the width.
 func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
@@ -150,6 +151,9 @@ func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
 	case MedianRule:
 		if n, _ := X.Dims(); n < 2 {
 			return 0, fmt.Errorf("kernel: the median width rule needs at least 2 rows")
+		}
+		if src == nil {
+			src = rand.NewPCG(1, 2) // methods without a seed: a fixed sample of pairs
 		}
 		g = MedianGamma(X, src)
 	default:
