@@ -26,13 +26,18 @@ func ScaleGamma(X mat.Matrix) float64 {
 	// over 10⁶ entries drifts by ~1e-11 relative, enough to make a sharded
 	// fit (package beam) and an in-process fit draw visibly different
 	// frequencies — at nearly the cost of a plain sum.
+	// The entries are first divided by a power of two near their largest
+	// magnitude: exact for every float64 not deep in the subnormals, and it
+	// keeps the squares finite when the data are near the ends of the
+	// float64 range (γ is then divided by the same factor squared).
+	inv, scale := unitScale(X)
 	var v float64
 	if s, ok := X.(*sparse.CSR); ok {
 		// Two passes over the non-zeros; the (N − nnz) zeros each add μ².
 		var sum, ss blockSum
-		s.DoNonZero(func(_, _ int, x float64) { sum.add(x) })
+		s.DoNonZero(func(_, _ int, x float64) { sum.add(x * inv) })
 		mu := sum.value() / N
-		s.DoNonZero(func(_, _ int, x float64) { ss.add((x - mu) * (x - mu)) })
+		s.DoNonZero(func(_, _ int, x float64) { x = x*inv - mu; ss.add(x * x) })
 		v = (ss.value() + (N-float64(s.NNZ()))*mu*mu) / N
 	} else {
 		r := newRowset(X)
@@ -40,7 +45,7 @@ func ScaleGamma(X mat.Matrix) float64 {
 		for i := 0; i < n; i++ {
 			var p float64
 			for _, x := range r.denseRow(i) {
-				p += x
+				p += x * inv
 			}
 			sum.addRow(p, d)
 		}
@@ -48,7 +53,8 @@ func ScaleGamma(X mat.Matrix) float64 {
 		for i := 0; i < n; i++ {
 			var p float64
 			for _, x := range r.denseRow(i) {
-				p += (x - mu) * (x - mu)
+				x = x*inv - mu
+				p += x * x
 			}
 			ss.addRow(p, d)
 		}
@@ -57,7 +63,31 @@ func ScaleGamma(X mat.Matrix) float64 {
 	if v == 0 {
 		return 1
 	}
-	return 1 / (float64(d) * v)
+	return 1 / (float64(d) * v) / scale / scale
+}
+
+// unitScale returns 2^−e and 2^e for the e with 2^(e−1) ≤ max|x_ij| < 2^e
+// (1 and 1 when X is all zeros or not finite; e ≥ −1020).
+func unitScale(X mat.Matrix) (inv, scale float64) {
+	var m float64
+	switch x := X.(type) {
+	case *sparse.CSR:
+		x.DoNonZero(func(_, _ int, v float64) { m = math.Max(m, math.Abs(v)) })
+	default:
+		r := newRowset(X)
+		n, _ := X.Dims()
+		for i := 0; i < n; i++ {
+			for _, v := range r.denseRow(i) {
+				m = math.Max(m, math.Abs(v))
+			}
+		}
+	}
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return 1, 1
+	}
+	_, e := math.Frexp(m)
+	e = max(e, -1020) // subnormal data: 2^−e must stay finite
+	return math.Ldexp(1, -e), math.Ldexp(1, e)
 }
 
 // MedianPairs is the largest number of pairs MedianGamma looks at.

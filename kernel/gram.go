@@ -311,7 +311,11 @@ type pairs struct {
 
 func newPairs(k Kernel, x, y *rowset) *pairs {
 	p := &pairs{k: k, x: x, y: y}
-	if x.csr != nil {
+	// A CSR x_i is scattered into a dense row only when some pair needs it:
+	// between two CSR rows every kernel of this package is a merge of
+	// their non-zeros, so millions of columns cost nothing per worker.
+	_, merge := EvalSparse(k, nil, nil, nil, nil)
+	if x.csr != nil && (y.csr == nil || !merge) {
 		p.xbuf = make([]float64, x.d)
 	}
 	if y.csr != nil {
@@ -324,6 +328,10 @@ func newPairs(k Kernel, x, y *rowset) *pairs {
 func (p *pairs) setX(i int) {
 	if p.x.csr == nil {
 		p.xrow = p.x.denseRow(i)
+		return
+	}
+	if p.xbuf == nil {
+		p.xi, p.xv = p.x.csr.RowNonZeros(i)
 		return
 	}
 	for _, j := range p.xi { // clear the previous row's scatter
@@ -349,13 +357,8 @@ func (p *pairs) at(j int) float64 {
 	}
 	yi, yv := p.y.csr.RowNonZeros(j)
 	if p.x.csr != nil {
-		switch k := p.k.(type) {
-		case RBF:
-			return math.Exp(-k.Gamma * sparseSqDist(p.xi, p.xv, yi, yv))
-		case Laplacian:
-			return math.Exp(-k.Gamma * sparseL1Dist(p.xi, p.xv, yi, yv))
-		case Matern:
-			return k.of(sparseSqDist(p.xi, p.xv, yi, yv))
+		if v, ok := EvalSparse(p.k, p.xi, p.xv, yi, yv); ok {
+			return v
 		}
 	}
 	if f, ok := dotKernel(p.k); ok {

@@ -2,7 +2,9 @@ package kernel
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -49,6 +51,36 @@ func CheckRange(X mat.Matrix) error {
 	if n == 0 || d == 0 {
 		return nil
 	}
+	var r rangeCheck
+	r.limit = distLimit / math.Sqrt(float64(d))
+	if m, ok := X.(*sparse.CSR); ok && int64(d) > int64(m.NNZ()) {
+		// Wide sparse data (a LIBSVM file with millions of columns): only
+		// the columns with a non-zero can fail, so keep their ranges in a
+		// map, never d-long arrays.
+		type colRange struct {
+			lo, hi float64
+			cnt    int
+		}
+		cols := map[int]*colRange{}
+		m.DoNonZero(func(_, j int, v float64) {
+			c := cols[j]
+			if c == nil {
+				c = &colRange{lo: v, hi: v}
+				cols[j] = c
+			}
+			c.lo, c.hi, c.cnt = math.Min(c.lo, v), math.Max(c.hi, v), c.cnt+1
+		})
+		for _, j := range slices.Sorted(maps.Keys(cols)) { // the first failing column is named
+			c := cols[j]
+			if c.cnt < n { // an implicit zero
+				c.lo, c.hi = math.Min(c.lo, 0), math.Max(c.hi, 0)
+			}
+			if err := r.col(j, c.lo, c.hi); err != nil {
+				return err
+			}
+		}
+		return r.done()
+	}
 	lo := make([]float64, d)
 	hi := make([]float64, d)
 	for j := range lo {
@@ -81,19 +113,37 @@ func CheckRange(X mat.Matrix) error {
 			}
 		}
 	}
-	limit := distLimit / math.Sqrt(float64(d))
-	widest, spread := 0, 0.0
 	for j := range lo {
-		s := hi[j] - lo[j] // +Inf when it overflows
-		if math.Max(math.Abs(lo[j]), math.Abs(hi[j])) > limit || s > limit {
-			return &RangeError{Col: j, Min: lo[j], Max: hi[j]}
-		}
-		if s > spread {
-			widest, spread = j, s
+		if err := r.col(j, lo[j], hi[j]); err != nil {
+			return err
 		}
 	}
-	if spread > 0 && spread < underLimit {
-		return &RangeError{Col: widest, Min: lo[widest], Max: hi[widest], Underflow: true}
+	return r.done()
+}
+
+// rangeCheck applies CheckRange's rules column by column.
+type rangeCheck struct {
+	limit          float64
+	widest         int
+	spread, lo, hi float64
+}
+
+// col checks one column's range [lo, hi].
+func (r *rangeCheck) col(j int, lo, hi float64) error {
+	s := hi - lo // +Inf when it overflows
+	if math.Max(math.Abs(lo), math.Abs(hi)) > r.limit || s > r.limit {
+		return &RangeError{Col: j, Min: lo, Max: hi}
+	}
+	if s > r.spread || (s == r.spread && s > 0 && j < r.widest) {
+		r.widest, r.spread, r.lo, r.hi = j, s, lo, hi
+	}
+	return nil
+}
+
+// done applies the underflow rule once every column was seen.
+func (r *rangeCheck) done() error {
+	if r.spread > 0 && r.spread < underLimit {
+		return &RangeError{Col: r.widest, Min: r.lo, Max: r.hi, Underflow: true}
 	}
 	return nil
 }

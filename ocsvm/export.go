@@ -71,14 +71,12 @@ func (m *OCSVM) WriteLIBSVM(w io.Writer) error {
 	fmt.Fprintln(bw, "SV")
 	for i, c := range e.Coef {
 		bw.WriteString(g(s * c))
-		for j, v := range e.SV[i*e.D : (i+1)*e.D] {
-			if v != 0 {
-				bw.WriteByte(' ')
-				bw.WriteString(strconv.Itoa(j + 1))
-				bw.WriteByte(':')
-				bw.WriteString(g(v))
-			}
-		}
+		e.DoSV(i, func(j int, v float64) {
+			bw.WriteByte(' ')
+			bw.WriteString(strconv.Itoa(j + 1))
+			bw.WriteByte(':')
+			bw.WriteString(g(v))
+		})
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -301,18 +300,8 @@ func init() {
 	}, New, memory)
 }
 
-// memory estimates the peak bytes of a fit or a score. Fit: the solver's
-// dense copy of the rows (smo.KernelMatrix, also for sparse input), its
-// column cache (bounded by cache_mb and by the whole n × n matrix in
-// float32), its per-row arrays and the support vectors kept (at most all
-// rows). Score: a block of kernel values against the support vectors and
-// a dense row per worker.
+// memory estimates the peak bytes of a fit or a score (oneclass.Memory:
+// the rows, or their non-zeros when sparse, twice; the column cache).
 func memory(m *OCSVM, op detector.Op, s detector.Size) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
-	if op == detector.ScoreOp {
-		sv := int64(m.SupportVectors())
-		return 8*n + 8*min(n, 1024)*sv + 8*d*int64(runtime.GOMAXPROCS(0))
-	}
-	cache := min(int64(m.cfg.Solver.CacheMB*(1<<20)), 4*n*n+8*n)
-	return 8*n*d + cache + 12*8*n + 8*n*d
+	return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, m.SupportVectors())
 }

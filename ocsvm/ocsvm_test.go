@@ -342,3 +342,54 @@ func TestConcurrentScore(t *testing.T) {
 		t.Error("dst not reused")
 	}
 }
+
+// A model fitted on a sparse matrix with 10^6 columns keeps its support
+// vectors sparse: it saves in a few kilobytes (a dense support vector
+// alone would be 8 MB), reloads to the same scores, and exports to LIBSVM
+// with only the non-zeros.
+func TestSparseModelStaysSparse(t *testing.T) {
+	const n, d = 200, 1_000_000
+	rng := rand.New(rand.NewPCG(9, 9))
+	b := sparse.NewBuilder(d)
+	for i := 0; i < n; i++ {
+		ind := []int{rng.IntN(d / 2), d/2 + rng.IntN(d/2)}
+		if err := b.AddRow(ind, []float64{rng.NormFloat64(), rng.NormFloat64()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	S := b.Build(d)
+	for _, kern := range []string{"rbf", "poly"} {
+		m, err := detector.New("ocsvm", map[string]string{"kernel": kern})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Fit(context.Background(), S); err != nil {
+			t.Fatal(err)
+		}
+		s1, _ := m.Score(nil, S)
+		var buf bytes.Buffer
+		if err := detector.Save(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		if buf.Len() > 64<<10 {
+			t.Errorf("%s: saved model is %d bytes; the support vectors were densified", kern, buf.Len())
+		}
+		m2, err := detector.Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2, _ := m2.Score(nil, S)
+		for i := range s1 {
+			if s1[i] != s2[i] {
+				t.Fatalf("%s: row %d: score %v after reload, %v before", kern, i, s2[i], s1[i])
+			}
+		}
+		var lib bytes.Buffer
+		if err := m.(*OCSVM).WriteLIBSVM(&lib); err != nil {
+			t.Fatal(err)
+		}
+		if lib.Len() > 64<<10 {
+			t.Errorf("%s: LIBSVM export is %d bytes", kern, lib.Len())
+		}
+	}
+}

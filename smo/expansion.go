@@ -14,56 +14,76 @@ import (
 // use once built.
 type Expansion struct {
 	Kernel kernel.Kernel
-	// SV holds the support vectors row-major, len(Coef) × D.
-	SV   []float64
-	Coef []float64
-	D    int
+	// SV holds the support vectors: row-major, len(Coef) × D, when SVPtr
+	// is nil; otherwise (support vectors of sparse input) the non-zero
+	// values, support vector i's being SV[SVPtr[i]:SVPtr[i+1]] at the
+	// columns SVInd[SVPtr[i]:SVPtr[i+1]] (ascending).
+	SV    []float64
+	SVInd []int
+	SVPtr []int
+	Coef  []float64
+	D     int
 
-	sq []float64 // ‖SV_i‖² for the RBF fast path
+	rows rowStore
 }
 
 // NewExpansion keeps the rows of X (n × d) whose coefficient in coef is
-// non-zero. coef has length n and is not retained.
+// non-zero, sparse when X is sparse. coef has length n and is not
+// retained.
 func NewExpansion(k kernel.Kernel, X mat.Matrix, coef []float64) *Expansion {
 	n, d := X.Dims()
 	if len(coef) != n {
 		panic("smo: coefficient length differs from the row count")
 	}
 	e := &Expansion{Kernel: k, D: d}
-	row := make([]float64, d)
-	for i, c := range coef {
-		if c == 0 {
-			continue
+	for _, c := range coef {
+		if c != 0 {
+			e.Coef = append(e.Coef, c)
 		}
-		rowInto(row, X, i)
-		e.SV = append(e.SV, row...)
-		e.Coef = append(e.Coef, c)
 	}
-	e.Init()
+	e.rows = newRowStore(X, func(i int) bool { return coef[i] != 0 })
+	if e.rows.ptr != nil {
+		e.SV, e.SVInd, e.SVPtr = e.rows.val, e.rows.ind, e.rows.ptr
+	} else {
+		e.SV = e.rows.dense
+	}
 	return e
 }
 
-// Init precomputes what Eval needs after SV, Coef, D and Kernel were set
-// directly (as when decoding a saved model).
+// Init precomputes what Eval needs after SV, SVInd, SVPtr, Coef, D and
+// Kernel were set directly (as when decoding a saved model).
 func (e *Expansion) Init() {
-	e.sq = nil
-	if _, ok := e.Kernel.(kernel.RBF); ok {
-		e.sq = make([]float64, len(e.Coef))
-		for i := range e.sq {
-			x := e.sv(i)
-			e.sq[i] = dot(x, x)
-		}
+	e.rows = rowStore{d: e.D, dense: e.SV}
+	if e.SVPtr != nil {
+		e.rows = rowStore{d: e.D, ptr: e.SVPtr, ind: e.SVInd, val: e.SV}
 	}
+	e.rows.norms()
 }
-
-func (e *Expansion) sv(i int) []float64 { return e.SV[i*e.D : (i+1)*e.D : (i+1)*e.D] }
 
 // Len returns the number of support vectors.
 func (e *Expansion) Len() int { return len(e.Coef) }
 
+// DoSV calls fn for the non-zero entries of support vector i, in
+// ascending column order.
+func (e *Expansion) DoSV(i int, fn func(j int, v float64)) {
+	if e.SVPtr != nil {
+		ind, val := e.rows.sparseRow(i)
+		for t, j := range ind {
+			fn(j, val[t])
+		}
+		return
+	}
+	for j, v := range e.rows.denseRow(i) {
+		if v != 0 {
+			fn(j, v)
+		}
+	}
+}
+
 // Eval sets dst[r] = f(x_r) for the rows of X, whose column count must be
 // D, and returns dst (resized, or allocated when too short). Rows are split
-// over runtime.GOMAXPROCS(0) goroutines.
+// over runtime.GOMAXPROCS(0) goroutines. A sparse X against sparse
+// support vectors is read through the non-zeros only.
 func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 	m, d := X.Dims()
 	if d != e.D {
@@ -80,6 +100,13 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 	if w > m {
 		w = m
 	}
+	_, rbf := e.Kernel.(kernel.RBF)
+	var negGamma float64
+	if rbf {
+		negGamma = -e.Kernel.(kernel.RBF).Gamma
+	}
+	_, sparseX := X.(rowNonZeroer)
+	_, raw := X.(mat.RawMatrixer)
 	var wg sync.WaitGroup
 	chunk := (m + w - 1) / w
 	for lo := 0; lo < m; lo += chunk {
@@ -87,33 +114,34 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
-			x := make([]float64, d)
+			var scratch []float64
+			if !sparseX && !raw {
+				scratch = make([]float64, d)
+			}
+			var x, sv row
 			for r := lo; r < hi; r++ {
-				rowInto(x, X, r)
-				dst[r] = e.at(x)
+				x.setFrom(X, r, scratch)
+				var s float64
+				if rbf && x.x != nil && e.SVPtr == nil {
+					// Dense RBF: the loop of LIBSVM's kernel expansion.
+					for i, c := range e.Coef {
+						d2 := e.rows.sq[i] + x.sq - 2*dot(e.rows.denseRow(i), x.x)
+						if d2 < 0 {
+							d2 = 0
+						}
+						s += c * expNeg(negGamma*d2)
+					}
+					dst[r] = s
+					continue
+				}
+				for i, c := range e.Coef {
+					sv.setStored(&e.rows, i)
+					s += c * eval(e.Kernel, rbf, negGamma, &sv, &x, d)
+				}
+				dst[r] = s
 			}
 		}(lo, hi)
 	}
 	wg.Wait()
 	return dst
-}
-
-func (e *Expansion) at(x []float64) float64 {
-	var s float64
-	if e.sq != nil {
-		g := -e.Kernel.(kernel.RBF).Gamma
-		xx := dot(x, x)
-		for i, c := range e.Coef {
-			d2 := e.sq[i] + xx - 2*dot(e.sv(i), x)
-			if d2 < 0 {
-				d2 = 0
-			}
-			s += c * expNeg(g*d2)
-		}
-		return s
-	}
-	for i, c := range e.Coef {
-		s += c * e.Kernel.Eval(e.sv(i), x)
-	}
-	return s
 }

@@ -14,15 +14,15 @@ import (
 // rows x_i of a data matrix. Columns longer than a few hundred entries are
 // computed by runtime.GOMAXPROCS(0) goroutines over blocks of rows. The RBF
 // kernel takes a fast path, exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)) with the
-// squared norms computed once, as LIBSVM does.
+// squared norms computed once, as LIBSVM does. Sparse rows (a *sparse.CSR
+// X) are kept as compressed rows and every kernel value is a merge of two
+// rows' non-zeros, so the matrix never costs rows × columns.
 type KernelMatrix struct {
 	k       kernel.Kernel
-	d       int
-	data    []float64 // n × d, row-major
+	rows    rowStore
 	y       []int8
 	scale   float64
 	diag    []float64
-	sq      []float64 // ‖x_i‖² (RBF only)
 	gamma   float64
 	rbf     bool
 	workers int
@@ -34,34 +34,29 @@ var _ Matrix = (*KernelMatrix)(nil)
 const parallelMin = 512
 
 // NewKernelMatrix returns the matrix for kernel k over the rows of X, with
-// labels y (nil means all +1) and a positive factor scale. X is copied.
+// labels y (nil means all +1) and a positive factor scale. X is copied
+// (its non-zeros only when it is sparse).
 func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *KernelMatrix {
-	n, d := X.Dims()
+	n, _ := X.Dims()
 	if y != nil && len(y) != n {
 		panic("smo: label length differs from the row count")
 	}
-	m := &KernelMatrix{k: k, d: d, data: make([]float64, n*d), y: y, scale: scale, workers: runtime.GOMAXPROCS(0)}
-	for i := 0; i < n; i++ {
-		rowInto(m.data[i*d:(i+1)*d], X, i)
-	}
+	m := &KernelMatrix{k: k, rows: newRowStore(X, nil), y: y, scale: scale, workers: runtime.GOMAXPROCS(0)}
 	if r, ok := k.(kernel.RBF); ok {
 		m.rbf, m.gamma = true, r.Gamma
-		m.sq = make([]float64, n)
-		for i := range m.sq {
-			x := m.Row(i)
-			m.sq[i] = dot(x, x)
-		}
 	}
 	m.diag = make([]float64, n)
+	var a row
 	for i := range m.diag {
-		x := m.Row(i)
-		m.diag[i] = scale * k.Eval(x, x)
+		if m.rbf {
+			m.diag[i] = scale // k(x, x) = 1 exactly
+			continue
+		}
+		a.setStored(&m.rows, i)
+		m.diag[i] = scale * eval(k, false, 0, &a, &a, m.rows.d)
 	}
 	return m
 }
-
-// Row returns row i of the stored data (not a copy).
-func (m *KernelMatrix) Row(i int) []float64 { return m.data[i*m.d : (i+1)*m.d : (i+1)*m.d] }
 
 // Len returns the number of rows.
 func (m *KernelMatrix) Len() int { return len(m.diag) }
@@ -95,12 +90,14 @@ func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
 }
 
 func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
-	if m.rbf {
+	if m.rbf && m.rows.ptr == nil {
 		m.fillRBF(dst, j, rows)
 	} else {
-		xj := m.Row(j)
+		var a, b row
+		b.setStored(&m.rows, j)
 		for _, i := range rows {
-			dst[i] = float32(m.scale * m.k.Eval(m.Row(i), xj))
+			a.setStored(&m.rows, i)
+			dst[i] = float32(m.scale * eval(m.k, m.rbf, -m.gamma, &a, &b, m.rows.d))
 		}
 	}
 	if m.y != nil {
@@ -116,7 +113,7 @@ func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
 // fillRBF is the RBF column: scale·exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)),
 // with expNeg written out in the loop (the compiler does not inline it).
 func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
-	d, data, sq := m.d, m.data, m.sq
+	d, data, sq := m.rows.d, m.rows.dense, m.rows.sq
 	xj := data[j*d : j*d+d : j*d+d]
 	sj, g, s := sq[j], -m.gamma, m.scale
 	const (
@@ -182,11 +179,6 @@ func expNeg(x float64) float64 {
 		r4*((1.0/24+r*(1.0/120))+r2*(1.0/720+r*(1.0/5040))) +
 		r4*r4*(1.0/40320+r*(1.0/362880))
 	return p * math.Float64frombits(uint64(k+1023)<<52)
-}
-
-// rowNonZeroer is the sparse fast path (*sparse.CSR of this module).
-type rowNonZeroer interface {
-	RowNonZeros(i int) (ind []int, vals []float64)
 }
 
 // rowInto copies row i of X into dst (len(dst) = columns of X).

@@ -6,7 +6,6 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -229,12 +228,25 @@ func (m *SVDD) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	dst = detector.ScoreDst(dst, r)
 	m.exp.Eval(dst, X)
 	_, isRBF := m.k.(kernel.RBF)
-	row := make([]float64, d)
+	sp, sparse := X.(interface {
+		RowNonZeros(i int) ([]int, []float64)
+	})
+	var row []float64
 	for i, v := range dst {
 		kxx := 1.0 // k(x, x) = 1 for the RBF kernel
 		if !isRBF {
-			mat.Row(row, i, X)
-			kxx = m.k.Eval(row, row)
+			ok := false
+			if sparse {
+				ind, val := sp.RowNonZeros(i)
+				kxx, ok = kernel.EvalSparse(m.k, ind, val, ind, val)
+			}
+			if !ok {
+				if row == nil {
+					row = make([]float64, d)
+				}
+				mat.Row(row, i, X)
+				kxx = m.k.Eval(row, row)
+			}
 		}
 		dst[i] = kxx - 2*v + m.gap
 	}
@@ -259,9 +271,7 @@ func (m *SVDD) Center() (c []float64, ok bool) {
 	d := m.exp.D
 	c = make([]float64, d)
 	for i, a := range m.exp.Coef {
-		for j, v := range m.exp.SV[i*d : (i+1)*d] {
-			c[j] += a * v
-		}
+		m.exp.DoSV(i, func(j int, v float64) { c[j] += a * v })
 	}
 	return c, true
 }
@@ -313,19 +323,12 @@ func init() {
 	}, New, memory)
 }
 
-// memory estimates the peak bytes of a fit or a score, as ocsvm's: the
-// solver's dense copy of the rows, its column cache (bounded by cache_mb)
-// and per-row arrays, and the support vectors kept; scoring, a block of
-// kernel values against the support vectors.
+// memory estimates the peak bytes of a fit or a score (oneclass.Memory:
+// the rows, or their non-zeros when sparse, twice; the column cache).
 func memory(m *SVDD, op detector.Op, s detector.Size) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
-	if op == detector.ScoreOp {
-		sv := int64(0)
-		if m.exp != nil {
-			sv = int64(m.exp.Len())
-		}
-		return 8*n + 8*min(n, 1024)*sv + 8*d*int64(runtime.GOMAXPROCS(0))
+	sv := 0
+	if m.exp != nil {
+		sv = m.exp.Len()
 	}
-	cache := min(int64(m.cfg.Solver.CacheMB*(1<<20)), 4*n*n+8*n)
-	return 8*n*d + cache + 16*8*n + 8*n*d
+	return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, sv) + 4*8*int64(s.Rows) // the labels, bounds and diagonal
 }

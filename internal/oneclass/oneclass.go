@@ -11,7 +11,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/smo"
 )
@@ -101,18 +103,49 @@ type State struct {
 	SV    []float64
 	Coef  []float64
 	Gamma float64
+	// SVInd and SVPtr are set when the support vectors are sparse (SV
+	// then holds their non-zero values; see smo.Expansion).
+	SVInd []int
+	SVPtr []int
 }
 
 // Save returns the saved form of e fitted with width gamma.
 func Save(e *smo.Expansion, gamma float64) State {
-	return State{D: e.D, SV: e.SV, Coef: e.Coef, Gamma: gamma}
+	return State{D: e.D, SV: e.SV, Coef: e.Coef, Gamma: gamma, SVInd: e.SVInd, SVPtr: e.SVPtr}
+}
+
+// checkSizes reports whether the support vectors of s are consistent:
+// len(Coef) × D dense values, or compressed rows with ascending column
+// indices in [0, D).
+func checkSizes(s State) bool {
+	if s.D <= 0 || len(s.Coef) == 0 {
+		return false
+	}
+	if s.SVPtr == nil {
+		return s.SVInd == nil && len(s.SV) == len(s.Coef)*s.D
+	}
+	if len(s.SVPtr) != len(s.Coef)+1 || s.SVPtr[0] != 0 || s.SVPtr[len(s.Coef)] != len(s.SV) || len(s.SVInd) != len(s.SV) {
+		return false
+	}
+	for i := range s.Coef {
+		lo, hi := s.SVPtr[i], s.SVPtr[i+1]
+		if lo > hi || hi > len(s.SV) {
+			return false
+		}
+		for t := lo; t < hi; t++ {
+			if j := s.SVInd[t]; j < 0 || j >= s.D || (t > lo && j <= s.SVInd[t-1]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Restore validates a saved expansion (sizes, finite values, non-zero
 // coefficients, a positive width where the kernel uses one) and rebuilds
 // it over the kernel spec's kernel at the saved width.
 func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
-	if s.D <= 0 || len(s.Coef) == 0 || len(s.SV) != len(s.Coef)*s.D {
+	if !checkSizes(s) {
 		return nil, fmt.Errorf("expansion sizes are inconsistent")
 	}
 	for _, v := range s.Coef {
@@ -132,7 +165,31 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 			return nil, err
 		}
 	}
-	e := &smo.Expansion{Kernel: k, SV: s.SV, Coef: s.Coef, D: s.D}
+	e := &smo.Expansion{Kernel: k, SV: s.SV, SVInd: s.SVInd, SVPtr: s.SVPtr, Coef: s.Coef, D: s.D}
 	e.Init()
 	return e, nil
+}
+
+// Memory estimates the peak bytes of a one-class fit or score on data of
+// size s. Fit: the solver's copy of the rows (their non-zeros when the
+// input is sparse: the kernel matrix never densifies it), the column cache
+// (bounded by cacheMB and by the whole n × n matrix in float32), the
+// per-row arrays and the support vectors kept (at most all rows). Score
+// against nSV support vectors: the scores, a block of kernel values and,
+// for dense input, a row per worker.
+func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) int64 {
+	n, d := int64(s.Rows), int64(s.Cols)
+	rows := 8 * n * d
+	if s.Sparse {
+		rows = 16*s.NonZeros + 8*(n+1)
+	}
+	if op == detector.ScoreOp {
+		est := 8*n + 8*min(n, 1024)*int64(nSV)
+		if !s.Sparse {
+			est += 8 * d * int64(runtime.GOMAXPROCS(0))
+		}
+		return est
+	}
+	cache := min(int64(cacheMB*(1<<20)), 4*n*n+8*n)
+	return 2*rows + cache + 12*8*n
 }
