@@ -119,7 +119,7 @@ func TestClassSplit(t *testing.T) {
 	if _, _, err := dataset.ClassSplit(ds, 9, 1); err == nil {
 		t.Error("a class with no rows gives no error")
 	}
-	if _, _, err := bench.Split(ds, -1, 1); err == nil {
+	if _, _, err := bench.Split(ds, -1, 1, false); err == nil {
 		t.Error("the ADBench protocol on class labels gives no error")
 	}
 	cardio, _ := bench.Open(bench.EmbeddedPrefix + "6_cardio")

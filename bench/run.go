@@ -87,6 +87,9 @@ type Config struct {
 	Runner Runner
 	// KeepScores keeps the test scores of every run (for curves).
 	KeepScores bool
+	// Raw runs the protocol without its min-max scaling step (Task.Raw):
+	// --protocol raw, the data as users bring it.
+	Raw bool
 	// Progress, if not nil, is called after every task with stage
 	// "bench DATA METHOD", the tasks done and the total.
 	Progress detector.ProgressFunc
@@ -99,7 +102,8 @@ type Cell struct {
 	Ref    string `json:"ref"`    // data set reference
 	Method string `json:"method"` // method name
 	// Protocol is "adbench" or "class" (class protocol, median over every
-	// class in turn and every seed).
+	// class in turn and every seed), with " raw" appended when the split
+	// skipped min-max scaling (Config.Raw).
 	Protocol string `json:"protocol"`
 	// Input is "vector", "tensor" (a tensor method with the sample shape)
 	// or "flat" (a vector method on the flattened rows of tensor data).
@@ -148,6 +152,7 @@ type Result struct {
 	Methods []string                     `json:"methods"`
 	Params  map[string]map[string]string `json:"params,omitempty"`
 	Timeout float64                      `json:"timeout_seconds,omitempty"`
+	Raw     bool                         `json:"raw,omitempty"` // Config.Raw
 	Cells   []Cell                       `json:"cells"`
 }
 
@@ -241,7 +246,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 	}
-	res := &Result{Seeds: seeds, Methods: methods, Params: cfg.Params, Timeout: cfg.Timeout.Seconds()}
+	res := &Result{Seeds: seeds, Methods: methods, Params: cfg.Params, Timeout: cfg.Timeout.Seconds(), Raw: cfg.Raw}
 	done := 0
 	for _, p := range plans {
 		for _, m := range methods {
@@ -260,12 +265,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if p.classes != nil {
 				classes, cell.Protocol = p.classes, "class"
 			}
+			if cfg.Raw {
+				cell.Protocol += " raw"
+			}
 			for _, c := range classes {
 				for _, s := range seeds {
 					if err := ctx.Err(); err != nil {
 						return res, err
 					}
-					t := Task{Data: p.ref, Method: m, Params: cfg.Params[m], Seed: s, Class: c, KeepScores: cfg.KeepScores}
+					t := Task{Data: p.ref, Method: m, Params: cfg.Params[m], Seed: s, Class: c, Raw: cfg.Raw, KeepScores: cfg.KeepScores}
 					o := runner(ctx, t, cfg.Timeout)
 					cell.Trials = append(cell.Trials, Trial{Task: t, Outcome: o})
 					done++

@@ -30,6 +30,9 @@ type Task struct {
 	// Class is the normal class under the class protocol, or −1 for the
 	// ADBench protocol on the data set's own labels.
 	Class int `json:"class"`
+	// Raw skips the protocol's min-max scaling: the method sees the data
+	// set's own units, as a user's file gives them (--protocol raw).
+	Raw bool `json:"raw,omitempty"`
 	// KeepScores asks for the test scores and labels in the Outcome (for
 	// ROC and PR curves).
 	KeepScores bool `json:"keep_scores,omitempty"`
@@ -72,12 +75,20 @@ func (o *Outcome) OK() bool { return o.Err == "" && !o.TimedOut }
 // Split applies the protocol of a task to a loaded data set: the ADBench
 // protocol (dataset.SplitADBench) on the data set's labels when class < 0,
 // and otherwise the class protocol (ClassSplit) with that normal class.
-func Split(ds *dataset.Dataset, class int, seed uint64) (train, test *dataset.Dataset, err error) {
+// With raw set, the split rows stay in the data set's own units (no min-max
+// scaling): the data as users bring it.
+func Split(ds *dataset.Dataset, class int, seed uint64, raw bool) (train, test *dataset.Dataset, err error) {
 	if class < 0 {
 		if ds.Y == nil && ds.Class != nil {
 			return nil, nil, fmt.Errorf("bench: %s holds class indices, not anomaly labels: use the class protocol", ds.Source)
 		}
+		if raw {
+			return dataset.SplitADBenchRaw(ds, seed)
+		}
 		return dataset.SplitADBench(ds, seed)
+	}
+	if raw {
+		return dataset.ClassSplitRaw(ds, class, seed)
 	}
 	return dataset.ClassSplit(ds, class, seed)
 }
@@ -96,7 +107,7 @@ func RunTask(ctx context.Context, ds *dataset.Dataset, t Task) (out Outcome) {
 	if _, ok := detector.Lookup(t.Method); !ok {
 		return Outcome{Err: fmt.Sprintf("unknown method %q", t.Method)}
 	}
-	train, test, err := Split(ds, t.Class, t.Seed)
+	train, test, err := Split(ds, t.Class, t.Seed, t.Raw)
 	if err != nil {
 		return Outcome{Err: err.Error()}
 	}

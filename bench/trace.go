@@ -79,8 +79,10 @@ func SGDTrace(ctx context.Context, train, test *dataset.Dataset, cfg SGDTraceCon
 	n, d := train.X.Dims()
 	gamma := kernel.ScaleGamma(train.X)
 	// Through the registry, so that this package does not register expose
-	// in every program that imports it.
-	built, err := detector.New("expose", map[string]string{"solver": "sgd",
+	// in every program that imports it. No scale stage: the trace compares
+	// the iterate with the batch embedding in the map's own coordinates,
+	// computed here on the rows as given.
+	built, err := detector.New("expose", map[string]string{"solver": "sgd", "scale": "none",
 		"gamma": strconv.FormatFloat(gamma, 'g', -1, 64), "features": strconv.Itoa(cfg.Features),
 		"seed": strconv.FormatUint(cfg.Seed, 10)})
 	if err != nil {

@@ -23,8 +23,27 @@ const ClassAnomalyShare = 0.05
 // training part holds about 5% unlabelled anomalies as in the ADBench
 // runs.
 func ClassSplit(ds *Dataset, normal int, seed uint64) (train, test *Dataset, err error) {
+	sub, err := classSubset(ds, normal, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return SplitADBench(sub, seed)
+}
+
+// ClassSplitRaw is ClassSplit without the min-max scaling (SplitADBenchRaw).
+func ClassSplitRaw(ds *Dataset, normal int, seed uint64) (train, test *Dataset, err error) {
+	sub, err := classSubset(ds, normal, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return SplitADBenchRaw(sub, seed)
+}
+
+// classSubset draws the rows of the class protocol: every row of the
+// normal class and anomalies from the others, labelled 0 and 1.
+func classSubset(ds *Dataset, normal int, seed uint64) (*Dataset, error) {
 	if ds.Class == nil {
-		return nil, nil, fmt.Errorf("dataset: %s has no class labels for the class protocol", ds.Source)
+		return nil, fmt.Errorf("dataset: %s has no class labels for the class protocol", ds.Source)
 	}
 	var norm, other []int
 	for i, c := range ds.Class {
@@ -36,7 +55,7 @@ func ClassSplit(ds *Dataset, normal int, seed uint64) (train, test *Dataset, err
 		}
 	}
 	if len(norm) < 2 || len(other) < 2 {
-		return nil, nil, fmt.Errorf("dataset: %s: class %d has %d rows and the other classes %d; need 2 of each", ds.Source, normal, len(norm), len(other))
+		return nil, fmt.Errorf("dataset: %s: class %d has %d rows and the other classes %d; need 2 of each", ds.Source, normal, len(norm), len(other))
 	}
 	k := int(math.Round(ClassAnomalyShare / (1 - ClassAnomalyShare) * float64(len(norm))))
 	k = min(max(k, 2), len(other))
@@ -52,5 +71,5 @@ func ClassSplit(ds *Dataset, normal int, seed uint64) (train, test *Dataset, err
 		}
 	}
 	sub.Y, sub.Class, sub.Split = y, nil, nil
-	return SplitADBench(sub, seed)
+	return sub, nil
 }

@@ -171,6 +171,21 @@ const ADBenchMaxRows = 10000
 // (non-negative data); otherwise it is an error rather than a densified
 // copy.
 func SplitADBench(ds *Dataset, seed uint64) (train, test *Dataset, err error) {
+	train, test, err = SplitADBenchRaw(ds, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	train.X, test.X, err = scale.Scale(&scale.MinMax{}, train.X, test.X)
+	if err != nil {
+		return nil, nil, err
+	}
+	return train, test, nil
+}
+
+// SplitADBenchRaw is SplitADBench without the min-max scaling: the same
+// rows in the data set's own units, as a user brings them (anomaly bench
+// --protocol raw).
+func SplitADBenchRaw(ds *Dataset, seed uint64) (train, test *Dataset, err error) {
 	if ds.Y == nil {
 		return nil, nil, errors.New("dataset: the ADBench protocol needs labels (y), and " + name(ds) + " has none")
 	}
@@ -194,10 +209,5 @@ func SplitADBench(ds *Dataset, seed uint64) (train, test *Dataset, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name(ds), err)
 	}
-	train, test = Subset(work, tr), Subset(work, te)
-	train.X, test.X, err = scale.Scale(&scale.MinMax{}, train.X, test.X)
-	if err != nil {
-		return nil, nil, err
-	}
-	return train, test, nil
+	return Subset(work, tr), Subset(work, te), nil
 }

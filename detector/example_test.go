@@ -31,6 +31,6 @@ func ExampleBuild() {
 	_, err = detector.New("test-meandist", map[string]string{"contamination": "0"})
 	fmt.Println(err)
 	// Output:
-	// test-meandist map[contamination:0.2 scale:none]
+	// test-meandist map[contamination:0.2 scale:standard]
 	// method test-meandist: parameter contamination="0": must be in (0, 0.5]
 }

@@ -25,6 +25,9 @@ type Info struct {
 	// Version is the version of the method's saved state; Load refuses a
 	// model written with another version.
 	Version int
+	// Scale is the method's default scale stage rule; "" means
+	// DefaultScale.
+	Scale string
 }
 
 // Size describes the data an operation runs on.
@@ -109,12 +112,12 @@ func Register[C any, P interface {
 		panic("detector: Register needs a name, a constructor and a memory estimate")
 	}
 	var zero C
-	m := Method{Info: info, Params: bindAll(info.Name, P(&zero)).Params()}
+	m := Method{Info: info, Params: bindWith(info.Name, info.Scale, P(&zero)).Params()}
 	var d D
 	_, m.Labeled = any(d).(LabeledFitter)
 	m.build = func(params map[string]string, opts Options) (Detector, error) {
 		var cfg C
-		if err := bindAll(info.Name, P(&cfg)).Apply(params); err != nil {
+		if err := bindWith(info.Name, info.Scale, P(&cfg)).Apply(params); err != nil {
 			return nil, err
 		}
 		P(&cfg).Shared().Progress = opts.Progress
@@ -122,7 +125,7 @@ func Register[C any, P interface {
 	}
 	m.check = func(params map[string]string) error {
 		var cfg C
-		return bindAll(info.Name, P(&cfg)).Apply(params)
+		return bindWith(info.Name, info.Scale, P(&cfg)).Apply(params)
 	}
 	m.memory = func(d Detector, op Op, s Size) int64 {
 		return memory(d.(D), op, s)

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // aucOnProtocol fits cfg on the ADBench train split of seed and returns the
@@ -62,9 +64,9 @@ func TestADBenchAUC(t *testing.T) {
 			}
 			var batch, sgdAUC [3]float64
 			for s := uint64(1); s <= 3; s++ {
-				batch[s-1] = aucOnProtocol(t, ds, s, Config{Features: 2000})
+				batch[s-1] = aucOnProtocol(t, ds, s, Config{Features: 2000, Common: detector.Common{Scale: scale.None}})
 				if r.checkSGD {
-					sgdAUC[s-1] = aucOnProtocol(t, ds, s, Config{Features: 2000, Solver: SGD, Iterations: 1000})
+					sgdAUC[s-1] = aucOnProtocol(t, ds, s, Config{Features: 2000, Solver: SGD, Iterations: 1000, Common: detector.Common{Scale: scale.None}})
 				}
 			}
 			mb := median3(batch)

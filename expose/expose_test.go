@@ -11,6 +11,7 @@ import (
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -41,7 +42,7 @@ func mustNew(t testing.TB, cfg Config) *EXPoSE {
 // forming the whole feature matrix, which the package itself never does.
 func TestBatchEqualsMeanOfFeatures(t *testing.T) {
 	X := randData(1037, 4, 1) // 1037 rows: not a multiple of the chunk size
-	d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.3}, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7)})
+	d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.3}, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7), Common: detector.Common{Scale: scale.None}})
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +159,8 @@ func TestSparseEqualsDense(t *testing.T) {
 	}
 	S := b.Build(6)
 	for _, solver := range []string{Batch, SGD} {
-		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1)})
-		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1)})
+		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})
+		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})
 		if err := dd.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
 		}
@@ -181,8 +182,8 @@ func TestSparseEqualsDense(t *testing.T) {
 
 func TestPartialFitBatchEqualsFit(t *testing.T) {
 	X := randData(500, 3, 9)
-	full := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2)})
-	part := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2)})
+	full := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: detector.Common{Scale: scale.None}})
+	part := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: detector.Common{Scale: scale.None}})
 	if err := full.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}

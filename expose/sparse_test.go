@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/floats"
 )
@@ -63,8 +65,8 @@ func TestLIBSVMFileEqualsDenseCopy(t *testing.T) {
 		t.Fatalf("LIBSVM file loaded as %T, want *sparse.CSR", sp.X)
 	}
 	for _, solver := range []string{Batch, SGD} {
-		a := mustNew(t, Config{Solver: solver, Iterations: 300, Src: rand.NewPCG(4, 4)})
-		b := mustNew(t, Config{Solver: solver, Iterations: 300, Src: rand.NewPCG(4, 4)})
+		a := mustNew(t, Config{Solver: solver, Iterations: 300, Src: rand.NewPCG(4, 4), Common: detector.Common{Scale: scale.None}})
+		b := mustNew(t, Config{Solver: solver, Iterations: 300, Src: rand.NewPCG(4, 4), Common: detector.Common{Scale: scale.None}})
 		if err := a.Fit(context.Background(), sp.X); err != nil {
 			t.Fatal(err)
 		}

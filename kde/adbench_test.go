@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // anchorScott is the median test AUC-ROC over seeds 1–3 of scikit-learn's
@@ -52,7 +54,7 @@ func TestADBenchAUC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			k, _ := New(Config{Rule: Scott})
+			k, _ := New(Config{Rule: Scott, Common: detector.Common{Scale: scale.None}})
 			if err := k.Fit(context.Background(), tr.X); err != nil {
 				t.Fatal(err)
 			}

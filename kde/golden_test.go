@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/scale"
 	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -54,7 +56,7 @@ func TestGoldenSklearn(t *testing.T) {
 					algs = append(algs, Tree)
 				}
 				for _, alg := range algs {
-					k, err := New(Config{Kernel: kern, Rule: rule, Algorithm: alg})
+					k, err := New(Config{Kernel: kern, Rule: rule, Algorithm: alg, Common: detector.Common{Scale: scale.None}})
 					if err != nil {
 						t.Fatal(err)
 					}

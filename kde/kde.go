@@ -21,19 +21,21 @@ import (
 type Rule int
 
 const (
+	// ScaleWidth, the default, is the width the kernel methods' gamma =
+	// scale gives: the Gaussian kernel exp(−‖x−y‖²/(2h²)) with 1/(2h²) =
+	// 1/(d·Var(X)), i.e. h = √(d·Var(X)/2), Var over all entries
+	// (kernel.ScaleGamma). Chosen by make defaults (see the package
+	// documentation).
+	ScaleWidth Rule = iota
 	// Scott is scikit-learn's bandwidth='scott': the bare factor
 	// n^(−1/(d+4)) (not multiplied by the data's spread).
-	Scott Rule = iota
+	Scott
 	// Silverman is scikit-learn's bandwidth='silverman': the bare factor
 	// (n(d+2)/4)^(−1/(d+4)).
 	Silverman
 	// CV maximises the leave-one-out log-likelihood over a grid of
 	// bandwidths (see CVGrid and the package documentation).
 	CV
-	// ScaleWidth is the width the kernel methods' gamma = scale gives:
-	// the Gaussian kernel exp(−‖x−y‖²/(2h²)) with 1/(2h²) = 1/(d·Var(X)),
-	// i.e. h = √(d·Var(X)/2), Var over all entries (kernel.ScaleGamma).
-	ScaleWidth
 )
 
 // Algorithm selects the scorer.
@@ -50,13 +52,14 @@ const (
 )
 
 // Config configures a kernel density detector. The zero value is a Gaussian
-// kernel with Scott's bandwidth, the exact scorer and contamination 0.1.
+// kernel with the scale bandwidth on standardised features (the scale
+// stage's default), the exact scorer and contamination 0.1.
 type Config struct {
 	// Kernel is the smoothing kernel (default Gaussian).
 	Kernel Kernel
 	// Bandwidth h > 0 fixes the bandwidth; 0 lets Rule choose it at Fit.
 	Bandwidth float64
-	// Rule chooses the bandwidth when Bandwidth is 0 (default Scott).
+	// Rule chooses the bandwidth when Bandwidth is 0 (default ScaleWidth).
 	Rule Rule
 	// CVGrid lists the candidate bandwidths for Rule CV; empty means the
 	// default grid: 21 values h_S·10^(−1.5 + 0.1k), k = 0..20, around
@@ -87,8 +90,8 @@ type Config struct {
 func (c *Config) Bind(s *param.Set) {
 	param.Enum(s, &c.Kernel, "kernel", kernelNames[:], []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine},
 		"smoothing kernel: "+strings.Join(kernelNames[:], ", "))
-	s.Var(bandwidthValue{c}, "bandwidth", "scott",
-		"a number > 0, or the rule that picks it: scott, silverman (scikit-learn's bare factors), cv (leave-one-out likelihood over a grid) or scale (√(d·Var(X)/2), the width of gamma=scale)")
+	s.Var(bandwidthValue{c}, "bandwidth", "scale",
+		"a number > 0, or the rule that picks it: scale (√(d·Var(X)/2), the width of gamma=scale), scott, silverman (scikit-learn's bare factors) or cv (leave-one-out likelihood over a grid)")
 	param.Enum(s, &c.Algorithm, "algorithm", []string{"auto", "exact", "tree"}, []Algorithm{Auto, Exact, Tree},
 		"exact, tree, or auto (exact unless rtol or atol is set)")
 	s.Float(&c.RTol, "rtol", 0, param.AtLeast(0), "tree: relative tolerance on the density")
@@ -96,7 +99,7 @@ func (c *Config) Bind(s *param.Set) {
 	s.Int(&c.LeafSize, "leaf_size", 40, param.AtLeast(1), "tree: leaves hold leaf_size to 2·leaf_size−1 rows")
 }
 
-var ruleNames = []string{"scott", "silverman", "cv", "scale"}
+var ruleNames = []string{"scale", "scott", "silverman", "cv"}
 
 // bandwidthValue binds Bandwidth and Rule to the one parameter bandwidth.
 type bandwidthValue struct{ c *Config }
@@ -110,7 +113,7 @@ func (b bandwidthValue) Set(t string) error {
 	}
 	h, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(h > 0) || math.IsInf(h, 0) {
-		return fmt.Errorf("must be a number > 0, scott, silverman, cv or scale")
+		return fmt.Errorf("must be a number > 0, scale, scott, silverman or cv")
 	}
 	b.c.Bandwidth = h
 	return nil
@@ -120,7 +123,7 @@ func (b bandwidthValue) String() (string, bool) {
 	if b.c.Bandwidth > 0 {
 		return strconv.FormatFloat(b.c.Bandwidth, 'g', -1, 64), true
 	}
-	if b.c.Rule >= Scott && b.c.Rule <= ScaleWidth {
+	if b.c.Rule >= ScaleWidth && b.c.Rule <= CV {
 		return ruleNames[b.c.Rule], true
 	}
 	return fmt.Sprint(int(b.c.Rule)), true
@@ -130,10 +133,10 @@ func (b bandwidthValue) Resolve() (bool, error) {
 	if math.IsNaN(b.c.Bandwidth) || math.IsInf(b.c.Bandwidth, 0) || b.c.Bandwidth < 0 {
 		return false, fmt.Errorf("must be a finite number > 0 (or 0 for a rule)")
 	}
-	if b.c.Rule < Scott || b.c.Rule > ScaleWidth {
+	if b.c.Rule < ScaleWidth || b.c.Rule > CV {
 		return false, fmt.Errorf("invalid bandwidth rule %d", int(b.c.Rule))
 	}
-	return b.c.Bandwidth == 0 && b.c.Rule == Scott, nil
+	return b.c.Bandwidth == 0 && b.c.Rule == ScaleWidth, nil
 }
 
 // KDE is a kernel density detector: score(x) = −log p̂(x) with

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -58,7 +59,7 @@ func TestFarPoint(t *testing.T) {
 	far := mat.NewDense(1, 2, []float64{300, 400}) // r = 500
 	for _, alg := range []Algorithm{Exact, Tree} {
 		for _, k := range []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine} {
-			d, err := New(Config{Kernel: k, Bandwidth: 1, Algorithm: alg})
+			d, err := New(Config{Kernel: k, Bandwidth: 1, Algorithm: alg, Common: detector.Common{Scale: scale.None}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +153,7 @@ func Example() {
 	// Training rows around the origin; one query near them, one far away.
 	train := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
 	query := mat.NewDense(2, 2, []float64{0.5, 0.5, 8, 8})
-	d, _ := New(Config{Kernel: Gaussian, Bandwidth: 1})
+	d, _ := New(Config{Kernel: Gaussian, Bandwidth: 1, Common: detector.Common{Scale: scale.None}})
 	_ = d.Fit(context.Background(), train)
 	s, _ := d.Score(nil, query)
 	fmt.Printf("near %.4f far %.4f\n", s[0], s[1])
@@ -168,7 +169,7 @@ func TestScaleWidth(t *testing.T) {
 	for _, f := range []float64{1, 10} {
 		Y := mat.DenseCopyOf(X)
 		Y.Scale(f, Y)
-		d, _ := New(Config{Rule: ScaleWidth})
+		d, _ := New(Config{Rule: ScaleWidth, Common: detector.Common{Scale: scale.None}})
 		if err := d.Fit(context.Background(), Y); err != nil {
 			t.Fatal(err)
 		}

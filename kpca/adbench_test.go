@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // anchorKPCA is the median test AUC-ROC over seeds 1–3 of kernel PCA
@@ -58,7 +60,7 @@ func TestADBenchAUC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, _ := New(Config{Components: 50})
+			p, _ := New(Config{Components: 50, Common: detector.Common{Scale: scale.None}})
 			t0 := time.Now()
 			if err := p.Fit(context.Background(), tr.X); err != nil {
 				t.Fatal(err)

@@ -29,9 +29,11 @@
 //
 // # Components
 //
-// Config.Components fixes q (default 50, at most n − 1); Config.Variance in
-// (0, 1] instead keeps the fewest components with Σ_(j≤q) λ_j ≥ Variance ·
-// trace(K̃) (trace(K̃) = Σ_i ‖φ̃(x_i)‖² is the total variance times n).
+// Config.Variance in (0, 1] keeps the fewest components with Σ_(j≤q) λ_j ≥
+// Variance · trace(K̃) (trace(K̃) = Σ_i ‖φ̃(x_i)‖² is the total variance
+// times n); the default is 0.5, chosen by make defaults: on standardised
+// features it averaged 0.908 AUC over the 15 ADBench sets where a fixed 50
+// components gave 0.822. Config.Components instead fixes q (at most n − 1).
 // Eigenvalues at or below the numerical rank cutoff n·ε·max(λ_1, k_max)
 // (ε = 2⁻⁵², NumPy's matrix_rank tolerance; k_max = max_i k(x_i, x_i)) are
 // dropped: their axes are round-off. Eigenvalues

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/scale"
 	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -50,9 +52,9 @@ func TestGoldenNumPy(t *testing.T) {
 		cfg     Config
 		lanczos bool
 	}{
-		{"exact/dense", Config{Components: 50}, false},
-		{"exact/lanczos", Config{Components: 50}, true},
-		{"nystrom m=n", Config{Components: 50, Method: Nystrom, Landmarks: n}, false},
+		{"exact/dense", Config{Components: 50, Common: detector.Common{Scale: scale.None}}, false},
+		{"exact/lanczos", Config{Components: 50, Common: detector.Common{Scale: scale.None}}, true},
+		{"nystrom m=n", Config{Components: 50, Method: Nystrom, Landmarks: n, Common: detector.Common{Scale: scale.None}}, false},
 	}
 	defer func(old int) { denseMax = old }(denseMax)
 	for _, c := range cases {

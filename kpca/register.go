@@ -31,7 +31,7 @@ func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
 	n, d := int64(s.Rows), int64(s.Cols)
 	q := int64(p.cfg.Components)
 	if q == 0 {
-		q = DefaultComponents
+		q = min(n, 100) // the variance rule's count is known only after the fit: the solver's typical block
 	}
 	if op == detector.ScoreOp {
 		ref := int64(len(p.rowMean))

@@ -6,8 +6,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/ocsvm"
+	"github.com/kernelad/anomaly/scale"
 )
 
 func Example() {
@@ -17,7 +19,9 @@ func Example() {
 		0.5, 0, 0, 0.5, 1, 0.5, 0.5, 1,
 		5, 5,
 	})
-	m, err := ocsvm.New(ocsvm.Config{Nu: 0.5, Kernel: kernel.Spec{Gamma: 0.5}})
+	// scikit-learn's settings: no scale stage, ν = 0.5, γ = 0.5.
+	m, err := ocsvm.New(ocsvm.Config{Nu: 0.5, Kernel: kernel.Spec{Gamma: 0.5},
+		Common: detector.Common{Scale: scale.None}})
 	if err != nil {
 		panic(err)
 	}

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // TestWriteLIBSVM loads the exported model with LIBSVM's own Python binding
@@ -22,7 +24,7 @@ func TestWriteLIBSVM(t *testing.T) {
 	}
 	X := randX(300, 4, 17)
 	Y := randX(50, 4, 18)
-	for _, cfg := range []Config{{Nu: 0.3}, {Nu: 0.5, Kernel: kernel.Spec{Kind: "poly", Gamma: 0.3, Coef0: 1, Degree: 2}}, {Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}}} {
+	for _, cfg := range []Config{{Nu: 0.3, Common: detector.Common{Scale: scale.None}}, {Nu: 0.5, Kernel: kernel.Spec{Kind: "poly", Gamma: 0.3, Coef0: 1, Degree: 2}, Common: detector.Common{Scale: scale.None}}, {Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Common: detector.Common{Scale: scale.None}}} {
 		m, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -16,9 +16,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/kernel"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // The LIBSVM parity data sets, their split seed and the ν grid of issue 3.
@@ -209,7 +211,7 @@ func TestLIBSVMParity(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%s/nu=%g", g.name, g.nu), func(t *testing.T) {
 			Xtr, Xte, yte := paritySplit(t, g)
-			m, err := New(Config{Nu: g.nu, Kernel: kernel.Spec{Gamma: g.gamma}})
+			m, err := New(Config{Nu: g.nu, Kernel: kernel.Spec{Gamma: g.gamma}, Common: detector.Common{Scale: scale.None}})
 			if err != nil {
 				t.Fatal(err)
 			}

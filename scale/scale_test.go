@@ -223,3 +223,72 @@ func TestStageRangeError(t *testing.T) {
 		t.Fatalf("got %v, want a RangeError at row 2, column 1", err)
 	}
 }
+
+// A stage fitted on sparse data with more columns than non-zeros keeps
+// only the touched columns (Index), and its divisors are those of the same
+// rule fitted without centring on the dense matrix of those columns, zeros
+// included; untouched columns are left as they are.
+func TestCompactStage(t *testing.T) {
+	const n, d = 4, 1000
+	b := sparse.NewBuilder(d)
+	rows := [][2][]float64{
+		{{3, 900}, {1, 2}},
+		{{3}, {3}},
+		{{}, {}},
+		{{900}, {-4}},
+	}
+	for _, r := range rows {
+		ind := make([]int, len(r[0]))
+		for k, v := range r[0] {
+			ind[k] = int(v)
+		}
+		if err := b.AddRow(ind, r[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	X := b.Build(d)
+	for _, rule := range []string{Standardize, RobustRule, MinMaxRule} {
+		st, err := Fit(rule, X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Index) != 2 || st.Cols() != d || st.Offset != nil {
+			t.Fatalf("%s: index %v, %d columns, offset %v; want [3 900], %d, nil", rule, st.Index, st.Cols(), st.Offset, d)
+		}
+		// The same stage fitted on the 4 × 2 dense matrix of the touched
+		// columns (zeros included), without centring.
+		dense := mat.NewDense(n, 2, []float64{1, 2, 3, 0, 0, 0, 0, -4})
+		ref := Stage{Rule: rule}
+		switch rule {
+		case Standardize:
+			sc := Standard{NoCenter: true}
+			sc.Fit(dense)
+			ref.Divisor = sc.Std
+		case RobustRule:
+			sc := Robust{NoCenter: true}
+			sc.Fit(dense)
+			ref.Divisor = sc.Spread
+		case MinMaxRule:
+			lo, hi, _ := columnRange(dense)
+			ref.Divisor = []float64{hi[0] - lo[0], hi[1] - lo[1]}
+		}
+		for k := range ref.Divisor {
+			if ref.Divisor[k] != st.Divisor[k] {
+				t.Errorf("%s: divisor of column %d is %v, want %v", rule, st.Index[k], st.Divisor[k], ref.Divisor[k])
+			}
+		}
+		out, err := st.Apply(X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := out.At(0, 900), 2/ref.Divisor[1]; got != want {
+			t.Errorf("%s: scaled (0, 900) = %v, want %v", rule, got, want)
+		}
+		if err := st.Check(d); err != nil {
+			t.Errorf("%s: %v", rule, err)
+		}
+		if err := st.Check(d + 1); err == nil {
+			t.Errorf("%s: a stage of %d columns passed the check for %d", rule, d, d+1)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package scale
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -29,6 +31,14 @@ type Stage struct {
 	Rule    string
 	Offset  []float64
 	Divisor []float64
+	// Index, when set, lists the columns (ascending) that Divisor covers,
+	// and Width is the number of columns the stage was fitted on: a stage
+	// fitted on sparse data with more columns than non-zeros (a LIBSVM
+	// file with millions of feature indices) keeps only the columns that
+	// hold a value; every other column was all zeros in training and is
+	// divided by 1. Such a stage never centres (Offset is nil).
+	Index []int
+	Width int
 }
 
 // isSparse reports whether X is a sparse matrix that the stage keeps
@@ -42,6 +52,11 @@ func isSparse(X mat.Matrix) bool {
 // the stage scales without centring (standard: x/std, robust: x/IQR,
 // minmax: x/range), so that its output stays sparse.
 func Fit(rule string, X mat.Matrix) (*Stage, error) {
+	if m, ok := X.(*sparse.CSR); ok && rule != None {
+		if _, c := m.Dims(); c > m.NNZ() {
+			return fitCompact(rule, m)
+		}
+	}
 	sp := isSparse(X)
 	s := &Stage{Rule: rule}
 	switch rule {
@@ -82,9 +97,56 @@ func Fit(rule string, X mat.Matrix) (*Stage, error) {
 	return s, s.check(-1)
 }
 
+// fitCompact fits the stage of a wide sparse matrix on its touched
+// columns only: memory and the saved stage grow with the non-zeros, not
+// with the column count.
+func fitCompact(rule string, X *sparse.CSR) (*Stage, error) {
+	r, c := X.Dims()
+	seen := map[int]bool{}
+	X.DoNonZero(func(_, j int, _ float64) { seen[j] = true })
+	cols := slices.Sorted(maps.Keys(seen))
+	if len(cols) == 0 {
+		return &Stage{Rule: rule, Divisor: []float64{}, Index: []int{}, Width: c}, nil
+	}
+	indptr := make([]int, r+1)
+	ind := make([]int, 0, X.NNZ())
+	data := make([]float64, 0, X.NNZ())
+	for i := 0; i < r; i++ {
+		ri, rv := X.RowNonZeros(i)
+		for k, j := range ri {
+			pos, _ := slices.BinarySearch(cols, j)
+			ind = append(ind, pos)
+			data = append(data, rv[k])
+		}
+		indptr[i+1] = len(ind)
+	}
+	st, err := Fit(rule, sparse.NewCSR(r, len(cols), indptr, ind, data))
+	if err != nil {
+		return nil, err
+	}
+	st.Index, st.Width = cols, c
+	return st, nil
+}
+
 // Cols returns the number of columns the stage was fitted on (0 for rule
 // none, which applies to any width).
-func (s *Stage) Cols() int { return len(s.Divisor) }
+func (s *Stage) Cols() int {
+	if s.Index != nil {
+		return s.Width
+	}
+	return len(s.Divisor)
+}
+
+// divisor returns the divisor of column j.
+func (s *Stage) divisor(j int) float64 {
+	if s.Index == nil {
+		return s.Divisor[j]
+	}
+	if k, ok := slices.BinarySearch(s.Index, j); ok {
+		return s.Divisor[k]
+	}
+	return 1
+}
 
 // check validates a stage read back from a file; cols ≥ 0 also checks its
 // width.
@@ -100,11 +162,20 @@ func (s *Stage) check(cols int) error {
 	default:
 		return fmt.Errorf("scale: unknown rule %q", s.Rule)
 	}
-	if len(s.Divisor) == 0 || (s.Offset != nil && len(s.Offset) != len(s.Divisor)) {
+	if s.Index != nil {
+		if s.Offset != nil || len(s.Index) != len(s.Divisor) || s.Width < 1 {
+			return fmt.Errorf("scale: stage arrays have inconsistent sizes")
+		}
+		for k, j := range s.Index {
+			if j < 0 || j >= s.Width || (k > 0 && j <= s.Index[k-1]) {
+				return fmt.Errorf("scale: stage column list is not ascending within %d columns", s.Width)
+			}
+		}
+	} else if len(s.Divisor) == 0 || (s.Offset != nil && len(s.Offset) != len(s.Divisor)) {
 		return fmt.Errorf("scale: stage arrays have inconsistent sizes")
 	}
-	if cols >= 0 && len(s.Divisor) != cols {
-		return fmt.Errorf("scale: stage fitted on %d columns, model on %d", len(s.Divisor), cols)
+	if cols >= 0 && s.Cols() != cols {
+		return fmt.Errorf("scale: stage fitted on %d columns, model on %d", s.Cols(), cols)
 	}
 	for j, v := range s.Divisor {
 		if !(v > 0) || math.IsInf(v, 0) {
@@ -130,10 +201,10 @@ func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
 		return X, nil
 	}
 	r, c := X.Dims()
-	if c != len(s.Divisor) {
-		return nil, fmt.Errorf("scale: stage fitted on %d columns, the data has %d", len(s.Divisor), c)
+	if c != s.Cols() {
+		return nil, fmt.Errorf("scale: stage fitted on %d columns, the data has %d", s.Cols(), c)
 	}
-	f := func(j int, v float64) float64 { return v / s.Divisor[j] }
+	f := func(j int, v float64) float64 { return v / s.divisor(j) }
 	if s.Offset != nil {
 		f = func(j int, v float64) float64 { return (v - s.Offset[j]) / s.Divisor[j] }
 	}

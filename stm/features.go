@@ -19,6 +19,10 @@ import (
 const (
 	DefaultNu          = 0.5
 	DefaultGammaFactor = 1.0
+	// DefaultR1SVMNu is R1SVM's ν, chosen by make defaults on the 15
+	// ADBench sets (standardised features, median width): 0.883 mean AUC
+	// against 0.856 at ν = 0.5.
+	DefaultR1SVMNu = 0.9
 )
 
 // Common holds the settings shared by 1STM and R1STM.

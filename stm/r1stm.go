@@ -259,7 +259,7 @@ type R1SVMConfig struct {
 	// the rows (GammaFactor 0 means DefaultGammaFactor).
 	Gamma       float64
 	GammaFactor float64
-	// Nu ∈ (0, 1]; 0 means DefaultNu (0.5).
+	// Nu ∈ (0, 1]; 0 means DefaultR1SVMNu (0.9).
 	Nu float64
 	// Linear holds the random features and the linear machine's settings.
 	Linear
@@ -275,7 +275,7 @@ type R1SVMConfig struct {
 func (c *R1SVMConfig) Bind(s *param.Set) {
 	s.FloatOrRule(&c.Gamma, "gamma", "median", param.Above(0), "RBF width, or median = 1/median ‖x−y‖²")
 	s.Float(&c.GammaFactor, "gamma_factor", DefaultGammaFactor, param.Above(0), "factor on the median rule's γ (gamma=median)")
-	s.Float(&c.Nu, "nu", DefaultNu, param.Interval(0, 1, true, false), "ν of the one-class machine")
+	s.Float(&c.Nu, "nu", DefaultR1SVMNu, param.Interval(0, 1, true, false), "ν of the one-class machine")
 	c.Linear.bind(s)
 	s.Seed(&c.Src, "seed", 1, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0x57a7) }, "seed of the median rule's pairs and the random features")
 }

@@ -4,18 +4,30 @@ import (
 	"runtime"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/scale"
 )
+
+// TensorScale is the scale stage's default of 1STM and R1STM: none.
+// make defaults compared it with per-entry standard and robust scaling
+// under the class protocol on the 4 tensor sets (mean AUC: 1stm 0.774
+// none, 0.708 standard, 0.724 robust; r1stm 0.776, 0.690, 0.725):
+// scaling every entry of a sample on its own breaks the tensor's
+// structure that CP factors rely on (a sensor's readings over time
+// share one unit), so tensors are left as they are.
+const TensorScale = scale.None
 
 func init() {
 	detector.Register(detector.Info{
 		Name:    "1stm",
 		Summary: "one-class support tensor machine: CP factors, the kernel of eq. 4.18, the OC-SVM dual through smo; score ρ − Σα_i K(X_i, X)",
 		Version: 2,
+		Scale:   TensorScale,
 	}, NewOneSTM, memoryOneSTM)
 	detector.Register(detector.Info{
 		Name:    "r1stm",
 		Summary: "randomised one-class support tensor machine: random Fourier features of the CP components, linear one-class machine; score ρ − ⟨w, z(X)⟩",
 		Version: 2,
+		Scale:   TensorScale,
 	}, NewR1STM, memoryR1STM)
 	detector.Register(detector.Info{
 		Name:    "r1svm",

@@ -76,7 +76,7 @@
 //
 // # Parameters and state
 //
-// Registry parameters: nu (default 0.5) or c, c_anomaly, kernel (rbf,
+// Registry parameters: nu (default 0.9, DefaultNu) or c, c_anomaly, kernel (rbf,
 // laplacian, poly, linear), gamma (number or scale, the default), coef0,
 // degree, tol, cache_mb, shrinking, max_iter, contamination. Center returns
 // c explicitly for the linear kernel. A fitted model keeps its support

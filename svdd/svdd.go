@@ -16,11 +16,15 @@ import (
 	"github.com/kernelad/anomaly/smo"
 )
 
-// Config configures SVDD. The zero value is the default (ν = 0.5, RBF
+// DefaultNu is ν when neither C nor Nu is set, chosen by make defaults
+// as the one-class SVM's (with the RBF kernel the two duals coincide).
+const DefaultNu = 0.9
+
+// Config configures SVDD. The zero value is the default (ν = DefaultNu, RBF
 // kernel with gamma = scale).
 type Config struct {
 	// C is the bound on each α_i of the normal (and unlabeled) rows; it must
-	// be ≥ 1/n. Set C or Nu, not both; with neither, Nu = 0.5.
+	// be ≥ 1/n. Set C or Nu, not both; with neither, Nu = DefaultNu.
 	C float64
 	// Nu ∈ (0, 1] sets C = 1/(νn): ν bounds the fraction of training rows
 	// outside the sphere from above and of support vectors from below.
@@ -43,7 +47,7 @@ type Config struct {
 // is not set.
 func (c *Config) Bind(s *param.Set) {
 	if c.C == 0 {
-		s.Float(&c.Nu, "nu", 0.5, param.Interval(0, 1, true, false), "C = 1/(nu·n): upper bound on the training outlier fraction (instead of c)")
+		s.Float(&c.Nu, "nu", DefaultNu, param.Interval(0, 1, true, false), "C = 1/(nu·n): upper bound on the training outlier fraction (instead of c)")
 	} else {
 		s.OptionalFloat(&c.Nu, "nu", param.Interval(0, 1, true, false), "C = 1/(nu·n): upper bound on the training outlier fraction (instead of c)")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/ocsvm"
+	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
 )
 
@@ -108,7 +109,7 @@ func TestLinearCentreKKT(t *testing.T) {
 	X := randX(n, d, 11)
 	for _, labeled := range []bool{false, true} {
 		t.Run(fmt.Sprintf("labeled=%v", labeled), func(t *testing.T) {
-			m, _ := New(Config{Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Solver: smo.Settings{Tol: 1e-6}})
+			m, _ := New(Config{Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Solver: smo.Settings{Tol: 1e-6}, Common: detector.Common{Scale: scale.None}}) // centre in input units
 			var y []int
 			if labeled {
 				y = make([]int, n)

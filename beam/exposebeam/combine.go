@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/kernelad/anomaly/randfeat"
+	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -31,6 +33,43 @@ type Moments struct {
 	Entries   int64
 	Mean      float64
 	M2        float64
+	// ColMean and ColM2 are the per-column mean and sum of squared
+	// deviations over the rows (the standard scale stage).
+	ColMean []float64
+	ColM2   []float64
+}
+
+// Stage returns the standard scale stage of the rows (per-column mean and
+// population standard deviation; a constant column is centred and left
+// unscaled), as scale.Fit with rule standard computes it.
+func (m Moments) Stage() *scale.Stage {
+	n := float64(m.Rows())
+	st := &scale.Stage{Rule: scale.Standardize, Offset: append([]float64(nil), m.ColMean...), Divisor: make([]float64, len(m.ColM2))}
+	for j, v := range m.ColM2 {
+		sd := math.Sqrt(v / n)
+		if !(sd > 0) || math.IsInf(sd, 0) {
+			sd = 1
+		}
+		st.Divisor[j] = sd
+	}
+	return st
+}
+
+// StandardGamma is the scale rule γ = 1/(d·Var) on the standardised rows:
+// every column then has mean 0 and variance ColM2_j/(n·σ_j²) (1, or 0 for
+// a constant column), so Var is their mean over the d columns.
+func (m Moments) StandardGamma() float64 {
+	st := m.Stage()
+	n := float64(m.Rows())
+	var v float64
+	for j, s := range st.Divisor {
+		v += m.ColM2[j] / (n * s * s)
+	}
+	v /= float64(len(st.Divisor))
+	if v == 0 {
+		return 1
+	}
+	return 1 / (float64(m.Cols) * v)
 }
 
 // Rows is the total number of rows.
@@ -83,6 +122,22 @@ func (f *MomentsFn) AddInput(a Moments, b Block) (Moments, error) {
 		for _, x := range b.X {
 			blk.M2 += (x - blk.Mean) * (x - blk.Mean)
 		}
+		c, r := int(b.Cols), float64(b.Rows)
+		blk.ColMean, blk.ColM2 = make([]float64, c), make([]float64, c)
+		for i := 0; i < int(b.Rows); i++ {
+			for j, x := range b.X[i*c : (i+1)*c] {
+				blk.ColMean[j] += x
+			}
+		}
+		for j := range blk.ColMean {
+			blk.ColMean[j] /= r
+		}
+		for i := 0; i < int(b.Rows); i++ {
+			for j, x := range b.X[i*c : (i+1)*c] {
+				d := x - blk.ColMean[j]
+				blk.ColM2[j] += d * d
+			}
+		}
 	}
 	return f.MergeAccumulators(a, blk)
 }
@@ -101,14 +156,22 @@ func (f *MomentsFn) MergeAccumulators(a, b Moments) (Moments, error) {
 	out.Entries = a.Entries + b.Entries
 	switch {
 	case a.Entries == 0:
-		out.Mean, out.M2 = b.Mean, b.M2
+		out.Mean, out.M2, out.ColMean, out.ColM2 = b.Mean, b.M2, b.ColMean, b.ColM2
 	case b.Entries == 0:
-		out.Mean, out.M2 = a.Mean, a.M2
+		out.Mean, out.M2, out.ColMean, out.ColM2 = a.Mean, a.M2, a.ColMean, a.ColM2
 	default:
 		na, nb, n := float64(a.Entries), float64(b.Entries), float64(out.Entries)
 		delta := b.Mean - a.Mean
 		out.Mean = a.Mean + delta*nb/n
 		out.M2 = a.M2 + b.M2 + delta*delta*na*nb/n
+		// Per column, the same merge over row counts (Chan et al.).
+		ra, rb := float64(a.Entries/a.Cols), float64(b.Entries/b.Cols)
+		out.ColMean, out.ColM2 = make([]float64, len(a.ColMean)), make([]float64, len(a.ColM2))
+		for j := range out.ColMean {
+			d := b.ColMean[j] - a.ColMean[j]
+			out.ColMean[j] = a.ColMean[j] + d*rb/(ra+rb)
+			out.ColM2[j] = a.ColM2[j] + b.ColM2[j] + d*d*ra*rb/(ra+rb)
+		}
 	}
 	return out, nil
 }
@@ -125,6 +188,18 @@ type MapState struct {
 	Cols int64
 	W    []float64
 	B    []float64
+	// Offset and Divisor are the scale stage applied to the rows before
+	// the map (x − Offset)/Divisor; both empty for scale=none.
+	Offset  []float64
+	Divisor []float64
+}
+
+// stage returns the scale stage the map applies first (nil for none).
+func (m MapState) stage() *scale.Stage {
+	if len(m.Divisor) == 0 {
+		return nil
+	}
+	return &scale.Stage{Rule: scale.Standardize, Offset: m.Offset, Divisor: m.Divisor}
 }
 
 // NewMapState captures a cosine feature map (randfeat.Fourier or
@@ -193,19 +268,20 @@ func (f *EmbedFn) AddInput(a EmbedAcc, b Block) (EmbedAcc, error) {
 	if a.Sum == nil {
 		a.Sum = make([]float64, fm.Dim())
 	}
-	forChunks(fm, b, int(f.Chunk), &f.buf, func(z *mat.Dense) {
+	err = forChunks(fm, f.Map.stage(), b, int(f.Chunk), &f.buf, func(z *mat.Dense) {
 		r, _ := z.Dims()
 		for i := 0; i < r; i++ {
 			floats.Add(a.Sum, z.RawRowView(i))
 		}
 	})
 	a.N += b.Rows
-	return a, nil
+	return a, err
 }
 
-// forChunks maps the rows of b chunk rows at a time into buf and calls fn
-// with each chunk's features.
-func forChunks(fm randfeat.Map, b Block, chunk int, buf *mat.Dense, fn func(z *mat.Dense)) {
+// forChunks maps the rows of b chunk rows at a time into buf, through the
+// scale stage st first when it is not nil, and calls fn with each chunk's
+// features.
+func forChunks(fm randfeat.Map, st *scale.Stage, b Block, chunk int, buf *mat.Dense, fn func(z *mat.Dense)) error {
 	if chunk < 1 {
 		chunk = 512
 	}
@@ -217,9 +293,17 @@ func forChunks(fm randfeat.Map, b Block, chunk int, buf *mat.Dense, fn func(z *m
 			buf.ReuseAs(hi-lo, D)
 		}
 		z := buf.Slice(0, hi-lo, 0, D).(*mat.Dense)
-		fm.Transform(z, mat.NewDense(hi-lo, c, b.X[lo*c:hi*c]))
+		var x mat.Matrix = mat.NewDense(hi-lo, c, b.X[lo*c:hi*c])
+		if st != nil {
+			var err error
+			if x, err = st.Apply(x); err != nil {
+				return fmt.Errorf("exposebeam: shard %d: %w", b.Shard, err)
+			}
+		}
+		fm.Transform(z, x)
 		fn(z)
 	}
+	return nil
 }
 
 // embedMerges counts MergeAccumulators calls that add two non-empty sums,

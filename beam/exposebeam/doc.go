@@ -27,9 +27,16 @@
 //
 // Fit runs two pipelines. The statistics pass (MomentsFn, a CombineFn over
 // the rows' count per shard and the mean and squared deviations of all
-// entries, merged pairwise) gives n and, for gamma = scale, γ = 1/(d·Var(X))
-// as kernel.ScaleGamma computes it. The launcher then plans the map and the
-// threshold sample. The embedding pass combines the embedding, scores the
+// entries and of every column, merged pairwise) gives n, the scale stage
+// and, for gamma = scale, γ = 1/(d·Var(X)) as kernel.ScaleGamma computes it
+// on the scaled rows. The stage is scale=standard (the default: per-column
+// mean and standard deviation, Moments.Stage) or none; robust and minmax
+// need order statistics or extremes per column, which this pass does not
+// compute, and are refused. The stage travels with the feature map
+// (MapState.Offset, Divisor): every worker scales its rows before mapping
+// them, and the saved model holds the stage, so the model scores exactly as
+// an in-process fit. The launcher then plans the map and the threshold
+// sample. The embedding pass combines the embedding, scores the
 // sampled training rows with it (a side input) and writes the model.
 //
 // # Threshold

@@ -90,8 +90,12 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	if cfg.Solver != "" && cfg.Solver != expose.Batch {
 		return nil, fmt.Errorf("exposebeam: solver %s cannot be distributed; use batch", cfg.Solver)
 	}
-	if cfg.Scale != "" && cfg.Scale != scale.None {
-		return nil, fmt.Errorf("exposebeam: scale=%s is not yet computed by the distributed fit; use scale=none", cfg.Scale)
+	rule := cfg.Scale
+	if rule == "" {
+		rule = detector.DefaultScale
+	}
+	if rule != scale.None && rule != scale.Standardize {
+		return nil, fmt.Errorf("exposebeam: scale=%s needs per-column order statistics, which the distributed fit does not compute; use scale=standard or none", rule)
 	}
 	shards, err := ListShards(ctx, o.Input)
 	if err != nil {
@@ -126,6 +130,9 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 			return nil, fmt.Errorf("exposebeam: gamma=%s cannot be distributed; use gamma=scale or a number", cfg.Kernel.Rule)
 		}
 		gamma = mom.Gamma()
+		if rule == scale.Standardize {
+			gamma = mom.StandardGamma()
+		}
 	}
 	fm, rows, err := expose.PlanBatch(cfg, int(n), int(mom.Cols), gamma)
 	if err != nil {
@@ -134,6 +141,10 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	ms, err := NewMapState(fm)
 	if err != nil {
 		return nil, err
+	}
+	if rule == scale.Standardize {
+		st := mom.Stage()
+		ms.Offset, ms.Divisor = st.Offset, st.Divisor
 	}
 	offsets := make([]int64, len(shards))
 	for i := 1; i < len(shards); i++ {
@@ -239,13 +250,12 @@ func (f *scoreSampleFn) ProcessElement(b Block, acc EmbedAcc, emit func(float64)
 		return errors.New("exposebeam: embedding, feature map and rows disagree")
 	}
 	w := acc.Mean()
-	forChunks(f.fm, b, int(f.Chunk), &f.buf, func(z *mat.Dense) {
+	return forChunks(f.fm, f.Map.stage(), b, int(f.Chunk), &f.buf, func(z *mat.Dense) {
 		r, _ := z.Dims()
 		for i := 0; i < r; i++ {
 			emit(-floats.Dot(z.RawRowView(i), w))
 		}
 	})
-	return nil
 }
 
 // writeModelFn assembles the detector from the embedding and the threshold
@@ -279,7 +289,7 @@ func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAc
 		return err
 	}
 	thr := detector.ThresholdFromScores(s, probe.Config().Contamination)
-	d, err := expose.FromEmbedding(cfg, nil, fm, acc.Mean(), int(acc.N), f.Gamma, thr)
+	d, err := expose.FromEmbedding(cfg, f.Map.stage(), fm, acc.Mean(), int(acc.N), f.Gamma, thr)
 	if err != nil {
 		return err
 	}

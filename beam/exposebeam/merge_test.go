@@ -38,6 +38,8 @@ func TestEmbedFnMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := want.Stage() // the default scale stage travels with the map
+	ms.Offset, ms.Divisor = st.Offset, st.Divisor
 	fn := &EmbedFn{Map: ms}
 	blocks := blocksOf(X, []int{1, 64, 200, 7}, 3)
 

@@ -35,6 +35,7 @@ type benchOptions struct {
 	plotDir   string
 	timeout   time.Duration
 	sets      []string
+	protocol  string
 	inProcess bool
 }
 
@@ -73,6 +74,8 @@ method at its defaults; "all" in --methods means every registered method.
 
 --data takes files, directories (every data file directly inside) and
 embedded:NAME for an embedded data set.
+--protocol raw skips the min-max scaling step: the methods see each data
+set in its own units, as a user's file gives them.
 --set METHOD.KEY=VALUE sets a method parameter for every run of that
 method. --plot DIR writes ROC and PR curves per data set (first seed; first
 class under the class protocol) as DIR/DATA_roc.png and DIR/DATA_pr.png.
@@ -99,6 +102,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.data, "data", "", "comma-separated data files or directories (default: the embedded data sets)")
 	f.StringVar(&o.seeds, "seeds", "1,2,3", "comma-separated seeds (below 2^32)")
 	f.StringVar(&o.format, "format", "table", "table, csv, json or markdown")
+	f.StringVar(&o.protocol, "protocol", "adbench", "adbench (min-max scaling fit on the train part) or raw (the data in its own units, as users bring it)")
 	f.StringVar(&o.plotDir, "plot", "", "directory for ROC and PR curves (PNG)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit of each run (its process: loading, split, fit and score), as in 90s or 5m; 0 = none")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter METHOD.KEY=VALUE (repeatable)")
@@ -113,6 +117,13 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	cfg := bench.Config{Timeout: o.timeout}
 	if o.timeout < 0 {
 		return usagef("--timeout %v must be ≥ 0", o.timeout)
+	}
+	switch o.protocol {
+	case "adbench":
+	case "raw":
+		cfg.Raw = true
+	default:
+		return usagef("--protocol %q: want adbench or raw", o.protocol)
 	}
 	switch o.format {
 	case "table", "csv", "json", "markdown":
@@ -413,8 +424,12 @@ func benchHeader(res *bench.Result, mem string) []string {
 	for i, s := range res.Seeds {
 		seeds[i] = strconv.FormatUint(s, 10)
 	}
+	scaling := "min-max scaling fit on train"
+	if res.Raw {
+		scaling = "raw: no scaling, the data in its own units"
+	}
 	h := []string{
-		"ADBench protocol (70/30 stratified split, min-max scaling fit on train; 10,000-row subsample above that); class protocol for class-labelled data (each class normal in turn, 5% anomalies from the others)",
+		"ADBench protocol (70/30 stratified split, " + scaling + "; 10,000-row subsample above that); class protocol for class-labelled data (each class normal in turn, 5% anomalies from the others)",
 		fmt.Sprintf("median over seeds %s (and classes); memory: %s", strings.Join(seeds, ","), mem),
 	}
 	if res.Timeout > 0 {

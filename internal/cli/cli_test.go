@@ -163,7 +163,7 @@ func TestFitSummaryAndParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, params, _ := detector.Describe(d)
-	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false", "scale": "none"}
+	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false", "scale": "standard"}
 	if name != "meandist" || !mapsEqual(params, want) {
 		t.Errorf("model holds %s %v, want meandist %v", name, params, want)
 	}
@@ -185,12 +185,13 @@ func TestLabeled(t *testing.T) {
 	dir := t.TempDir()
 	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
 	model := filepath.Join(dir, "m.bin")
-	code, _, stderr := run(context.Background(), "fit", "--method", "meanlabeled", "--labeled", "--data", train, "--out", model)
+	code, _, stderr := run(context.Background(), "fit", "--method", "meanlabeled", "--labeled", "--data", train, "--out", model, "--set", "scale=none")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	// Fitted on the four normal rows only, the threshold is a quantile of
-	// their distances to (0.5, 0.5): every one is 0.5.
+	// Fitted on the four normal rows only (in their own units), the
+	// threshold is a quantile of their distances to (0.5, 0.5): every one
+	// is 0.5.
 	f, _ := os.Open(model)
 	defer f.Close()
 	d, err := detector.Load(f)

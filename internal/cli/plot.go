@@ -287,7 +287,7 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	train, test, err := bench.Split(ds, -1, o.seed)
+	train, test, err := bench.Split(ds, -1, o.seed, false)
 	if err != nil {
 		return dataErr(err)
 	}
