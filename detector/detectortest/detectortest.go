@@ -56,6 +56,11 @@ type Options struct {
 	Config func(d detector.Detector) any
 	// Cancel sets up the long fit of the Cancel check.
 	Cancel Cancel
+	// AffineParams are merged over the parameters in the Affine check: an
+	// iterative solver's tolerance tightened so that two fits on data that
+	// agree to rounding end at the same solution, not anywhere within the
+	// default tolerance of it.
+	AffineParams map[string]string
 	// Skip maps a check name to the reason it does not apply; the check
 	// is reported as skipped with that reason.
 	Skip map[string]string
@@ -77,7 +82,7 @@ type Cancel struct {
 var CheckNames = []string{
 	"Shapes", "Predict", "Contamination", "ConfigUnchanged", "Seed",
 	"GenericMatrix", "DimError", "NonFinite", "NotFitted", "Concurrent",
-	"Cancel", "SaveLoad", "Defaults", "AUC",
+	"Cancel", "SaveLoad", "Defaults", "Affine", "AUC",
 }
 
 // suite holds what the checks share: the method, its parameters and the
@@ -148,6 +153,7 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		"Cancel":          s.cancel,
 		"SaveLoad":        s.saveLoad,
 		"Defaults":        s.defaults,
+		"Affine":          s.affine,
 		"AUC":             s.auc,
 	}
 	for _, c := range CheckNames {
@@ -628,4 +634,50 @@ func (s *suite) dataName() string {
 		return fmt.Sprintf("banana %d-row", s.opts.Rows)
 	}
 	return fmt.Sprintf("Gaussian-mixture %d×%d", s.opts.Rows, s.opts.Features)
+}
+
+// affine fits the method at its default scale stage on the training rows
+// and on the same rows in other units, x'_j = a_j·x_j + b_j with factors
+// from 10⁻³ to 10³ and offsets up to 10⁴ (positive a_j), and scores the
+// test rows likewise: the scores and the threshold must agree to 1e-6 of
+// the scores' magnitude. A method whose default stage is none cannot meet
+// this (it sees the units); its suite lists the check in Options.Skip.
+func (s *suite) affine(t *testing.T) {
+	n, d := s.train.Dims()
+	m, _ := s.test.Dims()
+	a, b := make([]float64, d), make([]float64, d)
+	for j := range a {
+		a[j] = math.Pow(10, float64(j%7-3)) * (1 + float64(j%3)/3)
+		b[j] = math.Pow(10, float64(j%5)) * float64(1-2*(j%2))
+	}
+	change := func(X *mat.Dense, rows int) *mat.Dense {
+		Y := mat.NewDense(rows, d, nil)
+		for i := 0; i < rows; i++ {
+			for j := 0; j < d; j++ {
+				Y.Set(i, j, a[j]*X.At(i, j)+b[j])
+			}
+		}
+		return Y
+	}
+	d1 := s.fitted(t, s.opts.AffineParams)
+	d2, p := s.newDet(t, s.opts.AffineParams)
+	if err := d2.Fit(context.Background(), change(s.train, n)); err != nil {
+		t.Fatalf("Fit(%v) on the rows in other units: %v", p, err)
+	}
+	s1, s2 := mustScore(t, d1, s.test), mustScore(t, d2, change(s.test, m))
+	var mag float64
+	for _, v := range s1 {
+		if !math.IsInf(v, 0) {
+			mag = math.Max(mag, math.Abs(v))
+		}
+	}
+	tol := 1e-6 * math.Max(mag, 1e-300)
+	for i := range s1 {
+		if s1[i] != s2[i] && !(math.Abs(s1[i]-s2[i]) <= tol) { // equal infinities agree
+			t.Fatalf("row %d: score %v in the original units, %v in other units (tolerance %.3g)", i, s1[i], s2[i], tol)
+		}
+	}
+	if th1, th2 := d1.Threshold(), d2.Threshold(); th1 != th2 && !(math.Abs(th1-th2) <= tol) {
+		t.Errorf("threshold %v in the original units, %v in other units", th1, th2)
+	}
 }

@@ -43,6 +43,10 @@
 //     of the cancel.
 //   - SaveLoad: detector.Save then detector.Load gives back the name, the
 //     parameters, the threshold and identical scores.
+//   - Affine: at the method's default scale stage, fitting and scoring the
+//     same rows in other units (x'_j = a_j·x_j + b_j, a_j > 0 from 10⁻³ to
+//     10³, offsets up to 10⁴) gives the same scores and threshold to 1e-6
+//     of their magnitude: what a user's choice of units cannot change.
 //   - AUC: fitted on the contaminated training half of a seeded synthetic set
 //     (dataset.GaussianMixture, or dataset.Banana), the AUC-ROC on the other
 //     half is at least Options.AUCFloor.
