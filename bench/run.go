@@ -154,6 +154,9 @@ type Result struct {
 	Timeout float64                      `json:"timeout_seconds,omitempty"`
 	Raw     bool                         `json:"raw,omitempty"` // Config.Raw
 	Cells   []Cell                       `json:"cells"`
+	// Stats holds the statistical comparison of the methods (Compare),
+	// when the caller asked for it.
+	Stats []Comparison `json:"stats,omitempty"`
 }
 
 // plan is one data set's place in a run.

@@ -53,7 +53,7 @@ func (c *Common) bind(s *param.Set, scaleDefault string) {
 	s.Float(&c.Contamination, "contamination", DefaultContamination, param.Interval(0, 0.5, true, false),
 		"expected share of anomalies in the training data; the threshold flags that share of the training rows")
 	s.Choice(&c.Scale, "scale", scaleDefault, scale.Rules, nil,
-		"scale stage fitted on the training rows in front of the method: standard (mean, std), robust (median, IQR), minmax or none")
+		"scale stage fitted on the training rows in front of the method: standard (mean, std), robust (median, IQR), minmax, channel (mean, std per index of a tensor sample's first mode) or none")
 }
 
 // Config is what a method's configuration type provides: Bind declares
@@ -96,6 +96,7 @@ type Base struct {
 	defaulted map[string]bool
 	cont      float64
 	rule      string
+	shape     func() []int // the sample shape, for scale=channel (tensor methods)
 	progress  ProgressFunc
 
 	fitted    bool
@@ -114,7 +115,11 @@ func NewBase(method string, cfg Config) (Base, error) {
 		return Base{}, err
 	}
 	c := cfg.Shared()
-	return Base{method: method, params: s.Values(), defaulted: s.Defaulted(), cont: c.Contamination, rule: c.Scale, progress: c.Progress}, nil
+	b := Base{method: method, params: s.Values(), defaulted: s.Defaulted(), cont: c.Contamination, rule: c.Scale, progress: c.Progress}
+	if sh, ok := cfg.(interface{ SampleShape() []int }); ok {
+		b.shape = sh.SampleShape
+	}
+	return b, nil
 }
 
 // Defaulted reports whether the named parameter was left unset and took its
@@ -233,7 +238,11 @@ func (b *Base) PartialFitWith(ctx context.Context, X mat.Matrix, fit FitFunc) er
 }
 
 func (b *Base) fitStage(X mat.Matrix) (*scale.Stage, mat.Matrix, error) {
-	stage, err := scale.Fit(b.rule, X)
+	var shape []int
+	if b.shape != nil {
+		shape = b.shape()
+	}
+	stage, err := scale.FitShape(b.rule, X, shape)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", b.method, err)
 	}

@@ -292,3 +292,41 @@ func TestCompactStage(t *testing.T) {
 		}
 	}
 }
+
+// Rule channel pools each first-mode index of the samples: for samples of
+// shape 2 × 3 the channel-0 entries of the two rows below are 1…6 (mean
+// 3.5, population variance 35/12) and the channel-1 entries are 10·(1…6)
+// (mean 35, variance 3500/12); every entry of a channel shares them.
+// Without a shape it is rule standard.
+func TestChannelStage(t *testing.T) {
+	X := mat.NewDense(2, 6, []float64{
+		1, 2, 3, 10, 20, 30,
+		4, 5, 6, 40, 50, 60,
+	})
+	st, err := FitShape(ChannelRule, X, []int{2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j < 6; j++ {
+		mean, sd := 3.5, math.Sqrt(35.0/12)
+		if j >= 3 {
+			mean, sd = 35, math.Sqrt(3500.0/12)
+		}
+		if math.Abs(st.Offset[j]-mean) > 1e-12*mean || math.Abs(st.Divisor[j]-sd) > 1e-12*sd {
+			t.Errorf("column %d: offset %v divisor %v, want %v and %v", j, st.Offset[j], st.Divisor[j], mean, sd)
+		}
+	}
+	if _, err := FitShape(ChannelRule, X, []int{4, 2}); err == nil {
+		t.Error("a shape of 8 values on 6 columns: no error")
+	}
+	plain, err := Fit(ChannelRule, X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, _ := Fit(Standardize, X)
+	for j := range plain.Divisor {
+		if plain.Divisor[j] != std.Divisor[j] || plain.Offset[j] != std.Offset[j] {
+			t.Fatalf("channel without a shape differs from standard at column %d", j)
+		}
+	}
+}

@@ -16,11 +16,12 @@ const (
 	Standardize = "standard" // centre on the mean, divide by the standard deviation
 	RobustRule  = "robust"   // centre on the median, divide by the IQR (std where it is 0)
 	MinMaxRule  = "minmax"   // shift by the minimum, divide by the range
+	ChannelRule = "channel"  // standardise per index of a tensor sample's first mode
 	None        = "none"     // leave the data as it is
 )
 
 // Rules lists the scale stage's rules.
-var Rules = []string{Standardize, RobustRule, MinMaxRule, None}
+var Rules = []string{Standardize, RobustRule, MinMaxRule, ChannelRule, None}
 
 // Stage is a fitted scale stage: the per-column affine map
 // x'_j = (x_j − Offset_j) / Divisor_j that a detector applies to every
@@ -52,6 +53,21 @@ func isSparse(X mat.Matrix) bool {
 // the stage scales without centring (standard: x/std, robust: x/IQR,
 // minmax: x/range), so that its output stays sparse.
 func Fit(rule string, X mat.Matrix) (*Stage, error) {
+	return FitShape(rule, X, nil)
+}
+
+// FitShape is Fit for rows that hold tensor samples of the given shape
+// (row-major, as package tensor flattens them). Only rule channel reads
+// the shape: every entry whose first-mode index is i (a sensor's or EEG
+// channel's readings at every time) shares the mean and the standard
+// deviation of all those entries over the training rows, so a channel
+// keeps its waveform and channels of different units become comparable.
+// With no shape (vector samples) channel is standard: each column is its
+// own channel.
+func FitShape(rule string, X mat.Matrix, shape []int) (*Stage, error) {
+	if rule == ChannelRule {
+		return fitChannels(X, shape)
+	}
 	if m, ok := X.(*sparse.CSR); ok && rule != None {
 		if _, c := m.Dims(); c > m.NNZ() {
 			return fitCompact(rule, m)
@@ -84,7 +100,7 @@ func Fit(rule string, X mat.Matrix) (*Stage, error) {
 			s.Divisor[j] = hi[j] - lo[j] // 0 (constant column) becomes 1 below
 		}
 	default:
-		return nil, fmt.Errorf("scale: unknown rule %q (want one of standard, robust, minmax, none)", rule)
+		return nil, fmt.Errorf("scale: unknown rule %q (want one of standard, robust, minmax, channel, none)", rule)
 	}
 	if sp {
 		s.Offset = nil
@@ -158,7 +174,7 @@ func (s *Stage) check(cols int) error {
 		return nil
 	}
 	switch s.Rule {
-	case Standardize, RobustRule, MinMaxRule:
+	case Standardize, RobustRule, MinMaxRule, ChannelRule:
 	default:
 		return fmt.Errorf("scale: unknown rule %q", s.Rule)
 	}
@@ -264,4 +280,49 @@ func finite(m mat.Matrix) error {
 		}
 	}
 	return nil
+}
+
+// fitChannels fits rule channel: per index of the first mode of shape,
+// the mean and population standard deviation of the entries with that
+// index over every row (a constant channel is centred and left unscaled).
+// Sparse input and a missing shape fall back to rule standard.
+func fitChannels(X mat.Matrix, shape []int) (*Stage, error) {
+	_, c := X.Dims()
+	if len(shape) < 2 || isSparse(X) {
+		st, err := FitShape(Standardize, X, nil)
+		if err == nil {
+			st.Rule = ChannelRule
+		}
+		return st, err
+	}
+	prod := 1
+	for _, k := range shape {
+		prod *= k
+	}
+	if prod != c {
+		return nil, fmt.Errorf("scale: sample shape %v holds %d values, the rows %d", shape, prod, c)
+	}
+	block := c / shape[0]
+	n, _, err := columnStats(X, func(int, float64) {})
+	if err != nil {
+		return nil, err
+	}
+	cnt := float64(n * block)
+	mean := make([]float64, shape[0])
+	columnStats(X, func(j int, v float64) { mean[j/block] += v })
+	for ch := range mean {
+		mean[ch] /= cnt
+	}
+	ss := make([]float64, shape[0])
+	columnStats(X, func(j int, v float64) { d := v - mean[j/block]; ss[j/block] += d * d })
+	st := &Stage{Rule: ChannelRule, Offset: make([]float64, c), Divisor: make([]float64, c)}
+	for j := range st.Offset {
+		ch := j / block
+		sd := math.Sqrt(ss[ch] / cnt)
+		if !(sd > 0) || math.IsInf(sd, 0) {
+			sd = 1
+		}
+		st.Offset[j], st.Divisor[j] = mean[ch], sd
+	}
+	return st, st.check(-1)
 }

@@ -55,6 +55,10 @@ type Common struct {
 	detector.Common
 }
 
+// SampleShape returns the sample shape, which the scale stage's channel
+// rule reads (detector.Base).
+func (c *Common) SampleShape() []int { return c.Shape }
+
 // bind declares the shared tensor parameters.
 func (c *Common) bind(s *param.Set) {
 	s.Shape(&c.Shape, "shape", false, "sample tensor shape, e.g. 24x51 (required; taken from N-d .npy/.npz files)")

@@ -36,6 +36,7 @@ type benchOptions struct {
 	timeout   time.Duration
 	sets      []string
 	protocol  string
+	stats     bool
 	inProcess bool
 }
 
@@ -102,6 +103,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.data, "data", "", "comma-separated data files or directories (default: the embedded data sets)")
 	f.StringVar(&o.seeds, "seeds", "1,2,3", "comma-separated seeds (below 2^32)")
 	f.StringVar(&o.format, "format", "table", "table, csv, json or markdown")
+	f.BoolVar(&o.stats, "stats", false, "add the statistics: average ranks with Friedman's test and the Nemenyi critical difference, pairwise Wilcoxon signed-rank tests with Holm's correction (AUC-ROC, AP, fit and score time)")
 	f.StringVar(&o.protocol, "protocol", "adbench", "adbench (min-max scaling fit on the train part) or raw (the data in its own units, as users bring it)")
 	f.StringVar(&o.plotDir, "plot", "", "directory for ROC and PR curves (PNG)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit of each run (its process: loading, split, fit and score), as in 90s or 5m; 0 = none")
@@ -129,6 +131,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	case "table", "csv", "json", "markdown":
 	default:
 		return usagef("--format %q: want table, csv, json or markdown", o.format)
+	}
+	if o.stats && o.format == "csv" {
+		return usagef("--stats has no csv form; use --format table, markdown or json")
 	}
 	if o.methods != "all" && o.methods != "" {
 		for _, m := range splitList(o.methods) {
@@ -206,6 +211,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 			return err
 		}
 	}
+	if o.stats {
+		res.Stats = bench.Compare(res)
+	}
 	mem := "peak RSS of the run's process"
 	if o.inProcess {
 		mem = "peak Go heap"
@@ -213,6 +221,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	switch o.format {
 	case "table":
 		err = writeBenchTable(stdout, res, mem)
+		if err == nil && o.stats {
+			err = writeBenchStats(stdout, res.Stats, false)
+		}
 	case "csv":
 		err = writeBenchCSV(stdout, res)
 	case "json":
@@ -221,6 +232,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		err = enc.Encode(res)
 	case "markdown":
 		err = writeBenchMarkdown(stdout, res, mem)
+		if err == nil && o.stats {
+			err = writeBenchStats(stdout, res.Stats, true)
+		}
 	}
 	if err != nil {
 		return internalErr(fmt.Errorf("writing the results: %w", err))
@@ -554,6 +568,70 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 	writeFailures(&fails, res, "- ")
 	if fails.Len() > 0 {
 		fmt.Fprintf(w, "\nFailures:\n\n%s", fails.String())
+	}
+	return nil
+}
+
+// writeBenchStats writes the comparisons of bench.Compare: per metric the
+// average ranks (as the R1STM paper's Figure 3) with Friedman's and Iman
+// and Davenport's tests and the Nemenyi critical difference, then the
+// pairwise Wilcoxon tests (as its Table 4). md selects Markdown tables.
+func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cells ...string) {
+		if md {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		} else {
+			fmt.Fprintln(tw, "  "+strings.Join(cells, "\t"))
+		}
+	}
+	rule := func(n int) {
+		if md {
+			fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", n))
+		}
+	}
+	p := func(v float64) string {
+		if math.IsNaN(v) {
+			return "–"
+		}
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	for _, c := range cmps {
+		fmt.Fprintln(w)
+		if c.Err != "" {
+			fmt.Fprintf(w, "%s: no statistics (%s)\n", c.Metric, c.Err)
+			continue
+		}
+		fr := c.Friedman
+		fmt.Fprintf(w, "%s: average ranks over %d data sets (1 = best); Friedman χ²_F = %s, p = %s; Iman–Davenport F = %s, p = %s; Nemenyi critical difference %.3f at α = %g\n",
+			c.Metric, fr.N, p(fr.ChiSq), p(fr.P), p(fr.F), p(fr.PF), c.CD, bench.Alpha)
+		if len(c.Dropped) > 0 {
+			fmt.Fprintf(w, "(not ranked, no figure on every data set: %s)\n", strings.Join(c.Dropped, ", "))
+		}
+		if md {
+			fmt.Fprintln(w)
+		}
+		order := make([]int, len(c.Methods))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return fr.AvgRank[order[a]] < fr.AvgRank[order[b]] })
+		row("method", "average rank")
+		rule(2)
+		for _, i := range order {
+			row(c.Methods[i], strconv.FormatFloat(fr.AvgRank[i], 'f', 2, 64))
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "\n%s: Wilcoxon signed-rank tests, W+ summing the ranks of the data sets where the first method's figure is higher, W− where it is lower; p two-sided, Holm-adjusted over all pairs\n", c.Metric)
+		if md {
+			fmt.Fprintln(w)
+		}
+		row("method", "vs", "W+", "W−", "p", "p (Holm)")
+		rule(6)
+		for _, pr := range c.Pairs {
+			row(c.Methods[pr.I], c.Methods[pr.J], strconv.FormatFloat(pr.WPlus, 'f', -1, 64), strconv.FormatFloat(pr.WMinus, 'f', -1, 64), p(pr.P), p(pr.PHolm))
+		}
+		tw.Flush()
 	}
 	return nil
 }

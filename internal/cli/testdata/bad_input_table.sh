@@ -185,20 +185,21 @@ run "r1svm with features=10^9" anomaly fit --method r1svm --data train.csv --out
 run "kpca nystrom with landmarks=10^9 (capped at the rows: fits)" anomaly fit --method kpca --data train.csv --out m.bin --set method=nystrom --set landmarks=1000000000
 run "a 6 KB LIBSVM file whose highest index is 10^7: expose" anomaly fit --method expose --data wide.libsvm --out m.bin
 run "the same file: kde" anomaly fit --method kde --data wide.libsvm --out m.bin
-run "the same file: ocsvm" anomaly fit --method ocsvm --data wide.libsvm --out m.bin
-run "the same file under a 6 GB address-space limit: svdd" "anomaly fit --method svdd --data wide.libsvm --out m.bin" 6000000
+run "the same file: ocsvm (sparse kernel rows: fits)" anomaly fit --method ocsvm --data wide.libsvm --out m.bin
+run "the same file under a 6 GB address-space limit: svdd (fits)" "anomaly fit --method svdd --data wide.libsvm --out m.bin" 6000000
 run "--max-memory below what the fit needs" anomaly fit --method kde --data train.csv --out m.bin --max-memory 1KB
 run "malformed --max-memory" anomaly fit --method kde --data train.csv --out m.bin --max-memory lots
-run "every feature ×1e300: kde" anomaly fit --method kde --data big.csv --out m.bin
-run "every feature ×1e300: expose" anomaly fit --method expose --data big.csv --out m.bin
-run "every feature ×1e300: ocsvm" anomaly fit --method ocsvm --data big.csv --out m.bin
-run "every feature ×1e300: svdd" anomaly fit --method svdd --data big.csv --out m.bin
-run "every feature ×1e300: kpca" anomaly fit --method kpca --data big.csv --out m.bin
-run "every feature ×1e300: r1svm" anomaly fit --method r1svm --data big.csv --out m.bin
-run "every feature ×1e-300: kde" anomaly fit --method kde --data tiny.csv --out m.bin
-run "every feature ×1e-300: ocsvm" anomaly fit --method ocsvm --data tiny.csv --out m.bin
-run "every feature ×1e-300: r1svm" anomaly fit --method r1svm --data tiny.csv --out m.bin
-run "×1e300 with the scale stage (scale=standard): fits" anomaly fit --method ocsvm --data big.csv --out m.bin --set scale=standard
+run "every feature ×1e300, scale=none: kde" anomaly fit --method kde --data big.csv --out m.bin --set scale=none
+run "every feature ×1e300, scale=none: expose" anomaly fit --method expose --data big.csv --out m.bin --set scale=none
+run "every feature ×1e300, scale=none: ocsvm" anomaly fit --method ocsvm --data big.csv --out m.bin --set scale=none
+run "every feature ×1e300, scale=none: svdd" anomaly fit --method svdd --data big.csv --out m.bin --set scale=none
+run "every feature ×1e300, scale=none: kpca" anomaly fit --method kpca --data big.csv --out m.bin --set scale=none
+run "every feature ×1e300, scale=none: r1svm" anomaly fit --method r1svm --data big.csv --out m.bin --set scale=none
+run "every feature ×1e-300, scale=none: kde" anomaly fit --method kde --data tiny.csv --out m.bin --set scale=none
+run "every feature ×1e-300, scale=none: ocsvm" anomaly fit --method ocsvm --data tiny.csv --out m.bin --set scale=none
+run "every feature ×1e-300, scale=none: r1svm" anomaly fit --method r1svm --data tiny.csv --out m.bin --set scale=none
+run "every feature ×1e300 at the defaults (scale=standard): fits" anomaly fit --method ocsvm --data big.csv --out m.bin
+run "every feature ×1e-300 at the defaults: fits" anomaly fit --method kde --data tiny.csv --out m.bin
 run "×1e-300 with scale=robust: fits" anomaly fit --method kde --data tiny.csv --out m.bin --set scale=robust
 run "kde bandwidth=1e-300 (log space: finite scores)" anomaly fit --method kde --data train.csv --out m.bin --set bandwidth=1e-300
 run "constant data: every training score equal (warning)" anomaly fit --method kde --data const.csv --out m.bin
@@ -210,7 +211,7 @@ run "svdd c and nu both" anomaly fit --method svdd --data train.csv --out m.bin 
 run "--shape disagreeing with the file's sample shape (3x2 samples)" anomaly fit --method r1stm --data three.npy --out m.bin --shape 2x3
 run "CP rank above the smallest side" anomaly fit --method r1stm --data three.npy --out m.bin --set rank=5
 run "gamma not a number" anomaly fit --method ocsvm --data train.csv --out m.bin --set gamma=wide
-run "gamma another method's rule word" anomaly fit --method kde --data train.csv --out m.bin --set bandwidth=scale
+run "gamma another method's rule word" anomaly fit --method kde --data train.csv --out m.bin --set bandwidth=median
 run "scale rule unknown" anomaly fit --method kde --data train.csv --out m.bin --set scale=zscore
 run "precomputed kernel with a scale stage" anomaly fit --method ocsvm --data train.csv --out m.bin --set kernel=precomputed --set scale=standard
 run "labels of one class" anomaly eval --model model.bin --data oneclass.csv

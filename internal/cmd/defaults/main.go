@@ -128,11 +128,13 @@ var studies = []study{
 		{"old: none", p("scale=none")},
 		{"standard (per entry)", p("scale=standard")},
 		{"robust (per entry)", p("scale=robust")},
+		{"channel (per first-mode index)", p("scale=channel")},
 	}},
 	{Method: "r1stm", Tensor: true, Candidates: []candidate{
 		{"old: none", p("scale=none")},
 		{"standard (per entry)", p("scale=standard")},
 		{"robust (per entry)", p("scale=robust")},
+		{"channel (per first-mode index)", p("scale=channel")},
 	}},
 }
 
