@@ -5,6 +5,7 @@ package main
 // it lands.
 import (
 	_ "github.com/kernelad/anomaly/expose"
+	_ "github.com/kernelad/anomaly/gauss"
 	_ "github.com/kernelad/anomaly/iforest"
 	_ "github.com/kernelad/anomaly/kde"
 	_ "github.com/kernelad/anomaly/kpca"
