@@ -75,6 +75,11 @@ method at its defaults; "all" in --methods means every registered method.
 
 --data takes files, directories (every data file directly inside) and
 embedded:NAME for an embedded data set.
+--stats adds, per metric (AUC-ROC, AP, fit and score time), the average rank
+of every method with Friedman's and Iman–Davenport's tests and the Nemenyi
+critical difference, and pairwise Wilcoxon signed-rank tests (W+, W−, p and
+Holm-adjusted p), as the R1STM paper reports them; methods without a figure
+on every data set (tensor methods on vector data) are left out of the ranks.
 --protocol raw skips the min-max scaling step: the methods see each data
 set in its own units, as a user's file gives them.
 --set METHOD.KEY=VALUE sets a method parameter for every run of that
@@ -87,7 +92,7 @@ results table: an AUC matrix and the long table).`
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	var o benchOptions
 	c := &cobra.Command{
-		Use:   "bench [--methods a,b|all] [--data f1,f2] [--seeds 1,2,3] [--format table|csv|json|markdown] [--plot DIR]",
+		Use:   "bench [--methods a,b|all] [--data f1,f2] [--seeds 1,2,3] [--format table|csv|json|markdown] [--stats] [--protocol adbench|raw] [--plot DIR]",
 		Short: "Benchmark methods on data sets (ADBench protocol): AUC, AP, time, memory",
 		Long:  benchLong,
 		Example: `  anomaly bench
@@ -206,13 +211,13 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		return usageErr(err)
 	}
 	elapsed := time.Since(start)
+	if o.stats {
+		res.Stats = bench.Compare(res)
+	}
 	if o.plotDir != "" {
 		if err := benchPlots(res, o.plotDir); err != nil {
 			return err
 		}
-	}
-	if o.stats {
-		res.Stats = bench.Compare(res)
 	}
 	mem := "peak RSS of the run's process"
 	if o.inProcess {

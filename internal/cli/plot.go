@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kernelad/anomaly/bench"
@@ -16,6 +17,7 @@ import (
 	aplot "github.com/kernelad/anomaly/plot"
 	"github.com/spf13/cobra"
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 const plotLong = `Draw pictures (PNG, or SVG/PDF by the --out extension) with gonum/plot.
@@ -166,13 +168,18 @@ func saveCurves(kind, title string, series []aplot.Scores, out string, inputs ..
 // savePicture writes plots (stacked) to path, which must not be one of
 // inputs.
 func savePicture(path string, inputs []string, plots ...*gplot.Plot) error {
+	return savePictureSized(path, inputs, aplot.Width, aplot.Height, plots...)
+}
+
+// savePictureSized is savePicture on a canvas of w × h.
+func savePictureSized(path string, inputs []string, w, h vg.Length, plots ...*gplot.Plot) error {
 	out, err := createOutput(path, nil, inputs...)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if err := aplot.Write(out, format, aplot.Width, aplot.Height, plots...); err != nil {
+	if err := aplot.Write(out, format, w, h, plots...); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", path, unwrapPath(err)))
 	}
 	return commitOutput(out)
@@ -424,5 +431,34 @@ func benchPlots(res *bench.Result, dir string) error {
 			}
 		}
 	}
-	return nil
+	return statsPlots(res.Stats, dir)
+}
+
+// statsPlots draws, when bench ran with --stats, the critical-difference
+// diagram of AUC-ROC (DIR/cd_auc.png) and the average ranks of every
+// metric as grouped bars (DIR/ranks.png), as Figure 3 of the R1STM paper.
+func statsPlots(cmps []bench.Comparison, dir string) error {
+	if len(cmps) == 0 || cmps[0].Err != "" {
+		return nil
+	}
+	auc := cmps[0]
+	p, err := aplot.CDDiagram(fmt.Sprintf("AUC-ROC: average ranks over %d data sets, Nemenyi CD at α = %g", auc.Friedman.N, bench.Alpha),
+		auc.Methods, auc.Friedman.AvgRank, auc.CD)
+	if err != nil {
+		return dataErr(err)
+	}
+	if err := savePictureSized(filepath.Join(dir, "cd_auc.png"), nil, aplot.Width, aplot.CDHeight(len(auc.Methods)), p); err != nil {
+		return err
+	}
+	var sets []aplot.RankSet
+	for _, c := range cmps {
+		if c.Err == "" && slices.Equal(c.Methods, auc.Methods) {
+			sets = append(sets, aplot.RankSet{Metric: c.Metric, AvgRank: c.Friedman.AvgRank})
+		}
+	}
+	bars, err := aplot.RankBars("Average ranks (lower is better)", auc.Methods, sets)
+	if err != nil {
+		return dataErr(err)
+	}
+	return savePicture(filepath.Join(dir, "ranks.png"), nil, bars)
 }
