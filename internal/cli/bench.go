@@ -24,6 +24,7 @@ import (
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -33,6 +34,7 @@ type benchOptions struct {
 	seeds     string
 	format    string
 	plotDir   string
+	report    string
 	timeout   time.Duration
 	sets      []string
 	protocol  string
@@ -111,6 +113,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.BoolVar(&o.stats, "stats", false, "add the statistics: average ranks with Friedman's test and the Nemenyi critical difference, pairwise Wilcoxon signed-rank tests with Holm's correction (AUC-ROC, AP, fit and score time)")
 	f.StringVar(&o.protocol, "protocol", "adbench", "adbench (min-max scaling fit on the train part) or raw (the data in its own units, as users bring it)")
 	f.StringVar(&o.plotDir, "plot", "", "directory for ROC and PR curves (PNG)")
+	f.StringVar(&o.report, "report", "", "write one self-contained HTML report (tables, statistics, pictures inlined) to this file")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit of each run (its process: loading, split, fit and score), as in 90s or 5m; 0 = none")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter METHOD.KEY=VALUE (repeatable)")
 	f.BoolVar(&o.inProcess, "in-process", false, "run in this process (memory: peak Go heap instead of per-run RSS; a timed-out run keeps running in the background)")
@@ -189,6 +192,17 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		}
 		cfg.KeepScores = true
 	}
+	var report *output.File
+	if o.report != "" {
+		// Open (and check) the report's output before any work: it must
+		// not be one of the data files.
+		var err error
+		if report, err = createOutput(o.report, nil, cfg.Data...); err != nil {
+			return err
+		}
+		defer report.Abort()
+		cfg.KeepScores = true
+	}
 	if !o.inProcess {
 		exe, err := os.Executable()
 		if err != nil {
@@ -243,6 +257,15 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	}
 	if err != nil {
 		return internalErr(fmt.Errorf("writing the results: %w", err))
+	}
+	if report != nil {
+		if err := writeReport(report, res, mem); err != nil {
+			return err
+		}
+		if err := commitOutput(report); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "bench: wrote the report %s\n", o.report)
 	}
 	fmt.Fprintf(stderr, "bench: %d cells, %d runs in %.1f s\n", len(res.Cells), countRuns(res), elapsed.Seconds())
 	return nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -274,5 +275,40 @@ func TestBenchFormatsGolden(t *testing.T) {
 	}
 	if c := back.Cells[1]; !math.IsNaN(c.AUC) || c.Status() != "failed" || back.Cells[0].AUC != 0.9 {
 		t.Errorf("JSON round trip: %+v", back.Cells[:2])
+	}
+}
+
+// --report writes one self-contained HTML file: the tables, the statistics
+// section and the curves inlined as images, no script, nothing fetched
+// from elsewhere. A report path that is the data file is refused before
+// any work (exit 1), leaving the data as it was.
+func TestBenchReport(t *testing.T) {
+	data := benchCSV(t)
+	report := filepath.Join(t.TempDir(), "r.html")
+	code, _, stderr := run(context.Background(), "bench", "--methods", "benchvec", "--data", data,
+		"--seeds", "1,2", "--in-process", "--report", report)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{"<!doctype html>", "<meta name=\"viewport\"", "Median AUC-ROC", "<td>grid</td>", "Statistics",
+		"No statistics: needs at least 2 methods", "data:image/svg+xml;base64,"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", "src=\"http", "href=\"http", "@import", "url(http"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("report holds %q: not self-contained", bad)
+		}
+	}
+	before, _ := os.ReadFile(data)
+	code, _, stderr = run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--in-process", "--report", data)
+	if after, _ := os.ReadFile(data); code != 1 || !bytes.Equal(before, after) {
+		t.Errorf("--report onto the data: exit %d (%s), data changed %v; want exit 1, unchanged", code, stderr, !bytes.Equal(before, after))
 	}
 }

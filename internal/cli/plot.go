@@ -392,10 +392,17 @@ func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 	return nil
 }
 
-// benchPlots writes ROC and PR curves per data set of a bench run: for
-// every method, the first run that finished (first seed; first class under
-// the class protocol).
-func benchPlots(res *bench.Result, dir string) error {
+// curveSet is the scores of every method on one data set of a bench run:
+// for each method the first run that finished (first seed; first class
+// under the class protocol).
+type curveSet struct {
+	data, title string
+	series      []aplot.Scores
+}
+
+// benchCurves returns the curve sets of a bench run that kept its scores,
+// in the order of the data sets.
+func benchCurves(res *bench.Result) []curveSet {
 	var order []string
 	byData := map[string][]aplot.Scores{}
 	class := map[string]int{}
@@ -416,17 +423,26 @@ func benchPlots(res *bench.Result, dir string) error {
 			}
 		}
 	}
+	var out []curveSet
 	for _, d := range order {
-		s := byData[d]
-		if len(s) == 0 {
+		if len(byData[d]) == 0 {
 			continue
 		}
 		title := d + ", first seed"
 		if class[d] >= 0 {
 			title += fmt.Sprintf(", normal class %d", class[d])
 		}
+		out = append(out, curveSet{data: d, title: title, series: byData[d]})
+	}
+	return out
+}
+
+// benchPlots writes ROC and PR curves per data set of a bench run, and the
+// statistics' pictures when it ran with --stats.
+func benchPlots(res *bench.Result, dir string) error {
+	for _, cs := range benchCurves(res) {
 		for _, kind := range []string{"roc", "pr"} {
-			if err := saveCurves(kind, title, s, filepath.Join(dir, d+"_"+kind+".png")); err != nil {
+			if err := saveCurves(kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png")); err != nil {
 				return err
 			}
 		}
@@ -438,17 +454,28 @@ func benchPlots(res *bench.Result, dir string) error {
 // diagram of AUC-ROC (DIR/cd_auc.png) and the average ranks of every
 // metric as grouped bars (DIR/ranks.png), as Figure 3 of the R1STM paper.
 func statsPlots(cmps []bench.Comparison, dir string) error {
+	cd, bars, err := statsPictures(cmps)
+	if err != nil || cd == nil {
+		return err
+	}
+	if err := savePictureSized(filepath.Join(dir, "cd_auc.png"), nil, aplot.Width, aplot.CDHeight(len(cmps[0].Methods)), cd); err != nil {
+		return err
+	}
+	return savePicture(filepath.Join(dir, "ranks.png"), nil, bars)
+}
+
+// statsPictures returns the AUC-ROC critical-difference diagram and the
+// average-rank bars of the comparisons (nil, nil when AUC-ROC could not be
+// compared).
+func statsPictures(cmps []bench.Comparison) (cd, bars *gplot.Plot, err error) {
 	if len(cmps) == 0 || cmps[0].Err != "" {
-		return nil
+		return nil, nil, nil
 	}
 	auc := cmps[0]
-	p, err := aplot.CDDiagram(fmt.Sprintf("AUC-ROC: average ranks over %d data sets, Nemenyi CD at α = %g", auc.Friedman.N, bench.Alpha),
+	cd, err = aplot.CDDiagram(fmt.Sprintf("AUC-ROC: average ranks over %d data sets, Nemenyi CD at α = %g", auc.Friedman.N, bench.Alpha),
 		auc.Methods, auc.Friedman.AvgRank, auc.CD)
 	if err != nil {
-		return dataErr(err)
-	}
-	if err := savePictureSized(filepath.Join(dir, "cd_auc.png"), nil, aplot.Width, aplot.CDHeight(len(auc.Methods)), p); err != nil {
-		return err
+		return nil, nil, dataErr(err)
 	}
 	var sets []aplot.RankSet
 	for _, c := range cmps {
@@ -456,9 +483,8 @@ func statsPlots(cmps []bench.Comparison, dir string) error {
 			sets = append(sets, aplot.RankSet{Metric: c.Metric, AvgRank: c.Friedman.AvgRank})
 		}
 	}
-	bars, err := aplot.RankBars("Average ranks (lower is better)", auc.Methods, sets)
-	if err != nil {
-		return dataErr(err)
+	if bars, err = aplot.RankBars("Average ranks (lower is better)", auc.Methods, sets); err != nil {
+		return nil, nil, dataErr(err)
 	}
-	return savePicture(filepath.Join(dir, "ranks.png"), nil, bars)
+	return cd, bars, nil
 }
