@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -25,10 +26,17 @@ const blockRows = 64
 // documentation); a *sparse.CSR input is read row by row and never
 // densified.
 func Gram(dst *mat.SymDense, k Kernel, X mat.Matrix) {
+	_ = GramContext(context.Background(), dst, k, X)
+}
+
+// GramContext is Gram that stops when ctx is done: the workers finish the
+// block of rows they are on and return, and GramContext returns ctx.Err()
+// with dst partly filled. No goroutine it started outlives it.
+func GramContext(ctx context.Context, dst *mat.SymDense, k Kernel, X mat.Matrix) error {
 	n, _ := X.Dims()
 	if dst.IsEmpty() {
 		if n == 0 {
-			return
+			return nil
 		}
 		dst.ReuseAsSym(n)
 	}
@@ -36,11 +44,11 @@ func Gram(dst *mat.SymDense, k Kernel, X mat.Matrix) {
 		panic(fmt.Sprintf("kernel: Gram dst is %d×%d, want %d×%d", r, r, n, n))
 	}
 	if n == 0 {
-		return
+		return nil
 	}
 	raw := dst.RawSymmetric()
 	out := blas64.General{Rows: n, Cols: n, Stride: raw.Stride, Data: raw.Data}
-	fill(out, canon(k), X, nil, true)
+	return fill(ctx, out, canon(k), X, nil, true)
 }
 
 // Cross sets dst to the n_X × n_Y kernel matrix K_ij = k(x_i, y_j) between
@@ -66,7 +74,7 @@ func Cross(dst *mat.Dense, k Kernel, X, Y mat.Matrix) {
 	if nx == 0 || ny == 0 {
 		return
 	}
-	fill(dst.RawMatrix(), canon(k), X, Y, false)
+	_ = fill(context.Background(), dst.RawMatrix(), canon(k), X, Y, false) // no ctx: cannot fail
 }
 
 // Row sets dst[j] = k(x, y_j) for every row y_j of Y. len(dst) must equal
@@ -149,8 +157,9 @@ func (r *rowset) asDense() *mat.Dense {
 	return &m
 }
 
-// fill computes out = K(X, Y) (Y = X and only j ≥ i when sym).
-func fill(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
+// fill computes out = K(X, Y) (Y = X and only j ≥ i when sym), block by
+// block until ctx is done.
+func fill(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) error {
 	_, xsparse := X.(*sparse.CSR)
 	ysparse := false
 	if Y != nil {
@@ -159,8 +168,7 @@ func fill(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
 	if !xsparse && !ysparse {
 		switch k.(type) {
 		case RBF, Linear, Polynomial:
-			fillBLAS(out, k, X, Y, sym)
-			return
+			return fillBLAS(ctx, out, k, X, Y, sym)
 		}
 	}
 	xs := newRowset(X)
@@ -169,7 +177,7 @@ func fill(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
 		ys = newRowset(Y)
 	}
 	nb := (xs.n + blockRows - 1) / blockRows
-	parallel.ForBlocks(nb, func() func(int) {
+	return parallel.ForBlocksContext(ctx, nb, func() func(int) {
 		p := newPairs(k, xs, ys)
 		return func(b int) {
 			i0, i1 := b*blockRows, min((b+1)*blockRows, xs.n)
@@ -193,7 +201,7 @@ func fill(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
 // both sides are first centred on the column means of Y (the distance does
 // not change) so that ‖x‖² + ‖y‖² − 2xᵀy loses as little as possible to
 // cancellation.
-func fillBLAS(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
+func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) error {
 	var xd, yd *mat.Dense
 	var nx, ny []float64
 	rbf, isRBF := k.(RBF)
@@ -221,7 +229,7 @@ func fillBLAS(out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) {
 	n, _ := xd.Dims()
 	m, d := yd.Dims()
 	nb := (n + blockRows - 1) / blockRows
-	parallel.ForBlocks(nb, func() func(int) {
+	return parallel.ForBlocksContext(ctx, nb, func() func(int) {
 		return func(b int) {
 			i0, i1 := b*blockRows, min((b+1)*blockRows, n)
 			c0 := 0

@@ -1,12 +1,15 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -370,5 +373,29 @@ func TestCheckRange(t *testing.T) {
 		case c.col != 0 && (!errors.As(err, &re) || re.Col+1 != c.col || re.Underflow != c.under):
 			t.Errorf("%s: got %v, want a RangeError naming column %d (underflow %v)", c.name, err, c.col, c.under)
 		}
+	}
+}
+
+// GramContext stops when its context is cancelled: it returns ctx.Err()
+// long before the full matrix would be done and leaves no worker running
+// (the goroutine count is back to where it was).
+func TestGramContextCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	X := mat.NewDense(6000, 30, nil)
+	for i := 0; i < 6000; i++ {
+		for j := 0; j < 30; j++ {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	var K mat.SymDense
+	err := GramContext(ctx, &K, Laplacian{Gamma: 0.1}, X) // the pairwise path: seconds of work
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("GramContext after cancel: %v, want context.Canceled", err)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after GramContext returned, %d before", n, before)
 	}
 }

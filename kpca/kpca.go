@@ -201,13 +201,9 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	n, _ := X.Dims()
 	x := mat.DenseCopyOf(X)
 	f.progress("gram", 0, n)
-	// kernel.Gram takes no context: run it where a cancel can leave it.
-	sym, err := parallel.Cancellable(ctx, func() (*mat.SymDense, error) {
-		var s mat.SymDense
-		kernel.Gram(&s, f.kern, x)
-		return &s, nil
-	})
-	if err != nil {
+	// The workers stop between blocks of 64 rows when ctx is done.
+	sym := new(mat.SymDense)
+	if err := kernel.GramContext(ctx, sym, f.kern, x); err != nil {
 		return nil, err
 	}
 	raw := sym.RawSymmetric()

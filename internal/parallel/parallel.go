@@ -11,15 +11,26 @@ import (
 // which first calls newWorker to get its own block function (and scratch).
 // It returns when every block is done.
 func ForBlocks(nb int, newWorker func() func(b int)) {
+	_ = ForBlocksContext(context.Background(), nb, newWorker)
+}
+
+// ForBlocksContext is ForBlocks that stops handing out blocks once ctx is
+// done: every worker finishes the block it is on and returns, so when
+// ForBlocksContext returns ctx.Err() no goroutine it started is still
+// working. Blocks not started are left undone.
+func ForBlocksContext(ctx context.Context, nb int, newWorker func() func(b int)) error {
 	w := min(runtime.GOMAXPROCS(0), nb)
 	if w <= 1 {
 		if nb > 0 {
 			f := newWorker()
 			for b := 0; b < nb; b++ {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				f(b)
 			}
 		}
-		return
+		return ctx.Err()
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -28,7 +39,7 @@ func ForBlocks(nb int, newWorker func() func(b int)) {
 		go func() {
 			defer wg.Done()
 			f := newWorker()
-			for {
+			for ctx.Err() == nil {
 				b := int(next.Add(1) - 1)
 				if b >= nb {
 					return
@@ -38,6 +49,10 @@ func ForBlocks(nb int, newWorker func() func(b int)) {
 		}()
 	}
 	wg.Wait()
+	if int(next.Load()) < nb {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // Cancellable runs f, a call that takes no context (a gonum decomposition, a
