@@ -299,7 +299,11 @@ func (b *Base) finish(train []float64, stage *scale.Stage, cols int) error {
 	b.threshold = ThresholdFromScores(train, b.cont)
 	b.warning = ""
 	if allEqual(train) {
-		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the kernel width or bandwidth does not suit the scale of the data (set scale=standard, or choose the width)", b.method, train[0])
+		hint := "choose another width or bandwidth, or leave it to its rule"
+		if b.rule == scale.None {
+			hint = "set scale=standard, or choose the width"
+		}
+		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0], hint)
 	}
 	b.stage, b.dim, b.fitted = stage, cols, true
 	return nil
