@@ -93,6 +93,16 @@
 // protocol on most sets. Rank 1 is the prototype's finding (not re-measured
 // here).
 //
+// The scale stage of 1STM and R1STM defaults to min-max per entry of the
+// flattened sample (TensorScale), fitted on the training rows; R1SVM, a
+// vector method, standardises (detector.DefaultScale) and takes ν = 0.9
+// (DefaultR1SVMNu). Per-entry standard and robust scaling and per-channel
+// standardisation (scale=channel, one mean and spread per index of the first
+// mode) all lost AUC under the class protocol; min-max ties with no scaling
+// there (the protocol has min-max scaled already) and keeps the same AUC on
+// data in its own units, where no scaling loses (see TensorScale). The
+// detectors' scores therefore do not depend on the units of the entries.
+//
 // # Errors
 //
 // A missing shape, a shape whose product differs from the row length
