@@ -6,7 +6,7 @@
 #   make build    the anomaly binary
 #   make test-beam  vet + tests of the Apache Beam module in beam/ (its own
 #                 go.mod, so the core never depends on Beam)
-#   make results  bench on ../shared/data (adbench and tensor), README's
+#   make results  bench --stats on ../shared/data (adbench and tensor), README's
 #                 results table between <!-- results:start/end --> markers
 #   make defaults the selection protocol of the default rules on ../shared/data
 
@@ -51,7 +51,7 @@ fmt:
 # (seeds 1-3), written to bench-out/results.md and spliced into README.md
 # between the <!-- results:start --> and <!-- results:end --> markers.
 RESULTS_DATA  ?= ../shared/data/adbench,../shared/data/tensor
-RESULTS_FLAGS ?= --timeout 10m
+RESULTS_FLAGS ?= --timeout 10m --stats
 
 results: build
 	mkdir -p bench-out
