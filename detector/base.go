@@ -177,8 +177,14 @@ func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
 	if err := CheckMatrix(X, 0); err != nil {
 		return fmt.Errorf("%s: %w", b.method, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	stage, Xs, err := b.fitStage(X)
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // the stage is a few passes over X: stop before the method
 		return err
 	}
 	train, err := fit(ctx, Xs)
