@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/param"
 )
 
@@ -205,34 +206,25 @@ func (g *Gauss) score(dst []float64, X mat.Matrix) []float64 {
 	r, d := X.Dims()
 	var L mat.TriDense
 	g.chol.LTo(&L)
-	workers := min(runtime.GOMAXPROCS(0), max(1, r/512))
-	done := make(chan struct{}, workers)
-	chunk := (r + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		go func(lo, hi int) {
-			defer func() { done <- struct{}{} }()
-			z := mat.NewVecDense(d, nil)
-			y := mat.NewVecDense(d, nil)
-			for i := lo; i < hi; i++ {
-				for j := 0; j < d; j++ {
-					z.SetVec(j, X.At(i, j)-g.mean[j])
-				}
-				// D² = ‖L⁻¹(x − m)‖².
-				if err := y.SolveVec(&L, z); err != nil {
-					dst[i] = math.Inf(1)
-					continue
-				}
-				m2 := mat.Dot(y, y)
-				if g.cfg.Score == NLL {
-					m2 = 0.5 * (m2 + float64(d)*math.Log(2*math.Pi) + g.logDet)
-				}
-				dst[i] = m2
+	parallel.ForRanges(r, 512, func(lo, hi int) {
+		z := mat.NewVecDense(d, nil)
+		y := mat.NewVecDense(d, nil)
+		for i := lo; i < hi; i++ {
+			for j := 0; j < d; j++ {
+				z.SetVec(j, X.At(i, j)-g.mean[j])
 			}
-		}(w*chunk, min((w+1)*chunk, r))
-	}
-	for w := 0; w < workers; w++ {
-		<-done
-	}
+			// D² = ‖L⁻¹(x − m)‖².
+			if err := y.SolveVec(&L, z); err != nil {
+				dst[i] = math.Inf(1)
+				continue
+			}
+			m2 := mat.Dot(y, y)
+			if g.cfg.Score == NLL {
+				m2 = 0.5 * (m2 + float64(d)*math.Log(2*math.Pi) + g.logDet)
+			}
+			dst[i] = m2
+		}
+	})
 	return dst
 }
 

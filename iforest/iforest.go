@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -186,26 +187,17 @@ func (f *IForest) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 func (f *IForest) score(dst []float64, X mat.Matrix) []float64 {
 	r, d := X.Dims()
 	cpsi := avgPath(f.psi)
-	workers := min(runtime.GOMAXPROCS(0), max(1, r/256))
-	done := make(chan struct{}, workers)
-	chunk := (r + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		go func(lo, hi int) {
-			defer func() { done <- struct{}{} }()
-			row := make([]float64, d)
-			for i := lo; i < hi; i++ {
-				mat.Row(row, i, X)
-				var h float64
-				for _, t := range f.trees {
-					h += pathLength(t, row)
-				}
-				dst[i] = math.Exp2(-h / float64(len(f.trees)) / cpsi)
+	parallel.ForRanges(r, 256, func(lo, hi int) {
+		row := make([]float64, d)
+		for i := lo; i < hi; i++ {
+			mat.Row(row, i, X)
+			var h float64
+			for _, t := range f.trees {
+				h += pathLength(t, row)
 			}
-		}(w*chunk, min((w+1)*chunk, r))
-	}
-	for w := 0; w < workers; w++ {
-		<-done
-	}
+			dst[i] = math.Exp2(-h / float64(len(f.trees)) / cpsi)
+		}
+	})
 	return dst
 }
 

@@ -552,37 +552,9 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 		fmt.Fprintln(w, l+"  ")
 	}
 	fmt.Fprintln(w)
-	var datas []string
-	byKey := map[[2]string]*bench.Cell{}
-	for i := range res.Cells {
-		c := &res.Cells[i]
-		if !slices.Contains(datas, c.Data) {
-			datas = append(datas, c.Data)
-		}
-		byKey[[2]string{c.Data, c.Method}] = c
-	}
 	fmt.Fprintf(w, "Median AUC-ROC (a mark where no run finished; flat = vector method on flattened tensor rows; blank = tensor method on vector data, not run):\n\n")
 	fmt.Fprintf(w, "| data | %s |\n|---|%s\n", strings.Join(res.Methods, " | "), strings.Repeat("---|", len(res.Methods)))
-	for _, d := range datas {
-		row := []string{d}
-		for _, m := range res.Methods {
-			c := byKey[[2]string{d, m}]
-			switch {
-			case c == nil:
-				row = append(row, "")
-			case c.OK == 0:
-				row = append(row, c.Status())
-			default:
-				s := fmtFloat(c.AUC, 3)
-				if c.Input == "flat" {
-					s += " (flat)"
-				}
-				if c.Status() == "partial" {
-					s += " (partial)"
-				}
-				row = append(row, s)
-			}
-		}
+	for _, row := range aucMatrix(res) {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintf(w, "\n| data | method | input | AUC | AP | fit s | score s | peak MB | runs |\n|---|---|---|---|---|---|---|---|---|\n")
@@ -662,4 +634,44 @@ func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// aucMatrix returns the rows of the median AUC-ROC matrix of a bench run:
+// one per data set, the data set's name then a cell per method ("" for a
+// tensor method on vector data, the status where no run finished, a
+// "(flat)" or "(partial)" mark where it applies).
+func aucMatrix(res *bench.Result) [][]string {
+	var datas []string
+	byKey := map[[2]string]*bench.Cell{}
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		if !slices.Contains(datas, c.Data) {
+			datas = append(datas, c.Data)
+		}
+		byKey[[2]string{c.Data, c.Method}] = c
+	}
+	var rows [][]string
+	for _, d := range datas {
+		row := []string{d}
+		for _, m := range res.Methods {
+			c := byKey[[2]string{d, m}]
+			switch {
+			case c == nil:
+				row = append(row, "")
+			case c.OK == 0:
+				row = append(row, c.Status())
+			default:
+				s := fmtFloat(c.AUC, 3)
+				if c.Input == "flat" {
+					s += " (flat)"
+				}
+				if c.Status() == "partial" {
+					s += " (partial)"
+				}
+				row = append(row, s)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

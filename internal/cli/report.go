@@ -60,36 +60,8 @@ func writeReport(w io.Writer, res *bench.Result, mem string) error {
 	}
 
 	// The AUC matrix, data sets by methods.
-	var datas []string
-	byKey := map[[2]string]*bench.Cell{}
-	for i := range res.Cells {
-		c := &res.Cells[i]
-		if !slices.Contains(datas, c.Data) {
-			datas = append(datas, c.Data)
-		}
-		byKey[[2]string{c.Data, c.Method}] = c
-	}
 	b.WriteString("<h2>Median AUC-ROC</h2>\n<p>Over the seeds (and classes); “flat”: a vector method on the flattened rows of tensor data; blank: a tensor method on vector data (not run).</p>\n")
-	var rows [][]string
-	for _, d := range datas {
-		r := []string{d}
-		for _, m := range res.Methods {
-			c := byKey[[2]string{d, m}]
-			switch {
-			case c == nil:
-				r = append(r, "")
-			case c.OK == 0:
-				r = append(r, c.Status())
-			default:
-				s := fmtFloat(c.AUC, 3)
-				if c.Input == "flat" {
-					s += " (flat)"
-				}
-				r = append(r, s)
-			}
-		}
-		rows = append(rows, r)
-	}
+	rows := aucMatrix(res)
 	table(append([]string{"data"}, res.Methods...), rows)
 
 	b.WriteString("<h2>Every cell</h2>\n")

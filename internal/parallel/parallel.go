@@ -79,3 +79,27 @@ func Cancellable[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		return zero, ctx.Err()
 	}
 }
+
+// ForRanges splits 0..n−1 into one contiguous range per worker, at most
+// GOMAXPROCS workers and at least minPer items each (one range below
+// that), and calls f on each range concurrently, returning when all are
+// done. f owns its range (and its scratch).
+func ForRanges(n, minPer int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), max(1, n/max(minPer, 1)))
+	if w <= 1 {
+		if n > 0 {
+			f(0, n)
+		}
+		return
+	}
+	chunk := (n + w - 1) / w
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			f(lo, hi)
+		}(lo, min(lo+chunk, n))
+	}
+	wg.Wait()
+}

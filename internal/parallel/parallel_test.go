@@ -56,3 +56,19 @@ func TestCancellable(t *testing.T) {
 		t.Fatalf("cancelled: got %v, %v", v, err)
 	}
 }
+
+func TestForRangesCoversEachIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 511, 513, 10000} {
+		counts := make([]int32, n)
+		ForRanges(n, 256, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&counts[i], 1)
+			}
+		})
+		for i, c := range counts {
+			if c != 1 {
+				t.Fatalf("n=%d: index %d visited %d times", n, i, c)
+			}
+		}
+	}
+}
