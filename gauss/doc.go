@@ -24,7 +24,13 @@
 // (Score "mahalanobis", the default) or the negative log density
 // −log N(x; m, Σ) = ½(D²(x) + d log 2π + log det Σ) (Score "nll"); both
 // rank rows alike. Higher = more anomalous. Σ⁻¹ is applied through the
-// Cholesky factor of Σ.
+// Cholesky factor of Σ when d ≤ n. With more features than rows (d > n)
+// Σ = ρμI + ((1−ρ)/n)·XcᵀXc is kept in that low-rank form and applied by
+// Woodbury's identity through the n × n matrix (ρμn/(1−ρ))·I + XcXcᵀ, and
+// the shrinkage is computed from the n × n Gram matrix: a fit costs
+// O(n²d) instead of O(d³) and nothing d × d is formed (on the flattened
+// 6 × 896 EEG tensors, d = 5376, a fit takes milliseconds instead of tens
+// of seconds). Both forms give the same scores (TestLowRankEqualsDense).
 //
 // # Shapes and units
 //

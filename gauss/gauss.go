@@ -45,9 +45,13 @@ type Gauss struct {
 	detector.Base
 	cfg    Config
 	mean   []float64
-	chol   *mat.Cholesky
-	logDet float64
-	rho    float64 // the shrinkage used
+	chol   *mat.Cholesky // of Σ (d × d), or of M (n × n) in the low-rank form
+	logDet float64       // log det Σ
+	rho    float64       // the shrinkage used
+	// The low-rank form (d > n, see lowRank): the centred training rows
+	// and Σ = a·I + c·XcᵀXc.
+	xc   *mat.Dense
+	a, c float64
 }
 
 // New returns an unfitted Gaussian detector.
@@ -94,6 +98,13 @@ func (g *Gauss) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	g.mean, g.xc = mean, nil
+	if d > n {
+		if err := g.lowRank(xc); err != nil {
+			return nil, fmt.Errorf("gauss: %w", err)
+		}
+		return g.score(make([]float64, n), X), nil
+	}
 	var S mat.SymDense
 	S.SymOuterK(1/float64(n), xc.T())
 	rho := g.cfg.Shrinkage
@@ -104,32 +115,21 @@ func (g *Gauss) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gauss: %w", err)
 	}
-	g.mean, g.chol, g.rho = mean, chol, r
+	g.chol, g.rho = chol, r
 	g.logDet = chol.LogDet()
 	return g.score(make([]float64, n), X), nil
 }
 
 // ledoitWolf returns the Ledoit–Wolf shrinkage of the empirical
-// covariance S of the centred rows xc (the formula of the package
-// documentation, as scikit-learn's ledoit_wolf_shrinkage).
+// covariance S of the centred rows xc.
 func ledoitWolf(xc *mat.Dense, S *mat.SymDense) float64 {
 	n, d := xc.Dims()
-	mu := mat.Trace(S) / float64(d)
-	// δ = ‖S − μI‖²_F / d.
-	var delta float64
+	var frob, sum4 float64
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
-			v := S.At(i, j)
-			if i == j {
-				v -= mu
-			}
-			delta += v * v
+			frob += S.At(i, j) * S.At(i, j)
 		}
 	}
-	delta /= float64(d)
-	// β = (1/(n²d)) Σ_i ‖x_i x_iᵀ − S‖²_F
-	//   = (1/(nd)) ((1/n) Σ_i ‖x_i‖⁴ − ‖S‖²_F).
-	var sum4, sF float64
 	for i := 0; i < n; i++ {
 		var q float64
 		for _, v := range xc.RawRowView(i) {
@@ -137,14 +137,22 @@ func ledoitWolf(xc *mat.Dense, S *mat.SymDense) float64 {
 		}
 		sum4 += q * q
 	}
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			sF += S.At(i, j) * S.At(i, j)
-		}
-	}
-	beta := (sum4/float64(n) - sF) / (float64(n) * float64(d))
+	return lwShrinkage(n, d, mat.Trace(S), frob, sum4)
+}
+
+// lwShrinkage is the Ledoit–Wolf shrinkage of the package documentation
+// (scikit-learn's ledoit_wolf_shrinkage) from n rows of d columns, tr S,
+// ‖S‖²_F and Σ_i ‖x_i‖⁴:
+//
+//	μ = tr S/d,  δ = ‖S − μI‖²_F/d = (‖S‖²_F − dμ²)/d,
+//	β = min(δ, ((1/n)Σ_i‖x_i‖⁴ − ‖S‖²_F)/(nd)),  ρ = β/δ.
+func lwShrinkage(n, d int, trS, frobS, sum4 float64) float64 {
+	nf, df := float64(n), float64(d)
+	mu := trS / df
+	delta := (frobS - df*mu*mu) / df
+	beta := (sum4/nf - frobS) / (nf * df)
 	beta = math.Min(math.Max(beta, 0), delta)
-	if beta == 0 || delta == 0 {
+	if !(beta > 0) || !(delta > 0) {
 		return 0
 	}
 	return beta / delta
@@ -193,6 +201,80 @@ func shrink(S *mat.SymDense, rho float64) (*mat.Cholesky, float64, error) {
 	return nil, 0, errors.New("the shrunk covariance is not positive definite")
 }
 
+// lowRank fits the covariance of d > n centred rows xc in the form
+// Σ = a·I + c·XcᵀXc (a = ρμ, c = (1 − ρ)/n), never forming a d × d matrix:
+// the Ledoit–Wolf shrinkage comes from the n × n Gram matrix G = XcXcᵀ
+// (tr S = tr G/n, ‖S‖²_F = ‖G‖²_F/n², ‖x_i‖² = G_ii), and by Woodbury's
+// identity
+//
+//	D²(z) = (‖z‖² − vᵀM⁻¹v)/a,  v = Xc z,  M = (a/c)·I + G,
+//	log det Σ = d log a + log det M − n log(a/c),
+//
+// so a fit costs O(n²d) and a score O(nd) per row instead of O(d³) and
+// O(d²). S is singular here, so ρ is at least 1e-10 (as shrink makes it).
+func (g *Gauss) lowRank(xc *mat.Dense) error {
+	n, d := xc.Dims()
+	var G mat.SymDense
+	G.SymOuterK(1, xc)
+	var trG, frob, sum4 float64
+	for i := 0; i < n; i++ {
+		gi := G.At(i, i)
+		trG += gi
+		sum4 += gi * gi
+		for j := 0; j < n; j++ {
+			frob += G.At(i, j) * G.At(i, j)
+		}
+	}
+	nf, df := float64(n), float64(d)
+	mu := trG / (nf * df)
+	if !(mu > 0) { // constant data: Σ = I
+		g.rho = 1
+		return g.setLowRank(xc, &G, 1, 0)
+	}
+	if math.IsInf(mu, 0) || math.IsNaN(mu) {
+		return errors.New("the covariance is not finite; scale the features (scale=standard)")
+	}
+	rho := g.cfg.Shrinkage
+	if rho == 0 {
+		rho = lwShrinkage(n, d, trG/nf, frob/(nf*nf), sum4)
+	}
+	rho = math.Max(rho, 1e-10)
+	g.rho = rho
+	return g.setLowRank(xc, &G, rho*mu, (1-rho)/nf)
+}
+
+// setLowRank sets Σ = a·I + c·XcᵀXc from the centred rows and their Gram
+// matrix G (nil: computed here), factorising M = (a/c)·I + G.
+func (g *Gauss) setLowRank(xc *mat.Dense, G *mat.SymDense, a, c float64) error {
+	n, d := xc.Dims()
+	g.xc, g.a, g.c = xc, a, c
+	if c == 0 { // ρ = 1: Σ = aI
+		g.chol, g.logDet = nil, float64(d)*math.Log(a)
+		return nil
+	}
+	if G == nil {
+		G = new(mat.SymDense)
+		G.SymOuterK(1, xc)
+	}
+	M := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := G.At(i, j)
+			if i == j {
+				v += a / c
+			}
+			M.SetSym(i, j, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(M) {
+		return errors.New("the shrunk covariance is not positive definite")
+	}
+	g.chol = &ch
+	g.logDet = float64(d)*math.Log(a) + ch.LogDet() - float64(n)*math.Log(a/c)
+	return nil
+}
+
 // Score returns the squared Mahalanobis distance (or −log density) of the
 // rows of X.
 func (g *Gauss) Score(dst []float64, X mat.Matrix) ([]float64, error) {
@@ -203,6 +285,9 @@ func (g *Gauss) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 }
 
 func (g *Gauss) score(dst []float64, X mat.Matrix) []float64 {
+	if g.xc != nil {
+		return g.scoreLowRank(dst, X)
+	}
 	r, d := X.Dims()
 	var L mat.TriDense
 	g.chol.LTo(&L)
@@ -228,46 +313,107 @@ func (g *Gauss) score(dst []float64, X mat.Matrix) []float64 {
 	return dst
 }
 
+// scoreLowRank is score in the low-rank form (lowRank).
+func (g *Gauss) scoreLowRank(dst []float64, X mat.Matrix) []float64 {
+	r, d := X.Dims()
+	n, _ := g.xc.Dims()
+	parallel.ForRanges(r, 64, func(lo, hi int) {
+		z := mat.NewVecDense(d, nil)
+		v := mat.NewVecDense(n, nil)
+		w := mat.NewVecDense(n, nil)
+		for i := lo; i < hi; i++ {
+			for j := 0; j < d; j++ {
+				z.SetVec(j, X.At(i, j)-g.mean[j])
+			}
+			m2 := mat.Dot(z, z)
+			if g.chol != nil {
+				v.MulVec(g.xc, z)
+				if err := g.chol.SolveVecTo(w, v); err != nil {
+					dst[i] = math.Inf(1)
+					continue
+				}
+				m2 -= mat.Dot(v, w)
+			}
+			m2 = math.Max(m2, 0) / g.a
+			if g.cfg.Score == NLL {
+				m2 = 0.5 * (m2 + float64(d)*math.Log(2*math.Pi) + g.logDet)
+			}
+			dst[i] = m2
+		}
+	})
+	return dst
+}
+
 type state struct {
 	Mean []float64
 	U    []float64 // the Cholesky factor U of Σ = UᵀU, d × d row-major (upper triangle)
 	Rho  float64
+	// The low-rank form (d > n): the centred training rows, n × d
+	// row-major, and Σ = A·I + C·XcᵀXc.
+	N    int
+	XC   []float64
+	A, C float64
 }
 
 var errState = errors.New("gauss: invalid model state")
 
 // MarshalBinary encodes the mean and the Cholesky factor of the shrunk
 // covariance (the factor itself, so a reloaded model scores bit for bit
-// as the fitted one).
+// as the fitted one), or in the low-rank form the centred training rows
+// and the two coefficients (the factor is recomputed identically).
 func (g *Gauss) MarshalBinary() ([]byte, error) {
 	if !g.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	var u mat.TriDense
-	g.chol.UTo(&u)
-	d := len(g.mean)
-	flat := make([]float64, 0, d*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			flat = append(flat, u.At(i, j))
+	st := state{Mean: g.mean, Rho: g.rho}
+	if g.xc != nil {
+		n, d := g.xc.Dims()
+		st.N, st.A, st.C = n, g.a, g.c
+		st.XC = make([]float64, 0, n*d)
+		for i := 0; i < n; i++ {
+			st.XC = append(st.XC, g.xc.RawRowView(i)...)
+		}
+	} else {
+		var u mat.TriDense
+		g.chol.UTo(&u)
+		d := len(g.mean)
+		st.U = make([]float64, 0, d*d)
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				st.U = append(st.U, u.At(i, j))
+			}
 		}
 	}
 	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(state{Mean: g.mean, U: flat, Rho: g.rho}); err != nil {
+	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary: an upper
-// triangular factor with a positive, finite diagonal.
+// triangular factor with a positive, finite diagonal, or finite centred
+// rows with a > 0 and c ≥ 0.
 func (g *Gauss) UnmarshalBinary(b []byte) error {
 	var s state
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
 		return fmt.Errorf("gauss: decoding state: %w", err)
 	}
 	d := len(s.Mean)
-	if d == 0 || len(s.U) != d*d {
+	if d == 0 || !finite(s.Mean) {
+		return errState
+	}
+	if s.N > 0 {
+		if len(s.XC) != s.N*d || !finite(s.XC) || !(s.A > 0) || math.IsInf(s.A, 0) || !(s.C >= 0) || math.IsInf(s.C, 0) {
+			return errState
+		}
+		g.mean, g.rho = s.Mean, s.Rho
+		if err := g.setLowRank(mat.NewDense(s.N, d, s.XC), nil, s.A, s.C); err != nil {
+			return errState
+		}
+		return nil
+	}
+	if len(s.U) != d*d {
 		return errState
 	}
 	u := mat.NewTriDense(d, mat.Upper, nil)
@@ -282,23 +428,32 @@ func (g *Gauss) UnmarshalBinary(b []byte) error {
 			}
 		}
 	}
-	for _, v := range s.Mean {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return errState
-		}
-	}
 	var c mat.Cholesky
 	c.SetFromU(u)
-	g.mean, g.chol, g.rho, g.logDet = s.Mean, &c, s.Rho, c.LogDet()
+	g.mean, g.chol, g.rho, g.logDet, g.xc = s.Mean, &c, s.Rho, c.LogDet(), nil
 	return nil
 }
 
-// memory estimates the peak bytes: the centred copy of the rows, the
-// covariance and its factor; scoring, two vectors per worker.
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// memory estimates the peak bytes: the centred copy of the rows, and the
+// covariance and its factor (d ≤ n) or the Gram matrix and M (d > n, the
+// low-rank form); scoring, a few vectors per worker.
 func memory(g *Gauss, op detector.Op, s detector.Size) int64 {
 	n, d := int64(s.Rows), int64(s.Cols)
+	workers := int64(runtime.GOMAXPROCS(0))
 	if op == detector.ScoreOp {
-		return 8*n + 16*d*int64(runtime.GOMAXPROCS(0))
+		return 8*n + 16*(d+int64(len(g.mean)))*workers
+	}
+	if d > n {
+		return 8*n*d + 3*8*n*n + 8*n
 	}
 	return 8*n*d + 4*8*d*d + 8*n
 }
