@@ -188,7 +188,7 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	}
 	if o.plotDir != "" {
 		if err := os.MkdirAll(o.plotDir, 0o755); err != nil {
-			return internalErr(fmt.Errorf("--plot %s: %v", o.plotDir, unwrapPath(err)))
+			return internalErr(fmt.Errorf("--plot %s: %v", o.plotDir, output.Unwrap(err)))
 		}
 		cfg.KeepScores = true
 	}
@@ -330,7 +330,7 @@ func expandData(s string) ([]string, error) {
 		}
 		ents, err := os.ReadDir(p)
 		if err != nil {
-			return nil, dataErr(fmt.Errorf("%s: %v", p, unwrapPath(err)))
+			return nil, dataErr(fmt.Errorf("%s: %v", p, output.Unwrap(err)))
 		}
 		var found []string
 		for _, e := range ents {
@@ -590,12 +590,6 @@ func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
 			fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", n))
 		}
 	}
-	p := func(v float64) string {
-		if math.IsNaN(v) {
-			return "–"
-		}
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
 	for _, c := range cmps {
 		fmt.Fprintln(w)
 		if c.Err != "" {
@@ -604,21 +598,16 @@ func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
 		}
 		fr := c.Friedman
 		fmt.Fprintf(w, "%s: average ranks over %d data sets (1 = best); Friedman χ²_F = %s, p = %s; Iman–Davenport F = %s, p = %s; Nemenyi critical difference %.3f at α = %g\n",
-			c.Metric, fr.N, p(fr.ChiSq), p(fr.P), p(fr.F), p(fr.PF), c.CD, bench.Alpha)
+			c.Metric, fr.N, fmtStat(fr.ChiSq), fmtStat(fr.P), fmtStat(fr.F), fmtStat(fr.PF), c.CD, bench.Alpha)
 		if len(c.Dropped) > 0 {
 			fmt.Fprintf(w, "(not ranked, no figure on every data set: %s)\n", strings.Join(c.Dropped, ", "))
 		}
 		if md {
 			fmt.Fprintln(w)
 		}
-		order := make([]int, len(c.Methods))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return fr.AvgRank[order[a]] < fr.AvgRank[order[b]] })
 		row("method", "average rank")
 		rule(2)
-		for _, i := range order {
+		for _, i := range rankOrder(fr.AvgRank) {
 			row(c.Methods[i], strconv.FormatFloat(fr.AvgRank[i], 'f', 2, 64))
 		}
 		tw.Flush()
@@ -629,7 +618,7 @@ func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
 		row("method", "vs", "W+", "W−", "p", "p (Holm)")
 		rule(6)
 		for _, pr := range c.Pairs {
-			row(c.Methods[pr.I], c.Methods[pr.J], strconv.FormatFloat(pr.WPlus, 'f', -1, 64), strconv.FormatFloat(pr.WMinus, 'f', -1, 64), p(pr.P), p(pr.PHolm))
+			row(c.Methods[pr.I], c.Methods[pr.J], strconv.FormatFloat(pr.WPlus, 'f', -1, 64), strconv.FormatFloat(pr.WMinus, 'f', -1, 64), fmtStat(pr.P), fmtStat(pr.PHolm))
 		}
 		tw.Flush()
 	}
@@ -674,4 +663,24 @@ func aucMatrix(res *bench.Result) [][]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// fmtStat writes a statistic or p-value to 3 significant digits, "–" where
+// it is undefined (NaN).
+func fmtStat(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// rankOrder returns the method indices sorted by average rank, best first
+// (ties keep the methods' order).
+func rankOrder(avg []float64) []int {
+	order := make([]int, len(avg))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return avg[order[a]] < avg[order[b]] })
+	return order
 }

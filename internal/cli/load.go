@@ -8,6 +8,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
 )
@@ -31,7 +32,7 @@ func loadData(path, label string, shape []int) (*dataset.Dataset, error) {
 func loadModel(path string) (name string, params map[string]string, d detector.Detector, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", nil, nil, dataErr(fmt.Errorf("%s: cannot open model: %v", path, unwrapPath(err)))
+		return "", nil, nil, dataErr(fmt.Errorf("%s: cannot open model: %v", path, output.Unwrap(err)))
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {

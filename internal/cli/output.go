@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"io"
-	"os"
 
 	"github.com/kernelad/anomaly/internal/output"
 )
@@ -45,18 +44,4 @@ func outputErr(err error) error {
 		return usageErr(err)
 	}
 	return internalErr(err)
-}
-
-// unwrapPath drops the *os.PathError and *os.LinkError wrapping, whose path
-// may be a temporary name; messages name the user's path instead.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

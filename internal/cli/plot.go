@@ -14,6 +14,7 @@ import (
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/output"
 	aplot "github.com/kernelad/anomaly/plot"
 	"github.com/spf13/cobra"
 	gplot "gonum.org/v1/plot"
@@ -180,7 +181,7 @@ func savePictureSized(path string, inputs []string, w, h vg.Length, plots ...*gp
 	defer out.Abort()
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	if err := aplot.Write(out, format, w, h, plots...); err != nil {
-		return internalErr(fmt.Errorf("%s: %w", path, unwrapPath(err)))
+		return internalErr(fmt.Errorf("%s: %w", path, output.Unwrap(err)))
 	}
 	return commitOutput(out)
 }

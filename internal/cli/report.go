@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -91,12 +90,6 @@ func writeReport(w io.Writer, res *bench.Result, mem string) error {
 			return err
 		}
 	}
-	p := func(v float64) string {
-		if v != v {
-			return "–"
-		}
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
 	for _, c := range cmps {
 		fmt.Fprintf(&b, "<h3>%s</h3>\n", esc(c.Metric))
 		if c.Err != "" {
@@ -105,33 +98,20 @@ func writeReport(w io.Writer, res *bench.Result, mem string) error {
 		}
 		fr := c.Friedman
 		fmt.Fprintf(&b, "<p>Average ranks over %d data sets (1 = best). Friedman χ²<sub>F</sub> = %s, p = %s; Iman–Davenport F = %s, p = %s; Nemenyi critical difference %.3f at α = %g.",
-			fr.N, p(fr.ChiSq), p(fr.P), p(fr.F), p(fr.PF), c.CD, bench.Alpha)
+			fr.N, fmtStat(fr.ChiSq), fmtStat(fr.P), fmtStat(fr.F), fmtStat(fr.PF), c.CD, bench.Alpha)
 		if len(c.Dropped) > 0 {
 			fmt.Fprintf(&b, " Not ranked (no figure on every data set): %s.", esc(strings.Join(c.Dropped, ", ")))
 		}
 		b.WriteString("</p>\n")
 		rows = rows[:0]
-		order := make([]int, len(c.Methods))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(x, y int) int {
-			switch {
-			case fr.AvgRank[x] < fr.AvgRank[y]:
-				return -1
-			case fr.AvgRank[x] > fr.AvgRank[y]:
-				return 1
-			}
-			return 0
-		})
-		for _, i := range order {
+		for _, i := range rankOrder(fr.AvgRank) {
 			rows = append(rows, []string{c.Methods[i], strconv.FormatFloat(fr.AvgRank[i], 'f', 2, 64)})
 		}
 		table([]string{"method", "average rank"}, rows)
 		rows = rows[:0]
 		for _, pr := range c.Pairs {
 			rows = append(rows, []string{c.Methods[pr.I], c.Methods[pr.J], strconv.FormatFloat(pr.WPlus, 'f', -1, 64),
-				strconv.FormatFloat(pr.WMinus, 'f', -1, 64), p(pr.P), p(pr.PHolm)})
+				strconv.FormatFloat(pr.WMinus, 'f', -1, 64), fmtStat(pr.P), fmtStat(pr.PHolm)})
 		}
 		b.WriteString("<p>Wilcoxon signed-rank tests: W+ sums the ranks of the data sets where the first method's figure is higher, W− where it is lower; p two-sided, Holm-adjusted over all pairs.</p>\n")
 		table([]string{"method", "vs", "W+", "W−", "p", "p (Holm)"}, rows)

@@ -130,18 +130,18 @@ func Create(path string, opt Options) (*File, error) {
 		// blocks here until a reader opens it, as any writer would.
 		f, err := os.OpenFile(target, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, &PathError{Path: path, Err: unwrap(err)}
+			return nil, &PathError{Path: path, Err: Unwrap(err)}
 		}
 		return &File{path: path, w: bufio.NewWriterSize(f, 1<<16), direct: f}, nil
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return nil, &PathError{Path: path, Err: unwrap(err)}
+		return nil, &PathError{Path: path, Err: Unwrap(err)}
 	}
 	pf, err := renameio.NewPendingFile(target,
 		renameio.WithTempDir(filepath.Dir(target)),
 		renameio.WithPermissions(0o644),
 		renameio.WithExistingPermissions())
 	if err != nil {
-		return nil, &PathError{Path: path, Err: unwrap(err)}
+		return nil, &PathError{Path: path, Err: Unwrap(err)}
 	}
 	return &File{path: path, w: bufio.NewWriterSize(pf, 1<<16), pending: pf}, nil
 }
@@ -174,7 +174,7 @@ func (f *File) Write(p []byte) (int, error) {
 	}
 	n, err := f.w.Write(p)
 	if err != nil {
-		f.err = &PathError{Path: f.path, Err: unwrap(err)}
+		f.err = &PathError{Path: f.path, Err: Unwrap(err)}
 	}
 	return n, f.err
 }
@@ -196,20 +196,20 @@ func (f *File) Commit() error {
 	err := f.err
 	if err == nil {
 		if ferr := f.w.Flush(); ferr != nil {
-			err = &PathError{Path: f.path, Err: unwrap(ferr)}
+			err = &PathError{Path: f.path, Err: Unwrap(ferr)}
 		}
 	}
 	switch {
 	case f.pending != nil:
 		if err == nil {
 			if rerr := f.pending.CloseAtomicallyReplace(); rerr != nil {
-				err = &PathError{Path: f.path, Err: unwrap(rerr)}
+				err = &PathError{Path: f.path, Err: Unwrap(rerr)}
 			}
 		}
 		f.pending.Cleanup() // a no-op after a successful replace
 	case f.direct != nil:
 		if cerr := f.direct.Close(); err == nil && cerr != nil {
-			err = &PathError{Path: f.path, Err: unwrap(cerr)}
+			err = &PathError{Path: f.path, Err: Unwrap(cerr)}
 		}
 	}
 	f.err = err
@@ -245,9 +245,10 @@ func WriteFile(path string, data []byte, opt Options) error {
 	return f.Commit()
 }
 
-// unwrap drops the *os.PathError and *os.LinkError wrapping, whose path is
-// a temporary name; messages name the user's path instead.
-func unwrap(err error) error {
+// Unwrap drops the *os.PathError and *os.LinkError wrapping, whose path
+// may be a temporary name, so that a message can name the user's path
+// instead.
+func Unwrap(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
