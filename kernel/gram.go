@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/parallel"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,6 +34,8 @@ func Gram(dst *mat.SymDense, k Kernel, X mat.Matrix) {
 // block of rows they are on and return, and GramContext returns ctx.Err()
 // with dst partly filled. No goroutine it started outlives it.
 func GramContext(ctx context.Context, dst *mat.SymDense, k Kernel, X mat.Matrix) error {
+	X = csr.Input(X)
+
 	n, _ := X.Dims()
 	if dst.IsEmpty() {
 		if n == 0 {
@@ -57,6 +60,9 @@ func GramContext(ctx context.Context, dst *mat.SymDense, k Kernel, X mat.Matrix)
 // number of columns. dst must not share storage with X or Y. Work is split
 // as in Gram.
 func Cross(dst *mat.Dense, k Kernel, X, Y mat.Matrix) {
+	X = csr.Input(X)
+	Y = csr.Input(Y)
+
 	nx, dx := X.Dims()
 	ny, dy := Y.Dims()
 	if dx != dy {
@@ -81,6 +87,8 @@ func Cross(dst *mat.Dense, k Kernel, X, Y mat.Matrix) {
 // the number of rows of Y and len(x) its number of columns, or Row panics.
 // Row runs on the calling goroutine; a *sparse.CSR Y is read row by row.
 func Row(dst []float64, k Kernel, x []float64, Y mat.Matrix) {
+	Y = csr.Input(Y)
+
 	m, d := Y.Dims()
 	if len(dst) != m {
 		panic(fmt.Sprintf("kernel: Row dst has length %d, want %d", len(dst), m))
@@ -314,10 +322,12 @@ type pairs struct {
 	xrow       []float64 // current x_i, dense
 	xi         []int     // current x_i's non-zeros when X is CSR
 	xv         []float64
+	xsq, xl1   float64 // ‖x_i‖², ‖x_i‖₁ of a dense x_i when Y is CSR
 	xbuf, ybuf []float64
 }
 
 func newPairs(k Kernel, x, y *rowset) *pairs {
+	k = canon(k)
 	p := &pairs{k: k, x: x, y: y}
 	// A CSR x_i is scattered into a dense row only when some pair needs it:
 	// between two CSR rows every kernel of this package is a merge of
@@ -336,16 +346,23 @@ func newPairs(k Kernel, x, y *rowset) *pairs {
 func (p *pairs) setX(i int) {
 	if p.x.csr == nil {
 		p.xrow = p.x.denseRow(i)
+		if p.y.csr != nil {
+			p.xsq, p.xl1 = 0, 0
+			for _, v := range p.xrow {
+				p.xsq += v * v
+				p.xl1 += math.Abs(v)
+			}
+		}
 		return
 	}
 	if p.xbuf == nil {
-		p.xi, p.xv = p.x.csr.RowNonZeros(i)
+		p.xi, p.xv = csr.Row(p.x.csr, i)
 		return
 	}
 	for _, j := range p.xi { // clear the previous row's scatter
 		p.xbuf[j] = 0
 	}
-	p.xi, p.xv = p.x.csr.RowNonZeros(i)
+	p.xi, p.xv = csr.Row(p.x.csr, i)
 	for t, j := range p.xi {
 		p.xbuf[j] = p.xv[t]
 	}
@@ -363,11 +380,13 @@ func (p *pairs) at(j int) float64 {
 		}
 		return p.k.Eval(p.xrow, y)
 	}
-	yi, yv := p.y.csr.RowNonZeros(j)
+	yi, yv := csr.Row(p.y.csr, j)
 	if p.x.csr != nil {
 		if v, ok := EvalSparse(p.k, p.xi, p.xv, yi, yv); ok {
 			return v
 		}
+	} else if v, ok := p.denseSparse(yi, yv); ok {
+		return v
 	}
 	if f, ok := dotKernel(p.k); ok {
 		return f(sparseDenseDot(yi, yv, p.xrow))
@@ -380,6 +399,40 @@ func (p *pairs) at(j int) float64 {
 		p.ybuf[c] = 0
 	}
 	return v
+}
+
+// denseSparse returns k(x_i, y_j) for a dense x_i and a CSR y_j in
+// O(nnz(y_j)) for the distance kernels, from x_i's norms: ‖x − y‖² =
+// ‖x‖² + Σ_{j ∈ nz(y)} ((x_j − y_j)² − x_j²), and the same with absolute
+// values for ‖x − y‖₁. Only the terms where y is non-zero are recomputed,
+// so there is no cancellation between ‖x‖² and ‖y‖² as in the
+// ‖x‖² + ‖y‖² − 2⟨x, y⟩ expansion; the result is clamped at 0 against
+// rounding in the subtraction of x's own terms.
+func (p *pairs) denseSparse(yi []int, yv []float64) (float64, bool) {
+	switch k := p.k.(type) {
+	case RBF:
+		return math.Exp(-k.Gamma * p.sqDist(yi, yv)), true
+	case Matern:
+		return k.of(p.sqDist(yi, yv)), true
+	case Laplacian:
+		d := p.xl1
+		for t, c := range yi {
+			x := p.xrow[c]
+			d += math.Abs(x-yv[t]) - math.Abs(x)
+		}
+		return math.Exp(-k.Gamma * max(d, 0)), true
+	}
+	return 0, false
+}
+
+func (p *pairs) sqDist(yi []int, yv []float64) float64 {
+	d := p.xsq
+	for t, c := range yi {
+		x := p.xrow[c]
+		e := x - yv[t]
+		d += e*e - x*x
+	}
+	return max(d, 0)
 }
 
 // dotKernel returns the map from ⟨x, y⟩ to k(x, y) for kernels that are a

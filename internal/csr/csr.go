@@ -1,0 +1,270 @@
+package csr
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/james-bowman/sparse"
+	"github.com/james-bowman/sparse/blas"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Row returns the column indices and values of row i of m. The slices alias
+// m's storage (through RawMatrix) and must not be modified.
+func Row(m *sparse.CSR, i int) (ind []int, val []float64) {
+	raw := m.RawMatrix()
+	lo, hi := raw.Indptr[i], raw.Indptr[i+1]
+	return raw.Ind[lo:hi:hi], raw.Data[lo:hi:hi]
+}
+
+// SliceRows returns rows [i, k) of m as a CSR matrix that shares m's
+// column and value storage (only the k−i+1 row pointers are new).
+func SliceRows(m *sparse.CSR, i, k int) *sparse.CSR {
+	raw := m.RawMatrix()
+	if i < 0 || k > raw.I || i > k {
+		panic(mat.ErrIndexOutOfRange)
+	}
+	base, end := raw.Indptr[i], raw.Indptr[k]
+	ip := make([]int, k-i+1)
+	for t := range ip {
+		ip[t] = raw.Indptr[i+t] - base
+	}
+	return sparse.NewCSR(k-i, raw.J, ip, raw.Ind[base:end:end], raw.Data[base:end:end])
+}
+
+// Subset returns the rows idx of m (in that order, repeats allowed) as a
+// new CSR matrix holding copies of their non-zeros only.
+func Subset(m *sparse.CSR, idx []int) *sparse.CSR {
+	_, c := m.Dims()
+	indptr := make([]int, 1, len(idx)+1)
+	var ind []int
+	var data []float64
+	for _, i := range idx {
+		ri, rv := Row(m, i)
+		ind = append(ind, ri...)
+		data = append(data, rv...)
+		indptr = append(indptr, len(ind))
+	}
+	return sparse.NewCSR(len(idx), c, indptr, ind, data)
+}
+
+// MulDenseT sets dst = m·Bᵀ, where B is p × c (so dst is r × p), with one
+// sparse dot product (blas.Dusdot, a gather over the row's stored entries)
+// per element of dst. This is the product a random feature map needs: X·Wᵀ
+// for frequencies W stored one per row, without forming Wᵀ.
+func MulDenseT(dst *mat.Dense, m *sparse.CSR, B mat.RawMatrixer) {
+	raw, sp := B.RawMatrix(), m.RawMatrix()
+	if raw.Cols != sp.J {
+		panic(mat.ErrShape)
+	}
+	dr, dc := dst.Dims()
+	if dr != sp.I || dc != raw.Rows {
+		panic(mat.ErrShape)
+	}
+	out := dst.RawMatrix()
+	for i := 0; i < sp.I; i++ {
+		row := out.Data[i*out.Stride : i*out.Stride+dc]
+		lo, hi := sp.Indptr[i], sp.Indptr[i+1]
+		ind, val := sp.Ind[lo:hi], sp.Data[lo:hi]
+		for p := range row {
+			row[p] = blas.Dusdot(val, ind, raw.Data[p*raw.Stride:p*raw.Stride+raw.Cols], 1)
+		}
+	}
+}
+
+// MulDense sets dst = m·B, where B is c × p (so dst is r × p), with one
+// scaled row update of length p (a dense axpy) per stored entry of m.
+func MulDense(dst *mat.Dense, m *sparse.CSR, B mat.RawMatrixer) {
+	raw, sp := B.RawMatrix(), m.RawMatrix()
+	if raw.Rows != sp.J {
+		panic(mat.ErrShape)
+	}
+	dr, dc := dst.Dims()
+	if dr != sp.I || dc != raw.Cols {
+		panic(mat.ErrShape)
+	}
+	out := dst.RawMatrix()
+	for i := 0; i < sp.I; i++ {
+		row := out.Data[i*out.Stride : i*out.Stride+dc]
+		clear(row)
+		for k := sp.Indptr[i]; k < sp.Indptr[i+1]; k++ {
+			j := sp.Ind[k]
+			floats.AddScaled(row, sp.Data[k], raw.Data[j*raw.Stride:j*raw.Stride+raw.Cols])
+		}
+	}
+}
+
+// Canonical returns X as a CSR matrix whose rows have strictly increasing
+// column indices, the form every sparse path of this module reads (sparse
+// dot products are merge joins). It reports false for a matrix that is not
+// one of james-bowman/sparse's types.
+//
+// A *sparse.CSR that is already canonical is returned as it is (one pass
+// over its indices); one with unsorted or repeated indices in a row is
+// copied with each row sorted and repeats summed, as scipy's
+// sum_duplicates does. The other sparse formats (COO, DOK, CSC, DIA) are
+// converted with their own ToCSR and then made canonical. The result is
+// never dense. A CSR whose arrays are inconsistent (see Check) panics.
+func Canonical(X mat.Matrix) (*sparse.CSR, bool) {
+	var m *sparse.CSR
+	switch t := X.(type) {
+	case *sparse.CSR:
+		m = t
+	case sparse.TypeConverter:
+		m = t.ToCSR()
+	default:
+		return nil, false
+	}
+	raw := m.RawMatrix()
+	if err := Check(m); err != nil {
+		// NewCSR does not check its arrays; a broken matrix is a
+		// programming error of the caller, reported before any index
+		// goes out of range deep inside a kernel.
+		panic("sparse input: " + err.Error())
+	}
+	if sorted(raw) {
+		return m, true
+	}
+	indptr := make([]int, raw.I+1)
+	ind := make([]int, 0, len(raw.Ind))
+	data := make([]float64, 0, len(raw.Data))
+	for i := 0; i < raw.I; i++ {
+		lo, hi := raw.Indptr[i], raw.Indptr[i+1]
+		start := len(ind)
+		ind = append(ind, raw.Ind[lo:hi]...)
+		data = append(data, raw.Data[lo:hi]...)
+		r := rowSorter{ind[start:], data[start:]}
+		sort.Sort(r)
+		// Sum repeats in place.
+		w := start
+		for k := start; k < len(ind); k++ {
+			if k > start && ind[k] == ind[w-1] {
+				data[w-1] += data[k]
+				continue
+			}
+			ind[w], data[w] = ind[k], data[k]
+			w++
+		}
+		ind, data = ind[:w], data[:w]
+		indptr[i+1] = len(ind)
+	}
+	return sparse.NewCSR(raw.I, raw.J, indptr, ind, data), true
+}
+
+func sorted(raw *blas.SparseMatrix) bool {
+	for i := 0; i < raw.I; i++ {
+		for k := raw.Indptr[i] + 1; k < raw.Indptr[i+1]; k++ {
+			if raw.Ind[k] <= raw.Ind[k-1] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Check returns an error describing the first inconsistency of m's arrays
+// (row pointers not starting at 0 or not monotone, a column index out of
+// range). A *sparse.CSR made by NewCSR is not checked by james-bowman/sparse;
+// this is the check for arrays that come from outside, such as a saved
+// model.
+func Check(m *sparse.CSR) error {
+	raw := m.RawMatrix()
+	if raw.I < 0 || raw.J < 0 || len(raw.Indptr) != raw.I+1 || len(raw.Ind) != len(raw.Data) ||
+		raw.Indptr[0] != 0 || raw.Indptr[raw.I] != len(raw.Data) {
+		return fmt.Errorf("inconsistent CSR arrays (%d × %d, %d row pointers, %d indices, %d values)",
+			raw.I, raw.J, len(raw.Indptr), len(raw.Ind), len(raw.Data))
+	}
+	for i := 0; i < raw.I; i++ {
+		if raw.Indptr[i] > raw.Indptr[i+1] {
+			return fmt.Errorf("row pointers decrease at row %d", i)
+		}
+		for k := raw.Indptr[i]; k < raw.Indptr[i+1]; k++ {
+			if j := raw.Ind[k]; j < 0 || j >= raw.J {
+				return fmt.Errorf("column index %d out of range [0, %d) in row %d", j, raw.J, i)
+			}
+		}
+	}
+	return nil
+}
+
+// Builder accumulates a CSR matrix row by row.
+type Builder struct {
+	cols   int
+	indptr []int
+	ind    []int
+	data   []float64
+}
+
+// NewBuilder starts a matrix with the given number of columns; a column count
+// of 0 means "grow to the largest index seen".
+func NewBuilder(cols int) *Builder { return &Builder{cols: cols, indptr: []int{0}} }
+
+// AddRow appends a row given as (column, value) pairs in any order. Zero
+// values are dropped. It returns an error for a negative, out-of-range or
+// repeated column (reported one-based, as the file formats number them).
+func (b *Builder) AddRow(cols []int, vals []float64) error {
+	start := len(b.ind)
+	for k, j := range cols {
+		if j < 0 || (b.cols > 0 && j >= b.cols) {
+			b.ind, b.data = b.ind[:start], b.data[:start]
+			return fmt.Errorf("column index %d out of range", j+1)
+		}
+		if vals[k] == 0 {
+			continue
+		}
+		b.ind = append(b.ind, j)
+		b.data = append(b.data, vals[k])
+	}
+	row := rowSorter{b.ind[start:], b.data[start:]}
+	if !slices.IsSorted(row.ind) {
+		sort.Sort(row)
+	}
+	for k := start + 1; k < len(b.ind); k++ {
+		if j := b.ind[k]; j == b.ind[k-1] {
+			b.ind, b.data = b.ind[:start], b.data[:start]
+			return fmt.Errorf("column index %d repeated", j+1)
+		}
+	}
+	b.indptr = append(b.indptr, len(b.ind))
+	return nil
+}
+
+// Rows returns the number of rows added so far.
+func (b *Builder) Rows() int { return len(b.indptr) - 1 }
+
+// Build returns the matrix. With cols = 0 in NewBuilder the column count is
+// one more than the largest index seen (or minCols, whichever is larger).
+func (b *Builder) Build(minCols int) *sparse.CSR {
+	c := b.cols
+	if c == 0 {
+		for _, j := range b.ind {
+			c = max(c, j+1)
+		}
+	}
+	c = max(c, minCols)
+	return sparse.NewCSR(len(b.indptr)-1, c, b.indptr, b.ind, b.data)
+}
+
+type rowSorter struct {
+	ind  []int
+	data []float64
+}
+
+func (s rowSorter) Len() int           { return len(s.ind) }
+func (s rowSorter) Less(i, j int) bool { return s.ind[i] < s.ind[j] }
+func (s rowSorter) Swap(i, j int) {
+	s.ind[i], s.ind[j] = s.ind[j], s.ind[i]
+	s.data[i], s.data[j] = s.data[j], s.data[i]
+}
+
+// Input is the entry check of the public functions that take a mat.Matrix:
+// a sparse matrix of james-bowman/sparse (any format) comes back as a
+// canonical *sparse.CSR (see Canonical), anything else as it is.
+func Input(X mat.Matrix) mat.Matrix {
+	if m, ok := Canonical(X); ok {
+		return m
+	}
+	return X
+}
