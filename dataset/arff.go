@@ -275,6 +275,23 @@ func arffClass(attrs []arffAttr, label string) (int, error) {
 	return -1, nil
 }
 
+// BinaryClasses returns the positions of the normal and the anomaly value
+// among the two values of a nominal class attribute when the pair is one
+// of the obvious ones ({0, 1}, {normal, anomaly|anomalous|outlier|abnormal|
+// attack}, {inlier, outlier}, {no, yes}, {false, true}, {n, y}; case and
+// surrounding blanks ignored), the rule the ARFF reader applies; ok is
+// false otherwise.
+func BinaryClasses(vals []string) (normal, anomaly int, ok bool) {
+	b := arffBinary(vals)
+	if b == nil {
+		return 0, 0, false
+	}
+	if b[0] == 0 {
+		return 0, 1, true
+	}
+	return 1, 0, true
+}
+
 // arffBinary maps the values of an obviously binary nominal attribute to
 // 0 (normal) and 1 (anomaly); nil if the values are not one of the known pairs.
 func arffBinary(vals []string) []int {

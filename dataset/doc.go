@@ -15,7 +15,7 @@
 //	.csv                            comma-separated text with a header row
 //	.npy                            one NumPy array: X
 //	.npz                            NumPy zip archive: X, optional y and split
-//	.libsvm .svm .svmlight .txt     LIBSVM/SVMlight sparse text, into *sparse.CSR
+//	.libsvm .svm .svmlight .txt     LIBSVM/SVMlight sparse text, into a james-bowman *sparse.CSR
 //	.arff                           dense Weka ARFF
 //
 // Any other extension is an error listing these. Read does the same on an
@@ -66,7 +66,7 @@
 // LIBSVM/SVMlight. One sample per line: "label index:value index:value ...",
 // indices 1-based and strictly increasing, an optional "qid:N" right after
 // the label (ignored), anything after '#' a comment, blank lines skipped.
-// X is a *sparse.CSR with as many columns as the largest index; it is never
+// X is a *sparse.CSR (github.com/james-bowman/sparse) with as many columns as the largest index; it is never
 // densified. Labels follow LIBSVM's one-class convention when every label is
 // +1 or −1 and the file has a −1 or writes +1 with its sign: +1 is an inlier
 // (→ 0, normal) and −1 an outlier (→ 1, anomaly). Otherwise, when every

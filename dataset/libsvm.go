@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 )
 
 // maxLIBSVMIndex bounds feature indices in LIBSVM files.
@@ -35,7 +35,7 @@ func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Datase
 // error, as it was with bufio.Scanner.
 func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 	br := bufio.NewReaderSize(r, csvBuffer)
-	b := sparse.NewBuilder(0)
+	b := csr.NewBuilder(0)
 	var labels []float64
 	plus := false // some label is written "+1"
 	var cols []int

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 )
 
 // refReadLIBSVM is the LIBSVM reader as it was before the byte-level
@@ -20,7 +20,7 @@ import (
 func refReadLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	b := sparse.NewBuilder(0)
+	b := csr.NewBuilder(0)
 	var labels []float64
 	plus := false // some label is written "+1"
 	var cols []int

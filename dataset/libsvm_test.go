@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 )
 
 // sameLIBSVM checks that readLIBSVM and the bufio.Scanner/strings.Fields
@@ -40,8 +41,8 @@ func sameLIBSVM(t *testing.T, data []byte) {
 		t.Fatalf("%q: %d × %d, reference %d × %d", data, gr, gc, wr, wc)
 	}
 	for i := range gr {
-		gi, gv := g.RowNonZeros(i)
-		wi, wv := w.RowNonZeros(i)
+		gi, gv := csr.Row(g, i)
+		wi, wv := csr.Row(w, i)
 		if !reflect.DeepEqual(gi, wi) || len(gv) != len(wv) {
 			t.Fatalf("%q: row %d indices %v, reference %v", data, i, gi, wi)
 		}

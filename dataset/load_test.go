@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
 	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )

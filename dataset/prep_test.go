@@ -9,7 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -45,7 +46,7 @@ func dense(rows [][]float64) *mat.Dense {
 
 func toCSR(m mat.Matrix) *sparse.CSR {
 	r, c := m.Dims()
-	b := sparse.NewBuilder(c)
+	b := csr.NewBuilder(c)
 	for i := 0; i < r; i++ {
 		var cols []int
 		var vals []float64

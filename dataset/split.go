@@ -8,8 +8,9 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/scale"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -119,7 +120,7 @@ func Subset(ds *Dataset, idx []int) *Dataset {
 		var ind []int
 		var data []float64
 		for k, i := range idx {
-			ri, rv := m.RowNonZeros(i)
+			ri, rv := csr.Row(m, i)
 			ind = append(ind, ri...)
 			data = append(data, rv...)
 			indptr[k+1] = len(ind)

@@ -6,7 +6,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,7 +38,7 @@ func WriteLIBSVM(w io.Writer, X mat.Matrix, y []int) error {
 			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
 		}
 		if sp, ok := X.(*sparse.CSR); ok {
-			ind, val := sp.RowNonZeros(i)
+			ind, val := csr.Row(sp, i)
 			for k, j := range ind {
 				put(j, val[k])
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kernelad/anomaly/internal/csr"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/param"
@@ -174,6 +176,7 @@ type FitFunc func(ctx context.Context, X mat.Matrix) (train []float64, err error
 // FitWith checks X, fits the scale stage on it, runs the method's fit on
 // the scaled rows and sets the threshold from the training scores.
 func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
+	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
 	if err := CheckMatrix(X, 0); err != nil {
 		return fmt.Errorf("%s: %w", b.method, err)
 	}
@@ -198,6 +201,7 @@ func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
 // FitLabeledWith is FitWith for semi-supervised methods: y (len = rows of
 // X) is passed through to the method's fit.
 func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error)) error {
+	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
 	if err := CheckMatrix(X, 0); err != nil {
 		return fmt.Errorf("%s: %w", b.method, err)
 	}
@@ -222,6 +226,7 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 // coordinates do not drift). fit returns the scores of X, from which the
 // threshold is re-estimated.
 func (b *Base) PartialFitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
+	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
 	if err := CheckMatrix(X, b.dim); err != nil {
 		return fmt.Errorf("%s: %w", b.method, err)
 	}
@@ -330,6 +335,7 @@ type ScoreFunc func(dst []float64, X mat.Matrix) ([]float64, error)
 // ScoreWith checks X against the fitted model, applies the scale stage and
 // runs the method's scoring; dst is reused as detector.ScoreDst does.
 func (b *Base) ScoreWith(dst []float64, X mat.Matrix, score ScoreFunc) ([]float64, error) {
+	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
 	if !b.fitted {
 		return nil, ErrNotFitted
 	}

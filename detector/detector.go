@@ -77,7 +77,7 @@ func (e *EmptyError) Error() string {
 }
 
 // nonZeroDoer is the fast path for sparse matrices (implemented by
-// *sparse.CSR of this module).
+// a james-bowman/sparse matrix).
 type nonZeroDoer interface {
 	DoNonZero(fn func(i, j int, v float64))
 }

@@ -6,7 +6,7 @@
 // # Conventions
 //
 // Rows are samples: Fit and Score take an n × d gonum mat.Matrix (dense,
-// a view, or a *sparse.CSR from this module). Tensor detectors take the same
+// a view, or a github.com/james-bowman/sparse matrix). Tensor detectors take the same
 // matrix with each row one sample tensor flattened in row-major order; their
 // configuration carries the sample shape.
 //

@@ -98,8 +98,9 @@
 //
 // # Inputs
 //
-// Rows are samples. X may be a *mat.Dense, a view, or a *sparse.CSR from
-// this module, which is mapped without being densified; sparse and dense
+// Rows are samples. X may be a *mat.Dense, a view, or a
+// github.com/james-bowman/sparse matrix (*sparse.CSR, or any of its formats,
+// converted to CSR), which is mapped without being densified; sparse and dense
 // copies of the same data give the same scores to rounding.
 //
 // # Persistence

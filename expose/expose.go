@@ -9,11 +9,12 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -483,7 +484,7 @@ func rowSlice(X mat.Matrix, lo, hi int) mat.Matrix {
 	_, c := X.Dims()
 	switch m := X.(type) {
 	case *sparse.CSR:
-		return m.SliceRows(lo, hi)
+		return csr.SliceRows(m, lo, hi)
 	case *mat.Dense:
 		return m.Slice(lo, hi, 0, c)
 	}
@@ -501,9 +502,9 @@ func rowSlice(X mat.Matrix, lo, hi int) mat.Matrix {
 func gatherRows(X mat.Matrix, rows []int) mat.Matrix {
 	_, c := X.Dims()
 	if s, ok := X.(*sparse.CSR); ok {
-		b := sparse.NewBuilder(c)
+		b := csr.NewBuilder(c)
 		for _, r := range rows {
-			ind, val := s.RowNonZeros(r)
+			ind, val := csr.Row(s, r)
 			if err := b.AddRow(ind, val); err != nil {
 				panic("expose: " + err.Error()) // rows of a valid CSR are always valid
 			}

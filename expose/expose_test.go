@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/scale"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -142,7 +142,7 @@ func TestSampleWithoutReplacement(t *testing.T) {
 func TestSparseEqualsDense(t *testing.T) {
 	X := randData(200, 6, 8)
 	// Zero out most entries so the CSR copy is genuinely sparse.
-	b := sparse.NewBuilder(6)
+	b := csr.NewBuilder(6)
 	for i := 0; i < 200; i++ {
 		var ind []int
 		var val []float64

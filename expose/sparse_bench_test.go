@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
 )
 
 // BenchmarkSparseFitScore is a batch fit and score of a 1,000 × 200,000 CSR

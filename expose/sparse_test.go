@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/scale"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -101,7 +102,7 @@ func abs(x float64) float64 {
 func TestSparseNeverDensifies(t *testing.T) {
 	const n, d = 1000, 200_000
 	rng := rand.New(rand.NewPCG(5, 5))
-	b := sparse.NewBuilder(d)
+	b := csr.NewBuilder(d)
 	for i := 0; i < n; i++ {
 		ind := []int{rng.IntN(d), rng.IntN(d)}
 		if ind[0] == ind[1] {

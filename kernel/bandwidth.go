@@ -5,7 +5,8 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,6 +16,8 @@ import (
 // returns 1, as scikit-learn does. A *sparse.CSR X is read through its
 // non-zeros (its implicit zeros count as entries). It panics on an empty X.
 func ScaleGamma(X mat.Matrix) float64 {
+	X = csr.Input(X)
+
 	n, d := X.Dims()
 	if n == 0 || d == 0 {
 		panic("kernel: ScaleGamma of an empty matrix")
@@ -108,6 +111,8 @@ const MedianPairs = 10000
 // median distance itself give half this γ. It panics if X has fewer than 2
 // rows.
 func MedianGamma(X mat.Matrix, src rand.Source) float64 {
+	X = csr.Input(X)
+
 	n, _ := X.Dims()
 	if n < 2 {
 		panic("kernel: MedianGamma needs at least 2 rows")
@@ -115,8 +120,8 @@ func MedianGamma(X mat.Matrix, src rand.Source) float64 {
 	r := newRowset(X)
 	dist := func(i, j int) float64 {
 		if r.csr != nil {
-			xi, xv := r.csr.RowNonZeros(i)
-			yi, yv := r.csr.RowNonZeros(j)
+			xi, xv := csr.Row(r.csr, i)
+			yi, yv := csr.Row(r.csr, j)
 			return sparseSqDist(xi, xv, yi, yv)
 		}
 		return SqDist(r.denseRow(i), r.denseRow(j))

@@ -3,8 +3,9 @@
 // bandwidth rules the detectors use.
 //
 // Rows are samples: a data matrix X is n × d, a gonum mat.Matrix that may be
-// dense, a view, any other mat.Matrix, or a *sparse.CSR from this module
-// (never densified as a whole).
+// dense, a view, any other mat.Matrix, or a sparse matrix of
+// github.com/james-bowman/sparse (CSR, or COO, DOK, CSC converted to CSR;
+// never densified as a whole).
 //
 // # Kernels
 //
@@ -71,13 +72,17 @@
 // RBF Gram matrix is exactly 1. The result agrees with Eval element by
 // element to about 1e-15 for data of unit scale (the tests ask 1e-12).
 //
-// A *sparse.CSR input is read row by row: between two CSR rows, squared
-// Euclidean and L1 distances and inner products come from a merge of the
-// sorted index lists (exact, no cancellation); between a CSR row and a dense
-// row, inner-product kernels use the non-zeros only and other kernels expand
-// the one sparse row into a scratch vector. Other kernels (Laplacian, Matérn,
-// your own Kernel) call Eval on each pair. [Row] computes one row of Cross on
-// the calling goroutine.
+// A sparse input (a james-bowman/sparse *sparse.CSR; its other formats are
+// converted to CSR first, never densified) is read row by row: between two
+// CSR rows, squared Euclidean and L1 distances and inner products come from
+// a merge of the sorted index lists (exact, no cancellation); between a
+// dense row x and a CSR row y, inner-product kernels use y's non-zeros only,
+// and the distance kernels (RBF, Laplacian, Matérn) use ‖x‖² (or ‖x‖₁),
+// computed once per x, corrected on y's non-zeros: ‖x − y‖² = ‖x‖² +
+// Σ_{j ∈ nz(y)} ((x_j − y_j)² − x_j²), so a kernel row against a million
+// columns costs the non-zeros, not the width. Your own Kernel gets Eval on
+// each pair with the sparse row expanded into a scratch vector. [Row]
+// computes one row of Cross on the calling goroutine.
 //
 // # Bandwidth rules
 //

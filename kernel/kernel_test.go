@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,7 +33,7 @@ func randDense(n, d int, zeroFrac float64, seed uint64) *mat.Dense {
 
 func toCSR(x mat.Matrix) *sparse.CSR {
 	n, d := x.Dims()
-	b := sparse.NewBuilder(d)
+	b := csr.NewBuilder(d)
 	for i := 0; i < n; i++ {
 		var ind []int
 		var val []float64

@@ -6,9 +6,10 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
+	"github.com/kernelad/anomaly/internal/csr"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Limits of CheckRange: a column whose values reach beyond distLimit/√d
@@ -47,6 +48,8 @@ func (e *RangeError) Error() string {
 // data that no scale stage has standardised. A *sparse.CSR is read through
 // its non-zeros.
 func CheckRange(X mat.Matrix) error {
+	X = csr.Input(X)
+
 	n, d := X.Dims()
 	if n == 0 || d == 0 {
 		return nil

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 

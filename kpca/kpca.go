@@ -6,12 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -508,7 +509,7 @@ func rowBlock(X mat.Matrix, i0, i1 int) mat.Matrix {
 		_, c := m.Dims()
 		return m.Slice(i0, i1, 0, c)
 	case *sparse.CSR:
-		return m.SliceRows(i0, i1)
+		return csr.SliceRows(m, i0, i1)
 	}
 	_, c := X.Dims()
 	out := mat.NewDense(i1-i0, c, nil)

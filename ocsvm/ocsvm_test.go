@@ -9,13 +9,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
-	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 func randX(n, d int, seed uint64) *mat.Dense {
@@ -254,7 +253,7 @@ func TestFitHonoursContext(t *testing.T) {
 // A *sparse.CSR input gives the same model as its dense copy.
 func TestSparseInput(t *testing.T) {
 	X := randX(150, 5, 12)
-	b := sparse.NewBuilder(5)
+	b := csr.NewBuilder(5)
 	for i := 0; i < 150; i++ {
 		var ind []int
 		var val []float64
@@ -353,7 +352,7 @@ func TestConcurrentScore(t *testing.T) {
 func TestSparseModelStaysSparse(t *testing.T) {
 	const n, d = 200, 1_000_000
 	rng := rand.New(rand.NewPCG(9, 9))
-	b := sparse.NewBuilder(d)
+	b := csr.NewBuilder(d)
 	for i := 0; i < n; i++ {
 		ind := []int{rng.IntN(d / 2), d/2 + rng.IntN(d/2)}
 		if err := b.AddRow(ind, []float64{rng.NormFloat64(), rng.NormFloat64()}); err != nil {

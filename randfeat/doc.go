@@ -8,8 +8,9 @@
 // n × D matrix dst to z applied to each row of the n × d matrix X (dst is
 // allocated when empty, and must otherwise be n × D), and TransformRow(dst,
 // x), which maps one row into dst without allocating when cap(dst) ≥ D. X
-// may be a *mat.Dense or view, any mat.Matrix, or a *sparse.CSR from this
-// module, which is never densified.
+// may be a *mat.Dense or view, any mat.Matrix, or a james-bowman/sparse
+// matrix (*sparse.CSR, or any other of its formats, converted to CSR), which
+// is never densified.
 //
 // # Random Fourier features (Rahimi and Recht, 2007)
 //
@@ -44,7 +45,7 @@
 // workers. It keeps Wᵀ (d × D, made once on first use, so W and B must not
 // change after that): for dense X each block is one gemm X_b·Wᵀ, which for
 // the small d of tabular data runs as row updates of length D; for a
-// *sparse.CSR X each block goes through CSR.MulDense, one row update per
+// *sparse.CSR X each block is a sparse-dense product, one row update per
 // stored entry, and is never densified. Dense and CSR input with the same
 // values give the same features to round-off (tested to 1e-12). The
 // cosines are most of the cost; they are evaluated by internal/fastmath,

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -35,6 +36,8 @@ type Nystrom struct {
 // matrix is not finite, its eigendecomposition fails, or it has no positive
 // eigenvalue.
 func NewNystrom(k kernel.Kernel, landmarks mat.Matrix) (*Nystrom, error) {
+	landmarks = csr.Input(landmarks)
+
 	m, _ := landmarks.Dims()
 	if m == 0 {
 		return nil, errors.New("randfeat: Nystrom needs at least one landmark")
@@ -108,6 +111,8 @@ const nystromRows = 1024
 // time (kernel.Cross and the product each use all cores), so the n × m
 // kernel matrix is never held whole. A *sparse.CSR X is not densified.
 func (n *Nystrom) Transform(dst *mat.Dense, X mat.Matrix) {
+	X = csr.Input(X)
+
 	r, c := X.Dims()
 	if c != n.InputDim() {
 		panic(mat.ErrShape)
@@ -128,7 +133,7 @@ func (n *Nystrom) Transform(dst *mat.Dense, X mat.Matrix) {
 		i1 := min(i0+nystromRows, r)
 		var xb mat.Matrix
 		if s, ok := X.(*sparse.CSR); ok {
-			xb = s.SliceRows(i0, i1)
+			xb = csr.SliceRows(s, i0, i1)
 		} else {
 			xb = rowBlock(X, i0, i1, &buf)
 		}

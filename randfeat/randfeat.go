@@ -5,10 +5,11 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -92,6 +93,8 @@ const transformRows = 256
 // X_b·Wᵀ; a *sparse.CSR X goes through CSR.MulDense block by block and is
 // never densified; any other mat.Matrix is copied a block at a time.
 func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
+	X = csr.Input(X)
+
 	n, c := X.Dims()
 	if c != f.InputDim() {
 		panic(mat.ErrShape)
@@ -114,7 +117,7 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 			i0, i1 := blk*transformRows, min((blk+1)*transformRows, n)
 			out := dst.Slice(i0, i1, 0, D).(*mat.Dense)
 			if s, ok := X.(*sparse.CSR); ok {
-				s.SliceRows(i0, i1).MulDense(out, wt)
+				csr.MulDense(out, csr.SliceRows(s, i0, i1), wt)
 			} else {
 				xb := rowBlock(X, i0, i1, &buf)
 				if c <= fusedMaxInput {

@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,7 +29,7 @@ func randDense(n, d int, zeroFrac float64, seed uint64) *mat.Dense {
 
 func toCSR(x mat.Matrix) *sparse.CSR {
 	n, d := x.Dims()
-	b := sparse.NewBuilder(d)
+	b := csr.NewBuilder(d)
 	for i := 0; i < n; i++ {
 		var ind []int
 		var val []float64
@@ -288,7 +289,7 @@ func TestNystromErrors(t *testing.T) {
 		k    kernel.Kernel
 		land mat.Matrix
 	}{
-		{"no landmarks", kernel.RBF{Gamma: 1}, sparse.NewBuilder(3).Build(3)},
+		{"no landmarks", kernel.RBF{Gamma: 1}, csr.NewBuilder(3).Build(3)},
 		{"NaN", kernel.RBF{Gamma: 1}, nan},
 		{"zero kernel", kernel.Linear{}, mat.NewDense(2, 2, nil)},
 	} {
@@ -353,7 +354,7 @@ func TestOrthogonalOneDim(t *testing.T) {
 func TestTransformNoRows(t *testing.T) {
 	f := NewFourier(kernel.RBF{Gamma: 1}, 3, 5, rand.NewPCG(1, 1))
 	var z mat.Dense
-	f.Transform(&z, sparse.NewBuilder(3).Build(3))
+	f.Transform(&z, csr.NewBuilder(3).Build(3))
 	if !z.IsEmpty() {
 		t.Fatal("dst allocated for zero rows")
 	}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/kernel"
-	"github.com/kernelad/anomaly/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 

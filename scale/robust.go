@@ -4,9 +4,10 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
+	"github.com/kernelad/anomaly/internal/csr"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Robust scales each column by its interquartile range and, unless
@@ -44,6 +45,8 @@ func percentile(sorted []float64, q float64) float64 {
 // Fit computes the per-column median, quartiles and, where needed, the
 // standard deviation.
 func (s *Robust) Fit(X mat.Matrix) error {
+	X = csr.Input(X)
+
 	_, c := X.Dims()
 	cols := make([][]float64, c)
 	_, zeros, err := columnStats(X, func(j int, v float64) { cols[j] = append(cols[j], v) })
@@ -78,6 +81,8 @@ func (s *Robust) Fit(X mat.Matrix) error {
 // Transform writes (X − Median) / Spread (or X / Spread with NoCenter) into
 // dst.
 func (s *Robust) Transform(dst *mat.Dense, X mat.Matrix) error {
+	X = csr.Input(X)
+
 	if s.NoCenter {
 		return affine(dst, X, fitted(s.Spread), func(j int, v float64) float64 { return v / s.Spread[j] }, "Robust")
 	}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kernelad/anomaly/sparse"
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -115,6 +116,8 @@ func columnRange(X mat.Matrix) (lo, hi []float64, err error) {
 
 // Fit computes the per-column minimum and range of X.
 func (s *MinMax) Fit(X mat.Matrix) error {
+	X = csr.Input(X)
+
 	lo, hi, err := columnRange(X)
 	if err != nil {
 		return err
@@ -133,6 +136,8 @@ func (s *MinMax) Fit(X mat.Matrix) error {
 
 // Transform writes (X − Min) · Scale into dst.
 func (s *MinMax) Transform(dst *mat.Dense, X mat.Matrix) error {
+	X = csr.Input(X)
+
 	// As scikit-learn: x·scale + (−min·scale).
 	return affine(dst, X, fitted(s.Scale), func(j int, v float64) float64 {
 		return v*s.Scale[j] + (-s.Min[j] * s.Scale[j])
@@ -156,6 +161,8 @@ func (s *MinMax) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
 // magnitude (an exact operation), so columns measured in units of 1e±300
 // neither overflow nor underflow in the sums of squares.
 func (s *Standard) Fit(X mat.Matrix) error {
+	X = csr.Input(X)
+
 	_, c := X.Dims()
 	amax := make([]float64, c)
 	if _, _, err := columnStats(X, func(j int, v float64) { amax[j] = math.Max(amax[j], math.Abs(v)) }); err != nil {
@@ -198,6 +205,8 @@ func (s *Standard) Fit(X mat.Matrix) error {
 
 // Transform writes (X − Mean) / Std (or X / Std with NoCenter) into dst.
 func (s *Standard) Transform(dst *mat.Dense, X mat.Matrix) error {
+	X = csr.Input(X)
+
 	if s.NoCenter {
 		return affine(dst, X, fitted(s.Std), func(j int, v float64) float64 { return v / s.Std[j] }, "Standard")
 	}
@@ -217,6 +226,8 @@ var errNoCenter = errors.New("scale: centring would densify sparse data; use NoC
 
 // Fit computes the per-column largest absolute value.
 func (s *MaxAbs) Fit(X mat.Matrix) error {
+	X = csr.Input(X)
+
 	_, c := X.Dims()
 	m := make([]float64, c)
 	if _, _, err := columnStats(X, func(j int, v float64) { m[j] = math.Max(m[j], math.Abs(v)) }); err != nil {
@@ -233,6 +244,8 @@ func (s *MaxAbs) Fit(X mat.Matrix) error {
 
 // Transform writes X / Max into dst.
 func (s *MaxAbs) Transform(dst *mat.Dense, X mat.Matrix) error {
+	X = csr.Input(X)
+
 	return affine(dst, X, fitted(s.Max), func(j int, v float64) float64 { return v / s.Max[j] }, "MaxAbs")
 }
 
@@ -265,7 +278,7 @@ func affine(dst *mat.Dense, X mat.Matrix, cols int, f func(j int, v float64) flo
 		for i := 0; i < r; i++ {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+c]
 			copy(row, zero)
-			ind, val := sp.RowNonZeros(i)
+			ind, val := csr.Row(sp, i)
 			for k, j := range ind {
 				row[j] = f(j, val[k])
 			}
@@ -304,7 +317,7 @@ func scaleCSR(X *sparse.CSR, cols int, f func(j int, v float64) float64, who str
 	ind := make([]int, 0, X.NNZ())
 	data := make([]float64, 0, X.NNZ())
 	for i := 0; i < r; i++ {
-		ri, rv := X.RowNonZeros(i)
+		ri, rv := csr.Row(X, i)
 		for k, j := range ri {
 			ind = append(ind, j)
 			data = append(data, f(j, rv[k]))
@@ -318,6 +331,11 @@ func scaleCSR(X *sparse.CSR, cols int, f func(j int, v float64) float64, who str
 // input sparse when s can (MaxAbs, Standard{NoCenter: true}, MinMax on
 // columns with minimum 0) and returning an error rather than densifying it.
 func Scale(s Scaler, train, test mat.Matrix) (trainOut, testOut mat.Matrix, err error) {
+	train = csr.Input(train)
+	if test != nil {
+		test = csr.Input(test)
+	}
+
 	if err := s.Fit(train); err != nil {
 		return nil, nil, err
 	}

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kernelad/anomaly/sparse"
 )
 
 type golden struct {
@@ -41,7 +41,7 @@ func dense(rows [][]float64) *mat.Dense {
 
 func toCSR(m mat.Matrix) *sparse.CSR {
 	r, c := m.Dims()
-	b := sparse.NewBuilder(c)
+	b := csr.NewBuilder(c)
 	for i := 0; i < r; i++ {
 		var cols []int
 		var vals []float64
@@ -230,7 +230,7 @@ func TestStageRangeError(t *testing.T) {
 // included; untouched columns are left as they are.
 func TestCompactStage(t *testing.T) {
 	const n, d = 4, 1000
-	b := sparse.NewBuilder(d)
+	b := csr.NewBuilder(d)
 	rows := [][2][]float64{
 		{{3, 900}, {1, 2}},
 		{{3}, {3}},

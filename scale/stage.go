@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kernelad/anomaly/sparse"
 )
 
 // Names of the scale stage's rules.
@@ -65,6 +65,8 @@ func Fit(rule string, X mat.Matrix) (*Stage, error) {
 // With no shape (vector samples) channel is standard: each column is its
 // own channel.
 func FitShape(rule string, X mat.Matrix, shape []int) (*Stage, error) {
+	X = csr.Input(X)
+
 	if rule == ChannelRule {
 		return fitChannels(X, shape)
 	}
@@ -128,7 +130,7 @@ func fitCompact(rule string, X *sparse.CSR) (*Stage, error) {
 	ind := make([]int, 0, X.NNZ())
 	data := make([]float64, 0, X.NNZ())
 	for i := 0; i < r; i++ {
-		ri, rv := X.RowNonZeros(i)
+		ri, rv := csr.Row(X, i)
 		for k, j := range ri {
 			pos, _ := slices.BinarySearch(cols, j)
 			ind = append(ind, pos)
@@ -213,6 +215,8 @@ func (s *Stage) Check(cols int) error { return s.check(cols) }
 // otherwise. A value that the map sends beyond the float64 range is an
 // error naming its row and column (1-based).
 func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
+	X = csr.Input(X)
+
 	if s.Rule == None {
 		return X, nil
 	}

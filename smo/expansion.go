@@ -4,9 +4,11 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/mat"
+	"github.com/kernelad/anomaly/internal/csr"
 
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Expansion is the kernel expansion f(x) = Σ_i Coef_i · k(SV_i, x) of a dual
@@ -31,6 +33,8 @@ type Expansion struct {
 // non-zero, sparse when X is sparse. coef has length n and is not
 // retained.
 func NewExpansion(k kernel.Kernel, X mat.Matrix, coef []float64) *Expansion {
+	X = csr.Input(X)
+
 	n, d := X.Dims()
 	if len(coef) != n {
 		panic("smo: coefficient length differs from the row count")
@@ -85,6 +89,8 @@ func (e *Expansion) DoSV(i int, fn func(j int, v float64)) {
 // over runtime.GOMAXPROCS(0) goroutines. A sparse X against sparse
 // support vectors is read through the non-zeros only.
 func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
+	X = csr.Input(X)
+
 	m, d := X.Dims()
 	if d != e.D {
 		panic("smo: expansion dimension mismatch")
@@ -105,7 +111,7 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 	if rbf {
 		negGamma = -e.Kernel.(kernel.RBF).Gamma
 	}
-	_, sparseX := X.(rowNonZeroer)
+	_, sparseX := X.(*sparse.CSR)
 	_, raw := X.(mat.RawMatrixer)
 	var wg sync.WaitGroup
 	chunk := (m + w - 1) / w

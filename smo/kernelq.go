@@ -5,9 +5,10 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // KernelMatrix is the Matrix Q_ij = Scale · y_i · y_j · k(x_i, x_j) over the
@@ -37,6 +38,8 @@ const parallelMin = 512
 // labels y (nil means all +1) and a positive factor scale. X is copied
 // (its non-zeros only when it is sparse).
 func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *KernelMatrix {
+	X = csr.Input(X)
+
 	n, _ := X.Dims()
 	if y != nil && len(y) != n {
 		panic("smo: label length differs from the row count")
@@ -187,9 +190,9 @@ func rowInto(dst []float64, X mat.Matrix, i int) {
 	case mat.RawMatrixer:
 		r := m.RawMatrix()
 		copy(dst, r.Data[i*r.Stride:i*r.Stride+len(dst)])
-	case rowNonZeroer:
+	case *sparse.CSR:
 		clear(dst)
-		ind, vals := m.RowNonZeros(i)
+		ind, vals := csr.Row(m, i)
 		for k, j := range ind {
 			dst[j] = vals[k]
 		}

@@ -1,15 +1,11 @@
 package smo
 
 import (
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
+	"gonum.org/v1/gonum/mat"
 )
-
-// rowNonZeroer is the sparse fast path (*sparse.CSR of this module).
-type rowNonZeroer interface {
-	RowNonZeros(i int) (ind []int, vals []float64)
-}
 
 // rowStore holds rows of a data matrix: dense and row-major, or for a
 // sparse input as compressed rows (ptr, ind, val), so a LIBSVM file with
@@ -28,13 +24,13 @@ type rowStore struct {
 func newRowStore(X mat.Matrix, keep func(i int) bool) rowStore {
 	n, d := X.Dims()
 	s := rowStore{d: d}
-	if sp, ok := X.(rowNonZeroer); ok {
+	if sp, ok := X.(*sparse.CSR); ok {
 		s.ptr = []int{0}
 		for i := 0; i < n; i++ {
 			if keep != nil && !keep(i) {
 				continue
 			}
-			ind, vals := sp.RowNonZeros(i)
+			ind, vals := csr.Row(sp, i)
 			s.ind = append(s.ind, ind...)
 			s.val = append(s.val, vals...)
 			s.ptr = append(s.ptr, len(s.ind))
@@ -113,8 +109,8 @@ func (r *row) setStored(s *rowStore, i int) {
 func (r *row) setFrom(X mat.Matrix, i int, scratch []float64) {
 	r.reset()
 	switch m := X.(type) {
-	case rowNonZeroer:
-		r.ind, r.val = m.RowNonZeros(i)
+	case *sparse.CSR:
+		r.ind, r.val = csr.Row(m, i)
 		r.sq = dot(r.val, r.val)
 	case mat.RawMatrixer:
 		raw := m.RawMatrix()

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/kernel"
-	"github.com/kernelad/anomaly/sparse"
 )
 
 // BenchmarkSolveWideCSR is the one-class problem (ν = 0.5) on CSR rows of

@@ -6,17 +6,17 @@ import (
 	"runtime"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
-	"github.com/kernelad/anomaly/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // sparsify zeroes the entries of X at or below 0.3 and returns the CSR
 // matrix of what is left (X is changed to the same values).
 func sparsify(t *testing.T, X *mat.Dense) *sparse.CSR {
 	n, d := X.Dims()
-	b := sparse.NewBuilder(d)
+	b := csr.NewBuilder(d)
 	for i := 0; i < n; i++ {
 		var ind []int
 		var val []float64
@@ -94,7 +94,7 @@ func TestSparseMatchesDense(t *testing.T) {
 func TestSparseNeverDense(t *testing.T) {
 	const n, d, nnz = 300, 1_000_000, 8
 	rng := rand.New(rand.NewPCG(1, 1))
-	b := sparse.NewBuilder(d)
+	b := csr.NewBuilder(d)
 	for i := 0; i < n; i++ {
 		ind := make([]int, nnz)
 		val := make([]float64, nnz)

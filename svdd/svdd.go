@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/smo"
+	"gonum.org/v1/gonum/mat"
 )
 
 // DefaultNu is ν when neither C nor Nu is set, chosen by make defaults
@@ -232,16 +233,14 @@ func (m *SVDD) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	dst = detector.ScoreDst(dst, r)
 	m.exp.Eval(dst, X)
 	_, isRBF := m.k.(kernel.RBF)
-	sp, sparse := X.(interface {
-		RowNonZeros(i int) ([]int, []float64)
-	})
+	sp, isSparse := X.(*sparse.CSR)
 	var row []float64
 	for i, v := range dst {
 		kxx := 1.0 // k(x, x) = 1 for the RBF kernel
 		if !isRBF {
 			ok := false
-			if sparse {
-				ind, val := sp.RowNonZeros(i)
+			if isSparse {
+				ind, val := csr.Row(sp, i)
 				kxx, ok = kernel.EvalSparse(m.k, ind, val, ind, val)
 			}
 			if !ok {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/dataset"
@@ -82,7 +83,7 @@ type Cancel struct {
 var CheckNames = []string{
 	"Shapes", "Predict", "Contamination", "ConfigUnchanged", "Seed",
 	"GenericMatrix", "DimError", "NonFinite", "NotFitted", "Concurrent",
-	"Cancel", "SaveLoad", "Defaults", "Affine", "AUC",
+	"Cancel", "SaveLoad", "Defaults", "Affine", "Sparse", "AUC",
 }
 
 // suite holds what the checks share: the method, its parameters and the
@@ -154,6 +155,7 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		"SaveLoad":        s.saveLoad,
 		"Defaults":        s.defaults,
 		"Affine":          s.affine,
+		"Sparse":          s.sparse,
 		"AUC":             s.auc,
 	}
 	for _, c := range CheckNames {
@@ -679,5 +681,96 @@ func (s *suite) affine(t *testing.T) {
 	}
 	if th1, th2 := d1.Threshold(), d2.Threshold(); th1 != th2 && !(math.Abs(th1-th2) <= tol) {
 		t.Errorf("threshold %v in the original units, %v in other units", th1, th2)
+	}
+}
+
+// sparse zeroes about half the entries of the training and test rows, fits
+// one detector on the dense matrix and one on a james-bowman/sparse COO
+// matrix of the same values (entries stored in a shuffled order), scores
+// the test rows as a dense matrix and as a CSR matrix whose rows hold their
+// column indices in reverse order, and requires the same scores and
+// threshold to 1e-6 of the scores' magnitude (the sparse and dense paths
+// add in different orders; AffineParams tighten iterative solvers as for
+// Affine). Both fits use scale=none: the standard, robust and minmax
+// stages do not centre sparse columns, so they differ on purpose.
+func (s *suite) sparse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	thin := func(X *mat.Dense) *mat.Dense {
+		Y := mat.DenseCopyOf(X)
+		r, c := Y.Dims()
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				if rng.IntN(2) == 0 {
+					Y.Set(i, j, 0)
+				}
+			}
+		}
+		return Y
+	}
+	train, test := thin(s.train), thin(s.test)
+	n, d := train.Dims()
+	type entry struct {
+		i, j int
+		v    float64
+	}
+	var es []entry
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			if v := train.At(i, j); v != 0 {
+				es = append(es, entry{i, j, v})
+			}
+		}
+	}
+	rng.Shuffle(len(es), func(a, b int) { es[a], es[b] = es[b], es[a] })
+	coo := sparse.NewCOO(n, d, nil, nil, nil)
+	for _, e := range es {
+		coo.Set(e.i, e.j, e.v)
+	}
+	m, _ := test.Dims()
+	indptr := []int{0}
+	var ind []int
+	var val []float64
+	for i := 0; i < m; i++ {
+		for j := d - 1; j >= 0; j-- {
+			if v := test.At(i, j); v != 0 {
+				ind, val = append(ind, j), append(val, v)
+			}
+		}
+		indptr = append(indptr, len(ind))
+	}
+	csr := sparse.NewCSR(m, d, indptr, ind, val)
+
+	extra := maps.Clone(s.opts.AffineParams)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	extra["scale"] = "none"
+	d1, p := s.newDet(t, extra)
+	if err := d1.Fit(context.Background(), train); err != nil {
+		t.Fatalf("Fit(%v) on the dense rows: %v", p, err)
+	}
+	d2, _ := s.newDet(t, extra)
+	if err := d2.Fit(context.Background(), coo); err != nil {
+		t.Fatalf("Fit(%v) on a COO matrix: %v", p, err)
+	}
+	s1 := mustScore(t, d1, test)
+	s2, err := d2.Score(nil, csr)
+	if err != nil {
+		t.Fatalf("Score of a CSR matrix with unsorted rows: %v", err)
+	}
+	var mag float64
+	for _, v := range s1 {
+		if !math.IsInf(v, 0) {
+			mag = math.Max(mag, math.Abs(v))
+		}
+	}
+	tol := 1e-6 * math.Max(mag, 1e-300)
+	for i := range s1 {
+		if s1[i] != s2[i] && !(math.Abs(s1[i]-s2[i]) <= tol) {
+			t.Fatalf("row %d: score %v from dense rows, %v from sparse rows (tolerance %.3g)", i, s1[i], s2[i], tol)
+		}
+	}
+	if th1, th2 := d1.Threshold(), d2.Threshold(); th1 != th2 && !(math.Abs(th1-th2) <= tol) {
+		t.Errorf("threshold %v from dense rows, %v from sparse rows", th1, th2)
 	}
 }
