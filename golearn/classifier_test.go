@@ -1,0 +1,319 @@
+package golearn_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sjwhitworth/golearn/base"
+	"github.com/sjwhitworth/golearn/evaluation"
+	"github.com/sjwhitworth/golearn/meta"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/golearn"
+	"github.com/kernelad/anomaly/internal/cli"
+)
+
+func breastw(t *testing.T) *base.DenseInstances {
+	t.Helper()
+	data, err := base.ParseDenseARFFToInstances("../testdata/breastw.arff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// golearn's cross-validation drives the adapter as it drives its own
+// classifiers: Fit on four folds, Predict the fifth. The detector flags 10%
+// of each test fold; on breastw (35% malignant) doing better than the
+// majority class (accuracy 444/683 = 0.650) needs flagged rows to be
+// mostly malignant.
+func TestCrossValidation(t *testing.T) {
+	data := breastw(t)
+	for _, method := range []string{"ocsvm", "kde", "iforest", "expose"} {
+		cls, err := golearn.New(method, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cms, err := evaluation.GenerateCrossFoldValidationConfusionMatrices(data, cls, 5)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		total := 0
+		for _, cm := range cms {
+			for _, row := range cm {
+				for _, k := range row {
+					total += k
+				}
+			}
+		}
+		if total != 683 {
+			t.Errorf("%s: the folds' confusion matrices count %d rows, want 683", method, total)
+		}
+		mean, _ := evaluation.GetCrossValidatedMetric(cms, evaluation.GetAccuracy)
+		t.Logf("%s: 5-fold mean accuracy %.3f", method, mean)
+		if mean <= 444.0/683 {
+			t.Errorf("%s: mean accuracy %.3f is no better than calling every row benign (0.650)", method, mean)
+		}
+	}
+}
+
+// golearn's CSV reader makes the 0/1 label column a float class attribute;
+// Predict writes 1 and 0 into it.
+func TestCSVFloatClass(t *testing.T) {
+	data, err := base.ParseCSVToInstances("../testdata/breastw.csv", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := data.AllClassAttributes()[0].(*base.FloatAttribute); !ok {
+		t.Fatalf("class attribute is %T, want a float attribute", data.AllClassAttributes()[0])
+	}
+	cls, _ := golearn.New("gauss", nil)
+	if err := cls.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	pred, err := cls.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := evaluation.GetConfusionMatrix(data, pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("confusion matrix %v", cm)
+	if len(cm) != 2 || cm["1"]["1"] == 0 { // the attribute's precision is that of the file: 0 digits
+		t.Errorf("confusion matrix %v: want float classes 0/1 with some malignant rows flagged", cm)
+	}
+}
+
+// Nominal classes other than the obvious pairs need AnomalyClass and
+// NormalClass; with them, Predict writes those values.
+func TestClassValues(t *testing.T) {
+	const arff = `@relation tiny
+@attribute a real
+@attribute b real
+@attribute kind {benign,malignant}
+@data
+0,0,benign
+0.1,0,benign
+0,0.1,benign
+0.1,0.1,benign
+5,5,malignant
+`
+	path := filepath.Join(t.TempDir(), "tiny.arff")
+	if err := os.WriteFile(path, []byte(arff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := base.ParseDenseARFFToInstances(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, _ := golearn.New("gauss", map[string]string{"contamination": "0.2"})
+	if err := cls.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cls.Predict(data); err == nil || !strings.Contains(err.Error(), "set AnomalyClass and NormalClass") {
+		t.Fatalf("Predict with classes {benign, malignant} and no mapping: %v, want an error asking for the values", err)
+	}
+	cls.AnomalyClass, cls.NormalClass = "malignant", "benign"
+	pred, err := cls.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := base.GetClass(pred, 4); got != "malignant" {
+		t.Errorf("row 4 (far from the others) predicted %q, want malignant", got)
+	}
+	cls.AnomalyClass = "cancer"
+	if _, err := cls.Predict(data); err == nil || !strings.Contains(err.Error(), `"cancer" is not a value`) {
+		t.Errorf("AnomalyClass outside the attribute's values: %v", err)
+	}
+}
+
+// Labeled fits semi-supervised SVDD with the class attribute as labels
+// (a missing class value is an unlabeled row); a method without labels
+// refuses Labeled.
+func TestLabeled(t *testing.T) {
+	data := breastw(t)
+	cls, _ := golearn.New("svdd", nil)
+	cls.Labeled = true
+	if err := cls.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	pred, err := cls.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, _ := evaluation.GetConfusionMatrix(data, pred)
+	t.Logf("semi-supervised svdd, fitted with every label: %v, accuracy %.3f", cm, evaluation.GetAccuracy(cm))
+	un, _ := golearn.New("svdd", nil)
+	if err := un.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	pu, _ := un.Predict(data)
+	cmu, _ := evaluation.GetConfusionMatrix(data, pu)
+	if evaluation.GetAccuracy(cm) < evaluation.GetAccuracy(cmu) {
+		t.Errorf("with labels accuracy %.3f, without %.3f: the labels made it worse", evaluation.GetAccuracy(cm), evaluation.GetAccuracy(cmu))
+	}
+	oc, _ := golearn.New("ocsvm", nil)
+	oc.Labeled = true
+	if err := oc.Fit(data); err == nil || !strings.Contains(err.Error(), "does not use labels") {
+		t.Errorf("ocsvm with Labeled: %v", err)
+	}
+}
+
+// Inside golearn's bagging ensemble (feature bagging: each member sees 5
+// of the 9 attributes), saved and loaded through SaveWithPrefix and
+// LoadWithPrefix: the reloaded ensemble predicts the same classes.
+func TestBaggedEnsemble(t *testing.T) {
+	data := breastw(t)
+	bag := new(meta.BaggedModel)
+	bag.RandomFeatures = 5
+	for range 3 {
+		c, _ := golearn.New("gauss", nil)
+		bag.AddModel(c)
+	}
+	bag.Fit(data)
+	p1, err := bag.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bag.model")
+	if err := bag.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back := new(meta.BaggedModel)
+	for range 3 {
+		back.AddModel(new(golearn.Classifier))
+	}
+	if err := back.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := back.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(classes(p1), classes(p2)) {
+		t.Error("the reloaded ensemble predicts other classes")
+	}
+	cm, _ := evaluation.GetConfusionMatrix(data, p1)
+	t.Logf("bagged gauss: %v", cm)
+}
+
+// A grid without a feature the model was fitted on, a categorical feature,
+// and a model file of another classifier are errors that say so.
+func TestErrors(t *testing.T) {
+	data := breastw(t)
+	cls, _ := golearn.New("gauss", nil)
+	if _, err := cls.Predict(data); err == nil {
+		t.Error("Predict before Fit: no error")
+	}
+	if err := cls.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	few := base.NewInstancesViewFromAttrs(data, append(base.NonClassAttributes(data)[:3], data.AllClassAttributes()...))
+	if _, err := cls.Predict(few); err == nil || !strings.Contains(err.Error(), "no attribute") {
+		t.Errorf("Predict on 3 of the 9 attributes: %v", err)
+	}
+	const arff = "@relation c\n@attribute a real\n@attribute colour {red,blue}\n@attribute class {0,1}\n@data\n1,red,0\n2,blue,1\n"
+	path := filepath.Join(t.TempDir(), "c.arff")
+	os.WriteFile(path, []byte(arff), 0o644)
+	cat, err := base.ParseDenseARFFToInstances(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cls.Fit(cat); err == nil || !strings.Contains(err.Error(), `attribute "colour"`) {
+		t.Errorf("Fit with a categorical feature: %v", err)
+	}
+	if _, err := golearn.New("nosuch", nil); err == nil {
+		t.Error("New with an unknown method: no error")
+	}
+	if _, err := golearn.New("ocsvm", map[string]string{"nu": "2"}); err == nil {
+		t.Error("New with nu=2: no error")
+	}
+}
+
+// Must-show 4 of the golearn issue: on cardio (ADBench 6_cardio from
+// ../shared/data, written as ARFF), the adapter's predictions equal the
+// anomaly column of `anomaly fit` + `anomaly score` on the same file, row
+// for row, for every tabular method at its defaults.
+func TestMatchesCommandLine(t *testing.T) {
+	src := filepath.Join("..", "..", "shared", "data", "adbench", "6_cardio.npz")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("needs %s (../shared/data beside the repository): %v", src, err)
+	}
+	ds, err := dataset.Load(src, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	arffPath := filepath.Join(dir, "cardio.arff")
+	if err := os.WriteFile(arffPath, arffOf(ds.X.(*mat.Dense), ds.Y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := base.ParseDenseARFFToInstances(arffPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{"expose", "kde", "kpca", "ocsvm", "svdd", "iforest", "gauss"} {
+		model := filepath.Join(dir, method+".model")
+		var out, errb bytes.Buffer
+		if code := cli.Run(context.Background(), []string{"fit", "--method", method, "--data", arffPath, "--out", model}, &out, &errb); code != 0 {
+			t.Fatalf("%s: anomaly fit exit %d: %s", method, code, errb.String())
+		}
+		out.Reset()
+		if code := cli.Run(context.Background(), []string{"score", "--model", model, "--data", arffPath}, &out, &errb); code != 0 {
+			t.Fatalf("%s: anomaly score exit %d: %s", method, code, errb.String())
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")[1:]
+		cls, _ := golearn.New(method, nil)
+		if err := cls.Fit(data); err != nil {
+			t.Fatal(err)
+		}
+		pred, err := cls.Predict(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := classes(pred)
+		if len(got) != len(lines) {
+			t.Fatalf("%s: %d predictions, %d score lines", method, len(got), len(lines))
+		}
+		flagged := 0
+		for i, l := range lines {
+			want := l[strings.LastIndexByte(l, ',')+1:]
+			if got[i] != want {
+				t.Fatalf("%s: row %d: adapter %q, anomaly score %q (%s)", method, i, got[i], want, l)
+			}
+			if want == "1" {
+				flagged++
+			}
+		}
+		t.Logf("%s: %d rows, %d flagged, all equal", method, len(lines), flagged)
+	}
+}
+
+// arffOf writes X and 0/1 labels as dense ARFF (real attributes, as
+// golearn's reader requires), numbers in their shortest exact form.
+func arffOf(X *mat.Dense, y []int) []byte {
+	n, d := X.Dims()
+	var b bytes.Buffer
+	b.WriteString("@relation data\n")
+	for j := 0; j < d; j++ {
+		fmt.Fprintf(&b, "@attribute x%d real\n", j+1)
+	}
+	b.WriteString("@attribute class {0,1}\n@data\n")
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			b.WriteString(strconv.FormatFloat(X.At(i, j), 'g', -1, 64))
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d\n", y[i])
+	}
+	return b.Bytes()
+}
