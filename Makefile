@@ -1,6 +1,7 @@
 # anomaly: kernel and tensor anomaly detection in Go.
 #
-#   make test     vet + race-enabled tests of every package (what CI runs)
+#   make test     vet + race-enabled tests of every package, the golearn
+#                 adapter module in golearn/ included (what CI runs)
 #   make bench    Go benchmarks over size grids, side-by-side with the
 #                 reference tools; results in bench-out/
 #   make build    the anomaly binary
@@ -15,7 +16,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 6
 
-.PHONY: all build test test-beam vet bench fmt results bad-input defaults
+.PHONY: all build test test-golearn test-beam vet bench fmt results bad-input defaults
 
 all: build test
 
@@ -29,6 +30,12 @@ vet:
 
 test: vet
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	$(MAKE) test-golearn
+
+# golearn/ is a separate module, so users of the core library do not pull
+# golearn's dependencies.
+test-golearn:
+	cd golearn && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
 
 # beam/ is a separate module (./... above does not enter it). Without -race:
 # the race detector multiplies the pipelines' run time several fold.
