@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kernelad/anomaly/internal/hugepage"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -155,7 +156,7 @@ func growRows(data []float64, d, rows int, done, total int64) []float64 {
 		}
 	}
 	nd := make([]float64, len(data), want*d)
-	adviseHuge(nd[:cap(nd)])
+	hugepage.Advise(nd[:cap(nd)])
 	copy(nd, data)
 	return nd
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/kernelad/anomaly/internal/hugepage"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -312,7 +313,7 @@ func readNPY(r io.Reader, avail, trust int64) (*npyArray, error) {
 	}
 	d := &npyDecoder{h: h, finite: true, swap: h.size > 1 && h.order != nativeOrder}
 	data := make([]float64, h.nelem)
-	adviseHuge(data)
+	hugepage.Advise(data)
 	switch {
 	case h.nelem == 0:
 	case h.fortran && len(h.shape) > 1:
@@ -658,7 +659,7 @@ func readGrowing(r io.Reader, h *npyHeader) ([]float64, error) {
 	for got < need {
 		if got == len(buf)*8 {
 			nb := make([]float64, min((need+7)/8, 2*len(buf)))
-			adviseHuge(nb)
+			hugepage.Advise(nb)
 			copy(nb, buf)
 			buf = nb
 		}

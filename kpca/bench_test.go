@@ -56,3 +56,18 @@ func BenchmarkFit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFitDefault is Fit at the defaults (explained variance 0.5) on
+// the 7,000 training rows: what `anomaly bench` runs for each ADBench split.
+func BenchmarkFitDefault(b *testing.B) {
+	train, src := benchTrain(b)
+	b.Run(src+"/n=7000", func(b *testing.B) {
+		for b.Loop() {
+			p, _ := New(Config{})
+			if err := p.Fit(context.Background(), train); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(len(p.vals)), "components")
+		}
+	})
+}

@@ -37,7 +37,7 @@ func TestLanczosMatchesDense(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, gvec, err := blockLanczos(context.Background(), k, c.q, rand.New(rand.NewPCG(1, 1)))
+		got, gvec, err := blockLanczos(context.Background(), k, c.q, eigTarget{q: c.q}, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}

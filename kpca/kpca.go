@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/kernelad/anomaly/internal/hugepage"
+
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/csr"
@@ -203,18 +205,28 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	x := mat.DenseCopyOf(X)
 	f.progress("gram", 0, n)
 	// The workers stop between blocks of 64 rows when ctx is done.
-	sym := new(mat.SymDense)
+	// The n × n buffer is the fit's one large allocation: huge pages make
+	// its first touch ~190 faults of 2 MiB instead of ~n²/512 of 4 KiB.
+	sym := mat.NewSymDense(n, hugepage.Floats(n*n))
 	if err := kernel.GramContext(ctx, sym, f.kern, x); err != nil {
 		return nil, err
 	}
 	raw := sym.RawSymmetric()
-	// Full storage in place: mirror the upper triangle.
-	for i := 0; i < n; i++ {
-		if i%256 == 0 && ctx.Err() != nil {
+	// Full storage in place: mirror the upper triangle, in 64 × 64 tiles
+	// so that the column-wise writes stay in cache.
+	const tile = 64
+	for i0 := 0; i0 < n; i0 += tile {
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		for j := i + 1; j < n; j++ {
-			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+		i1 := min(i0+tile, n)
+		for j0 := i0; j0 < n; j0 += tile {
+			j1 := min(j0+tile, n)
+			for i := i0; i < i1; i++ {
+				for j := max(j0, i+1); j < j1; j++ {
+					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+				}
+			}
 		}
 	}
 	k := mat.NewDense(n, n, raw.Data[:(n-1)*raw.Stride+n])

@@ -1,4 +1,4 @@
-package dataset
+package hugepage
 
 import (
 	"unsafe"
@@ -6,14 +6,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// adviseHuge asks the kernel to back the 2 MiB-aligned part of a large
+// Advise asks the kernel to back the 2 MiB-aligned part of a large
 // buffer (4 MiB or more) with transparent huge pages (MADV_HUGEPAGE, which
 // NumPy also applies to its arrays) before it is first written. A fresh
 // buffer is otherwise faulted in 4 KiB page by page: 12,400 faults for a
 // 49 MB array, which on a virtual machine cost more than reading the file.
 // The advice is only advice: without THP (or with THP "never") nothing
 // changes.
-func adviseHuge(f []float64) {
+func Advise(f []float64) {
 	const huge = 2 << 20
 	if len(f)*8 < 4<<20 {
 		return

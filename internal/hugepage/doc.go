@@ -1,0 +1,22 @@
+// Package hugepage asks the operating system to back large float64 buffers
+// with transparent huge pages before they are first written.
+//
+// A fresh buffer of hundreds of megabytes (a kernel matrix, a data array
+// read from a file) is otherwise faulted in 4 KiB page by page: a 392 MB
+// kernel matrix of 7,000 rows takes about 96,000 page faults, which on a
+// virtual machine cost more than computing the matrix. With
+// MADV_HUGEPAGE (what NumPy applies to its arrays) the same buffer takes
+// about 190 faults of 2 MiB. The advice is only advice: where transparent
+// huge pages are off, or on other systems, nothing changes.
+//
+// Conventions: Floats(n) returns a zeroed slice of length n, as make does;
+// Advise leaves the contents alone and may be called on any slice.
+package hugepage
+
+// Floats returns make([]float64, n) with the huge-page advice applied (to
+// buffers of 4 MiB or more) before anything is written into it.
+func Floats(n int) []float64 {
+	f := make([]float64, n)
+	Advise(f)
+	return f
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package hugepage
+
+// Advise is a no-op where transparent huge pages cannot be requested.
+func Advise([]float64) {}
