@@ -298,4 +298,3 @@ func symMulBlock(dst, a, v, vt *mat.Dense) {
 	}
 	wg.Wait()
 }
-
