@@ -468,6 +468,7 @@ func (p *KPCA) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	m, _ := X.Dims()
 	dst = detector.ScoreDst(dst, m)
+	var kx, z mat.Dense // reused by every block: one allocation, not m/scoreRows
 	for i0 := 0; i0 < m; i0 += scoreRows {
 		i1 := min(i0+scoreRows, m)
 		xb := rowBlock(X, i0, i1)
@@ -485,7 +486,10 @@ func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 			p.nystromScores(dst[i0:i1], kxx, &z, zc)
 			continue
 		}
-		var kx mat.Dense
+		if r, _ := kx.Dims(); r != i1-i0 {
+			kx.Reset()
+			z.Reset()
+		}
 		kernel.Cross(&kx, p.kern, xb, p.x)
 		n := len(p.rowMean)
 		for i := 0; i < i1-i0; i++ {
@@ -500,7 +504,6 @@ func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 			}
 			dst[i0+i] = kxx[i] - 2*rm + p.grand
 		}
-		var z mat.Dense
 		z.Mul(&kx, p.proj)
 		q := len(p.vals)
 		for i := 0; i < i1-i0; i++ {
