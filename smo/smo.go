@@ -302,9 +302,30 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Initial gradient G = Qα + p and Ḡ = Σ_{α_i = C_i} C_i Q_i.
+	// Initial gradient G = Qα + p and Ḡ = Σ_{α_i = C_i} C_i Q_i: by
+	// columns, or when most α are non-zero in one symmetric pass over Q
+	// (mulAdd) that computes each kernel value once instead of twice.
 	copy(s.g, s.p)
+	nz := 0
 	for i := 0; i < l; i++ {
+		if s.status[i] != lowerBound {
+			nz++
+		}
+	}
+	if sm, ok := s.q.(interface {
+		mulAdd(g, a, gb, b []float64) bool
+	}); ok && 2*nz > l {
+		b := make([]float64, l)
+		for i := range b {
+			if s.status[i] == upperBound {
+				b[i] = s.c[i]
+			}
+		}
+		if sm.mulAdd(s.g, s.alpha, s.gbar, b) {
+			nz = -1 // done
+		}
+	}
+	for i := 0; i < l && nz >= 0; i++ {
 		if s.status[i] == lowerBound {
 			continue
 		}

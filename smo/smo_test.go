@@ -367,3 +367,53 @@ func TestCancelDuringSolve(t *testing.T) {
 		t.Errorf("%d progress calls for %d iterations", calls, r.Iterations)
 	}
 }
+
+// mulAdd (the initial gradient in one symmetric pass) equals the sum over
+// columns that the solver otherwise forms: Q·a and Q·b from Column, with
+// labels (sign flips) and with both workers' row ranges, to 1e-12 relative
+// (the same float32 values, added in another order).
+func TestMulAddEqualsColumns(t *testing.T) {
+	for _, n := range []int{700, 1500} {
+		X := randX(n, 7, uint64(n))
+		y := make([]int8, n)
+		for i := range y {
+			y[i] = 1
+			if i%3 == 0 {
+				y[i] = -1
+			}
+		}
+		for _, labels := range [][]int8{nil, y} {
+			q := NewKernelMatrix(kernel.RBF{Gamma: 0.3}, X, labels, 0.5)
+			a, b := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i] = float64(i%5) / 4
+				if i%2 == 0 {
+					b[i] = 1
+				}
+			}
+			want, wantB := make([]float64, n), make([]float64, n)
+			col := make([]float32, n)
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
+			}
+			for j := 0; j < n; j++ {
+				q.Column(col, j, all)
+				for i := range want {
+					want[i] += a[j] * float64(col[i])
+					wantB[i] += b[j] * float64(col[i])
+				}
+			}
+			got, gotB := make([]float64, n), make([]float64, n)
+			if !q.mulAdd(got, a, gotB, b) {
+				t.Fatal("mulAdd declined a dense RBF matrix")
+			}
+			for i := range got {
+				if math.Abs(got[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) ||
+					math.Abs(gotB[i]-wantB[i]) > 1e-12*math.Max(1, math.Abs(wantB[i])) {
+					t.Fatalf("n=%d labels=%v row %d: mulAdd %v %v, columns %v %v", n, labels != nil, i, got[i], gotB[i], want[i], wantB[i])
+				}
+			}
+		}
+	}
+}
