@@ -138,6 +138,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		}
 	}
 	k := 0
+	var prev []float64 // the previous step's leading Ritz values
 	for k+b <= maxK {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -176,6 +177,21 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 			blk.Copy(wk)
 			continue
 		}
+		// The Ritz vectors cost an O(k³) eigendecomposition with vectors;
+		// the values alone are O(k²). Until the q leading Ritz values stop
+		// moving (they converge quadratically faster than the vectors, so
+		// the residual test cannot pass before), only the values are
+		// computed.
+		tv := ritzValues(t.Slice(0, k, 0, k).(*mat.Dense), q)
+		settled := prev != nil && k+b <= maxK
+		for j := 0; j < q && settled && tv != nil; j++ {
+			settled = math.Abs(tv[j]-prev[j]) <= valueSettle*math.Abs(tv[0])
+		}
+		prev = tv
+		if !settled && tv != nil && k+b <= maxK {
+			blk.Copy(wk)
+			continue
+		}
 		vals, y, ky, ok := ritz(t.Slice(0, k, 0, k).(*mat.Dense), vAll, w.Slice(0, n, 0, k).(*mat.Dense), q)
 		if !ok {
 			return nil, nil, errors.New("kpca: eigendecomposition of the Lanczos matrix failed")
@@ -207,6 +223,33 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		blk.Copy(wk)
 	}
 	return nil, nil, nil
+}
+
+// valueSettle is the relative change of the leading Ritz values between
+// two Lanczos steps below which the Ritz vectors are formed and their
+// residuals tested.
+const valueSettle = 1e-12
+
+// ritzValues returns the q leading eigenvalues of the projected matrix t in
+// descending order, without eigenvectors (nil if the eigensolver fails).
+func ritzValues(t *mat.Dense, q int) []float64 {
+	k, _ := t.Dims()
+	sym := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			sym.SetSym(i, j, t.At(i, j))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(sym, false) {
+		return nil
+	}
+	asc := es.Values(nil)
+	vals := make([]float64, q)
+	for j := range vals {
+		vals[j] = asc[k-1-j]
+	}
+	return vals
 }
 
 // ritz returns the q leading Ritz values of the projected matrix t, the
