@@ -61,3 +61,22 @@ func BenchmarkFitSize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFitDefault is Fit at the defaults (ν = 0.9, γ = scale after the
+// standard scale stage) on the 7,000 training rows of the seed-1 ADBench
+// split of 10_cover: what `anomaly bench` runs for each split.
+func BenchmarkFitDefault(b *testing.B) {
+	train, _ := shareddata.ADBenchSplit(b, "10_cover", 1)
+	b.Run("10_cover/n=7000", func(b *testing.B) {
+		for b.Loop() {
+			m, err := New(Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Fit(context.Background(), train.X); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(m.Stats().Iterations), "iter")
+		}
+	})
+}
