@@ -17,16 +17,8 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 
-	// The detection methods: each registers itself with the detector
-	// registry, so every method name of `anomaly methods` works here.
-	_ "github.com/kernelad/anomaly/expose"
-	_ "github.com/kernelad/anomaly/gauss"
-	_ "github.com/kernelad/anomaly/iforest"
-	_ "github.com/kernelad/anomaly/kde"
-	_ "github.com/kernelad/anomaly/kpca"
-	_ "github.com/kernelad/anomaly/ocsvm"
-	_ "github.com/kernelad/anomaly/stm"
-	_ "github.com/kernelad/anomaly/svdd"
+	// Every detection method of the module, registered by name.
+	_ "github.com/kernelad/anomaly/detector/all"
 )
 
 // classifierName and classifierVersion identify the adapter in golearn's

@@ -85,12 +85,7 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 // denseTop uses a full symmetric eigendecomposition.
 func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
-	sym := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, a.At(i, j))
-		}
-	}
+	sym := symOf(a)
 	var es mat.EigenSym
 	if !es.Factorize(sym, true) {
 		return nil, nil, errors.New("kpca: eigendecomposition failed")
@@ -234,12 +229,7 @@ const valueSettle = 1e-12
 // descending order, without eigenvectors (nil if the eigensolver fails).
 func ritzValues(t *mat.Dense, q int) []float64 {
 	k, _ := t.Dims()
-	sym := mat.NewSymDense(k, nil)
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			sym.SetSym(i, j, t.At(i, j))
-		}
-	}
+	sym := symOf(t)
 	var es mat.EigenSym
 	if !es.Factorize(sym, false) {
 		return nil
@@ -256,12 +246,7 @@ func ritzValues(t *mat.Dense, q int) []float64 {
 // Ritz vectors y = V s and a·y = W s.
 func ritz(t, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
 	k, _ := t.Dims()
-	sym := mat.NewSymDense(k, nil)
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			sym.SetSym(i, j, t.At(i, j))
-		}
-	}
+	sym := symOf(t)
 	var es mat.EigenSym
 	if !es.Factorize(sym, true) {
 		return nil, nil, nil, false
@@ -340,4 +325,14 @@ func symMulBlock(dst, a, v, vt *mat.Dense) {
 		}(r[0], r[1])
 	}
 	wg.Wait()
+}
+
+// symOf copies the upper triangle of the square matrix a into a SymDense.
+func symOf(a *mat.Dense) *mat.SymDense {
+	k, _ := a.Dims()
+	sym := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		copy(sym.RawSymmetric().Data[i*k+i:i*k+k], a.RawRowView(i)[i:k])
+	}
+	return sym
 }

@@ -667,6 +667,14 @@ func (s *suite) affine(t *testing.T) {
 		t.Fatalf("Fit(%v) on the rows in other units: %v", p, err)
 	}
 	s1, s2 := mustScore(t, d1, s.test), mustScore(t, d2, change(s.test, m))
+	agree(t, s1, s2, d1.Threshold(), d2.Threshold(), "in the original units", "in other units")
+}
+
+// agree requires two fits' test scores and thresholds to match to 1e-6 of
+// the first scores' largest finite magnitude (equal infinities agree); how1
+// and how2 say how each fit saw the data.
+func agree(t *testing.T, s1, s2 []float64, th1, th2 float64, how1, how2 string) {
+	t.Helper()
 	var mag float64
 	for _, v := range s1 {
 		if !math.IsInf(v, 0) {
@@ -675,12 +683,12 @@ func (s *suite) affine(t *testing.T) {
 	}
 	tol := 1e-6 * math.Max(mag, 1e-300)
 	for i := range s1 {
-		if s1[i] != s2[i] && !(math.Abs(s1[i]-s2[i]) <= tol) { // equal infinities agree
-			t.Fatalf("row %d: score %v in the original units, %v in other units (tolerance %.3g)", i, s1[i], s2[i], tol)
+		if s1[i] != s2[i] && !(math.Abs(s1[i]-s2[i]) <= tol) {
+			t.Fatalf("row %d: score %v %s, %v %s (tolerance %.3g)", i, s1[i], how1, s2[i], how2, tol)
 		}
 	}
-	if th1, th2 := d1.Threshold(), d2.Threshold(); th1 != th2 && !(math.Abs(th1-th2) <= tol) {
-		t.Errorf("threshold %v in the original units, %v in other units", th1, th2)
+	if th1 != th2 && !(math.Abs(th1-th2) <= tol) {
+		t.Errorf("threshold %v %s, %v %s", th1, how1, th2, how2)
 	}
 }
 
@@ -758,19 +766,5 @@ func (s *suite) sparse(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Score of a CSR matrix with unsorted rows: %v", err)
 	}
-	var mag float64
-	for _, v := range s1 {
-		if !math.IsInf(v, 0) {
-			mag = math.Max(mag, math.Abs(v))
-		}
-	}
-	tol := 1e-6 * math.Max(mag, 1e-300)
-	for i := range s1 {
-		if s1[i] != s2[i] && !(math.Abs(s1[i]-s2[i]) <= tol) {
-			t.Fatalf("row %d: score %v from dense rows, %v from sparse rows (tolerance %.3g)", i, s1[i], s2[i], tol)
-		}
-	}
-	if th1, th2 := d1.Threshold(), d2.Threshold(); th1 != th2 && !(math.Abs(th1-th2) <= tol) {
-		t.Errorf("threshold %v from dense rows, %v from sparse rows", th1, th2)
-	}
+	agree(t, s1, s2, d1.Threshold(), d2.Threshold(), "from dense rows", "from sparse rows")
 }

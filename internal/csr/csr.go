@@ -2,6 +2,7 @@ package csr
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
 
@@ -267,4 +268,31 @@ func Input(X mat.Matrix) mat.Matrix {
 		return m
 	}
 	return X
+}
+
+// Random returns an n × d CSR matrix with nnz distinct random columns per
+// row and N(0, 1) values, seeded: the shape of bag-of-words and one-hot
+// data, for the tests and benchmarks of the sparse paths.
+func Random(n, d, nnz int, seed uint64) *sparse.CSR {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	indptr := make([]int, n+1)
+	ind := make([]int, 0, n*nnz)
+	val := make([]float64, 0, n*nnz)
+	seen := map[int]bool{}
+	for i := 0; i < n; i++ {
+		clear(seen)
+		start := len(ind)
+		for len(seen) < min(nnz, d) {
+			if j := rng.IntN(d); !seen[j] {
+				seen[j] = true
+				ind = append(ind, j)
+			}
+		}
+		slices.Sort(ind[start:])
+		for range ind[start:] {
+			val = append(val, rng.NormFloat64())
+		}
+		indptr[i+1] = len(ind)
+	}
+	return sparse.NewCSR(n, d, indptr, ind, val)
 }

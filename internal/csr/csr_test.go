@@ -2,6 +2,7 @@ package csr
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,4 +125,21 @@ func ExampleBuilder() {
 	ind, val := Row(m, 0)
 	fmt.Println(r, c, m.NNZ(), ind, val)
 	// Output: 2 4 3 [0 3] [1.5 -2]
+}
+
+// Random draws distinct sorted columns per row, within range, seeded.
+func TestRandom(t *testing.T) {
+	m := Random(50, 30, 7, 3)
+	if err := Check(m); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		ind, _ := Row(m, i)
+		if len(ind) != 7 || !slices.IsSorted(ind) || slices.Compact(slices.Clone(ind))[6] != ind[6] {
+			t.Fatalf("row %d: indices %v, want 7 distinct sorted", i, ind)
+		}
+	}
+	if !mat.Equal(m, Random(50, 30, 7, 3)) || mat.Equal(m, Random(50, 30, 7, 4)) {
+		t.Error("Random is not a function of its seed")
+	}
 }

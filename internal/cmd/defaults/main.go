@@ -36,12 +36,7 @@ import (
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
-	_ "github.com/kernelad/anomaly/expose"
-	_ "github.com/kernelad/anomaly/kde"
-	_ "github.com/kernelad/anomaly/kpca"
-	_ "github.com/kernelad/anomaly/ocsvm"
-	_ "github.com/kernelad/anomaly/stm"
-	_ "github.com/kernelad/anomaly/svdd"
+	_ "github.com/kernelad/anomaly/detector/all"
 )
 
 // candidate is one rule: a name and the parameters that select it.
