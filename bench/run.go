@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -93,6 +94,12 @@ type Config struct {
 	// Progress, if not nil, is called after every task with stage
 	// "bench DATA METHOD", the tasks done and the total.
 	Progress detector.ProgressFunc
+	// SplitDir, when set, is a directory where Run writes each (data set,
+	// class, seed) split once and hands it to every method's task in
+	// Task.Split (a process-per-task runner then reads a few thousand rows
+	// instead of reloading the data file per task). Run removes the files
+	// when a data set's runs are done.
+	SplitDir string
 }
 
 // Cell is the result of one method on one data set: medians over the runs
@@ -252,6 +259,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Seeds: seeds, Methods: methods, Params: cfg.Params, Timeout: cfg.Timeout.Seconds(), Raw: cfg.Raw}
 	done := 0
 	for _, p := range plans {
+		splits, err := prepareSplits(cfg, p, methods, seeds)
+		if err != nil {
+			return res, err
+		}
 		for _, m := range methods {
 			tm := IsTensorMethod(m)
 			if tm && !p.tensor {
@@ -276,7 +287,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					if err := ctx.Err(); err != nil {
 						return res, err
 					}
-					t := Task{Data: p.ref, Method: m, Params: cfg.Params[m], Seed: s, Class: c, Raw: cfg.Raw, KeepScores: cfg.KeepScores}
+					t := Task{Data: p.ref, Method: m, Params: cfg.Params[m], Seed: s, Class: c, Raw: cfg.Raw, KeepScores: cfg.KeepScores,
+						Split: splits[[2]int{c, int(s)}]}
 					o := runner(ctx, t, cfg.Timeout)
 					cell.Trials = append(cell.Trials, Trial{Task: t, Outcome: o})
 					done++
@@ -288,8 +300,52 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			summarise(&cell)
 			res.Cells = append(res.Cells, cell)
 		}
+		for _, f := range splits {
+			os.Remove(f)
+		}
 	}
 	return res, nil
+}
+
+// prepareSplits writes the splits of data set p that more than one task
+// shares (Config.SplitDir), keyed by (class, seed); nil without SplitDir.
+func prepareSplits(cfg Config, p plan, methods []string, seeds []uint64) (map[[2]int]string, error) {
+	if cfg.SplitDir == "" {
+		return nil, nil
+	}
+	n := 0
+	for _, m := range methods {
+		if p.tensor || !IsTensorMethod(m) {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil, nil // one task per split: nothing to share
+	}
+	ds, err := Open(p.ref)
+	if err != nil {
+		return nil, nil // each task reports it
+	}
+	classes := []int{-1}
+	if p.classes != nil {
+		classes = p.classes
+	}
+	out := map[[2]int]string{}
+	for _, c := range classes {
+		for _, s := range seeds {
+			path, err := writeSplit(cfg.SplitDir, ds, c, s, cfg.Raw)
+			if err != nil {
+				for _, f := range out {
+					os.Remove(f)
+				}
+				return nil, fmt.Errorf("bench: preparing the split of %s: %w", DataName(p.ref), err)
+			}
+			if path != "" {
+				out[[2]int{c, int(s)}] = path
+			}
+		}
+	}
+	return out, nil
 }
 
 // summarise fills a cell's medians and counts from its runs.

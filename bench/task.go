@@ -36,6 +36,9 @@ type Task struct {
 	// KeepScores asks for the test scores and labels in the Outcome (for
 	// ROC and PR curves).
 	KeepScores bool `json:"keep_scores,omitempty"`
+	// Split, when set, is the file Run prepared with this task's split
+	// (Config.SplitDir): RunSplitTask reads it instead of the data set.
+	Split string `json:"split,omitempty"`
 }
 
 // Outcome is what one Task measured.
@@ -51,8 +54,8 @@ type Outcome struct {
 	// PeakBytes is the peak memory of the run; Memory says what was
 	// measured ("heap": the peak of Go heap objects in this process,
 	// sampled every 5 ms during Fit and Score; "rss": the maximum resident
-	// set size of a separate process that ran only this task, data loading
-	// included). 0 when not measured.
+	// set size of a separate process that ran only this task, reading its
+	// data or prepared split included). 0 when not measured.
 	PeakBytes int64  `json:"peak_bytes"`
 	Memory    string `json:"memory,omitempty"`
 	// TrainRows, TestRows and TestAnomalies describe the split.
@@ -104,16 +107,26 @@ func RunTask(ctx context.Context, ds *dataset.Dataset, t Task) (out Outcome) {
 			out = Outcome{Err: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	if _, ok := detector.Lookup(t.Method); !ok {
-		return Outcome{Err: fmt.Sprintf("unknown method %q", t.Method)}
-	}
 	train, test, err := Split(ds, t.Class, t.Seed, t.Raw)
 	if err != nil {
 		return Outcome{Err: err.Error()}
 	}
+	return runSplit(ctx, train, test, ds.Shape, t)
+}
+
+// runSplit builds the task's detector, fits it on train and scores test.
+func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t Task) (out Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = Outcome{Err: fmt.Sprintf("panic: %v", r)}
+		}
+	}()
+	if _, ok := detector.Lookup(t.Method); !ok {
+		return Outcome{Err: fmt.Sprintf("unknown method %q", t.Method)}
+	}
 	out.TrainRows, out.TestRows, out.TestAnomalies = train.Rows(), test.Rows(), test.Anomalies()
 	seed := t.Seed
-	d, _, err := detector.Prepare(t.Method, t.Params, detector.Task{Shape: ds.Shape, Seed: &seed})
+	d, _, err := detector.Prepare(t.Method, t.Params, detector.Task{Shape: shape, Seed: &seed})
 	if err != nil {
 		out.Err = err.Error()
 		return out

@@ -209,6 +209,13 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 			return internalErr(fmt.Errorf("bench: cannot find this program to run each task: %v (use --in-process)", err))
 		}
 		cfg.Runner = processRunner(exe)
+		// Each split is written once and read by every method's process.
+		dir, err := os.MkdirTemp("", "anomaly-bench-")
+		if err != nil {
+			return internalErr(fmt.Errorf("bench: temporary directory for the splits: %v", err))
+		}
+		defer os.RemoveAll(dir)
+		cfg.SplitDir = dir
 	}
 	var bar *progressBar
 	if isTerminal(stderr) {
@@ -411,9 +418,10 @@ func newBenchTaskCmd(stdout io.Writer) *cobra.Command {
 		if err := json.NewDecoder(c.InOrStdin()).Decode(&t); err != nil {
 			return usagef("bench-task: reading the task: %v", err)
 		}
-		ds, err := bench.Open(t.Data)
 		var o bench.Outcome
-		if err != nil {
+		if t.Split != "" {
+			o = bench.RunSplitTask(ctx, t)
+		} else if ds, err := bench.Open(t.Data); err != nil {
 			o = bench.Outcome{Err: err.Error(), AUC: math.NaN(), AP: math.NaN()}
 		} else {
 			o = bench.RunTask(ctx, ds, t)
