@@ -34,6 +34,13 @@ func Gram(dst *mat.SymDense, k Kernel, X mat.Matrix) {
 // block of rows they are on and return, and GramContext returns ctx.Err()
 // with dst partly filled. No goroutine it started outlives it.
 func GramContext(ctx context.Context, dst *mat.SymDense, k Kernel, X mat.Matrix) error {
+	return GramProgress(ctx, dst, k, X, nil)
+}
+
+// GramProgress is GramContext that reports the rows done: progress(done,
+// n) is called on the calling goroutine about every 100 ms while the
+// workers run and once at the end (progress may be nil).
+func GramProgress(ctx context.Context, dst *mat.SymDense, k Kernel, X mat.Matrix, progress func(done, total int)) error {
 	X = csr.Input(X)
 
 	n, _ := X.Dims()
@@ -51,7 +58,7 @@ func GramContext(ctx context.Context, dst *mat.SymDense, k Kernel, X mat.Matrix)
 	}
 	raw := dst.RawSymmetric()
 	out := blas64.General{Rows: n, Cols: n, Stride: raw.Stride, Data: raw.Data}
-	return fill(ctx, out, canon(k), X, nil, true)
+	return fill(ctx, out, canon(k), X, nil, true, progress)
 }
 
 // Cross sets dst to the n_X × n_Y kernel matrix K_ij = k(x_i, y_j) between
@@ -80,7 +87,7 @@ func Cross(dst *mat.Dense, k Kernel, X, Y mat.Matrix) {
 	if nx == 0 || ny == 0 {
 		return
 	}
-	_ = fill(context.Background(), dst.RawMatrix(), canon(k), X, Y, false) // no ctx: cannot fail
+	_ = fill(context.Background(), dst.RawMatrix(), canon(k), X, Y, false, nil) // no ctx: cannot fail
 }
 
 // Row sets dst[j] = k(x, y_j) for every row y_j of Y. len(dst) must equal
@@ -167,7 +174,7 @@ func (r *rowset) asDense() *mat.Dense {
 
 // fill computes out = K(X, Y) (Y = X and only j ≥ i when sym), block by
 // block until ctx is done.
-func fill(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) error {
+func fill(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sym bool, progress func(done, total int)) error {
 	_, xsparse := X.(*sparse.CSR)
 	ysparse := false
 	if Y != nil {
@@ -176,7 +183,7 @@ func fill(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sy
 	if !xsparse && !ysparse {
 		switch k.(type) {
 		case RBF, Linear, Polynomial:
-			return fillBLAS(ctx, out, k, X, Y, sym)
+			return fillBLAS(ctx, out, k, X, Y, sym, progress)
 		}
 	}
 	xs := newRowset(X)
@@ -185,7 +192,7 @@ func fill(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sy
 		ys = newRowset(Y)
 	}
 	nb := (xs.n + blockRows - 1) / blockRows
-	return parallel.ForBlocksContext(ctx, nb, func() func(int) {
+	return parallel.ForBlocksProgress(ctx, nb, func() func(int) {
 		p := newPairs(k, xs, ys)
 		return func(b int) {
 			i0, i1 := b*blockRows, min((b+1)*blockRows, xs.n)
@@ -201,7 +208,7 @@ func fill(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sy
 				}
 			}
 		}
-	})
+	}, blockProgress(progress, nb, blockRows, xs.n))
 }
 
 // fillBLAS is the dense path for kernels that are a function of inner
@@ -209,7 +216,7 @@ func fill(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sy
 // both sides are first centred on the column means of Y (the distance does
 // not change) so that ‖x‖² + ‖y‖² − 2xᵀy loses as little as possible to
 // cancellation.
-func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sym bool) error {
+func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix, sym bool, progress func(done, total int)) error {
 	var xd, yd *mat.Dense
 	var nx, ny []float64
 	rbf, isRBF := k.(RBF)
@@ -237,7 +244,7 @@ func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix
 	n, _ := xd.Dims()
 	m, d := yd.Dims()
 	nb := (n + blockRows - 1) / blockRows
-	return parallel.ForBlocksContext(ctx, nb, func() func(int) {
+	return parallel.ForBlocksProgress(ctx, nb, func() func(int) {
 		return func(b int) {
 			i0, i1 := b*blockRows, min((b+1)*blockRows, n)
 			c0 := 0
@@ -272,7 +279,7 @@ func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix
 				}
 			}
 		}
-	})
+	}, blockProgress(progress, nb, blockRows, n))
 }
 
 func colMeans(r *rowset) []float64 {
@@ -509,4 +516,13 @@ func sparseL1Dist(ai []int, av []float64, bi []int, bv []float64) float64 {
 		s += math.Abs(bv[q])
 	}
 	return s
+}
+
+// blockProgress turns a progress over rows into one over blocks of rows
+// (nil stays nil).
+func blockProgress(progress func(done, total int), nb, rows, n int) func(done, total int) {
+	if progress == nil {
+		return nil
+	}
+	return func(done, _ int) { progress(min(done*rows, n), n) }
 }

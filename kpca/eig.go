@@ -54,7 +54,10 @@ func (t eigTarget) count(vals []float64) (int, bool) {
 // semi-definite n × n matrix a (full storage), in descending order, as many
 // as target asks for: vals and the unit eigenvectors as the columns of
 // vecs.
-func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand) ([]float64, *mat.Dense, error) {
+//
+// progress (may be nil) receives the Lanczos basis size against its budget
+// after every block (the dense path reports nothing).
+func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n <= denseMax || (target.q > 0 && 4*target.q > n) {
 		return denseTop(a, target)
@@ -67,7 +70,7 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 		if 4*want > n {
 			return denseTop(a, target)
 		}
-		vals, vecs, err := blockLanczos(ctx, a, want, target, rng)
+		vals, vecs, err := blockLanczos(ctx, a, want, target, rng, progress)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -118,7 +121,7 @@ func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 // the fraction of the trace (on the 7,000 rows of 10_cover at the default
 // 0.5: 12 steps instead of 15), returning just those. It returns nil values
 // when the basis would exceed min(n/2, max(12 blocks, 10q)) vectors first.
-func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rng *rand.Rand) ([]float64, *mat.Dense, error) {
+func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	b := max(8, q/2)
 	maxK := min(n/2, max(12*b, 10*q))
@@ -150,6 +153,9 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		wk := w.Slice(0, n, k, k+b).(*mat.Dense)
 		symMulBlock(wk, a, blk, blkT)
 		k += b
+		if progress != nil {
+			progress(k, maxK)
+		}
 		// new columns of T = Vᵀ A V
 		vAll := v.Slice(0, n, 0, k).(*mat.Dense)
 		tc := t.Slice(0, k, k-b, k).(*mat.Dense)

@@ -37,7 +37,7 @@ func TestLanczosMatchesDense(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, gvec, err := blockLanczos(context.Background(), k, c.q, eigTarget{q: c.q}, rand.New(rand.NewPCG(1, 1)))
+		got, gvec, err := blockLanczos(context.Background(), k, c.q, eigTarget{q: c.q}, rand.New(rand.NewPCG(1, 1)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestLanczosMatchesDense(t *testing.T) {
 			t.Logf("%+v: Lanczos budget exhausted; checking topEigen's fallback", c)
 			old := denseMax
 			denseMax = 0
-			got, gvec, err = topEigen(context.Background(), k, eigTarget{q: c.q}, rand.New(rand.NewPCG(1, 1)))
+			got, gvec, err = topEigen(context.Background(), k, eigTarget{q: c.q}, rand.New(rand.NewPCG(1, 1)), nil)
 			denseMax = old
 			if err != nil {
 				t.Fatal(err)

@@ -208,7 +208,7 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	// The n × n buffer is the fit's one large allocation: huge pages make
 	// its first touch ~190 faults of 2 MiB instead of ~n²/512 of 4 KiB.
 	sym := mat.NewSymDense(n, hugepage.Floats(n*n))
-	if err := kernel.GramContext(ctx, sym, f.kern, x); err != nil {
+	if err := kernel.GramProgress(ctx, sym, f.kern, x, func(done, total int) { f.progress("gram", done, total) }); err != nil {
 		return nil, err
 	}
 	raw := sym.RawSymmetric()
@@ -263,12 +263,10 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	if math.IsNaN(trace) || math.IsInf(trace, 0) {
 		return nil, fmt.Errorf("kpca: the kernel matrix is not finite (is gamma too large?)")
 	}
-	f.progress("eigen", 0, 1)
-	vals, vecs, err := topEigen(ctx, k, f.target(n, trace), rng)
+	vals, vecs, err := topEigen(ctx, k, f.target(n, trace), rng, func(done, total int) { f.progress("eigen", done, total) })
 	if err != nil {
 		return nil, err
 	}
-	f.progress("eigen", 1, 1)
 	q := keep(vals, n, kmax)
 	f.vals = vals[:q]
 	var sum float64

@@ -1,12 +1,14 @@
 package smo
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"sync"
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -266,11 +268,13 @@ func (m *GramMatrix) Column(dst []float32, j int, rows []int) {
 // of the α are non-zero (the one-class problem at large ν: at ν = 0.9 the
 // pass computes 0.56 of the kernel values the columns would). Workers take
 // row ranges with equal numbers of pairs and accumulate the lower-triangle
-// contributions privately. It reports false, doing nothing, for the
-// matrices it does not cover (sparse rows, other kernels).
-func (m *KernelMatrix) mulAdd(g, a, gb, b []float64) bool {
+// contributions privately; progress (may be nil) gets the ranges done on
+// the calling goroutine, and ctx stops the workers between ranges. It
+// reports false, doing nothing, for the matrices it does not cover (sparse
+// rows, other kernels).
+func (m *KernelMatrix) mulAdd(ctx context.Context, g, a, gb, b []float64, progress func(done, total int)) (bool, error) {
 	if !m.rbf || m.rows.ptr != nil {
-		return false
+		return false, nil
 	}
 	n, d := len(m.diag), m.rows.d
 	data, sq := m.rows.dense, m.rows.sq
@@ -280,27 +284,26 @@ func (m *KernelMatrix) mulAdd(g, a, gb, b []float64) bool {
 		}
 		return 1
 	}
-	w := max(1, min(m.workers, n/parallelMin))
-	parts := make([][2][]float64, w)
-	var wg sync.WaitGroup
-	for k := 0; k < w; k++ {
-		// rows [lo, hi) hold 1/w of the n²/2 pairs: row i has n−i−1.
-		lo := int(float64(n) * (1 - math.Sqrt(1-float64(k)/float64(w))))
-		hi := int(float64(n) * (1 - math.Sqrt(1-float64(k+1)/float64(w))))
-		if k == w-1 {
-			hi = n
-		}
-		parts[k] = [2][]float64{make([]float64, n), make([]float64, n)}
-		wg.Add(1)
-		go func(lo, hi int, pg, pb []float64) {
-			defer wg.Done()
-			kv := make([]float64, n)
-			for i := lo; i < hi; i++ {
+	// nb row ranges with equal numbers of pairs (row i has n−i−1): the
+	// workers take them in turn, which also paces the progress reports.
+	nb := max(1, min(64, n/64))
+	bounds := make([]int, nb+1)
+	for c := 1; c < nb; c++ {
+		bounds[c] = int(float64(n) * (1 - math.Sqrt(1-float64(c)/float64(nb))))
+	}
+	bounds[nb] = n
+	var mu sync.Mutex
+	var parts [][2][]float64
+	qii := float64(float32(m.scale))
+	err := parallel.ForBlocksProgress(ctx, nb, func() func(int) {
+		pg, pb, kv := make([]float64, n), make([]float64, n), make([]float64, n)
+		mu.Lock()
+		parts = append(parts, [2][]float64{pg, pb})
+		mu.Unlock()
+		return func(c int) {
+			for i := bounds[c]; i < bounds[c+1]; i++ {
 				xi := data[i*d : i*d+d : i*d+d]
 				si, yi := sq[i], sign(i)
-				// Q_ii = scale (k(x, x) = 1 for the RBF kernel).
-				qii := float64(float32(m.scale))
-				gi, bi := qii*a[i], qii*b[i]
 				for j := i + 1; j < n; j++ {
 					xj := data[j*d : j*d+d : j*d+d]
 					var dot float64
@@ -309,6 +312,8 @@ func (m *KernelMatrix) mulAdd(g, a, gb, b []float64) bool {
 					}
 					kv[j] = expNeg(-m.gamma * max(si+sq[j]-2*dot, 0))
 				}
+				// Q_ii = scale (k(x, x) = 1 for the RBF kernel).
+				gi, bi := qii*a[i], qii*b[i]
 				ai, bbi := a[i], b[i]
 				for j := i + 1; j < n; j++ {
 					// Rounded to float32 as the column cache stores Q, so
@@ -322,14 +327,16 @@ func (m *KernelMatrix) mulAdd(g, a, gb, b []float64) bool {
 				pg[i] += gi
 				pb[i] += bi
 			}
-		}(lo, hi, parts[k][0], parts[k][1])
+		}
+	}, progress)
+	if err != nil {
+		return true, err
 	}
-	wg.Wait()
 	for _, p := range parts {
 		for i := range g {
 			g[i] += p[0][i]
 			gb[i] += p[1][i]
 		}
 	}
-	return true
+	return true, nil
 }

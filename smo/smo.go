@@ -57,8 +57,10 @@ type Settings struct {
 	// MaxIter bounds the iterations; 0 means max(10⁷, 100·n) as LIBSVM.
 	// Reaching it ends the solve with Status IterationLimit.
 	MaxIter int
-	// Progress, when set, is called every 1,000 iterations with the stage
-	// "smo", the iteration count and MaxIter.
+	// Progress, when set, is called on the solving goroutine while the
+	// initial gradient is formed (stage "gradient", rows or row ranges
+	// done and their total) and then every 1,000 iterations (stage "smo",
+	// the iteration count and MaxIter).
 	Progress func(stage string, done, total int)
 }
 
@@ -312,8 +314,12 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			nz++
 		}
 	}
+	var progress func(done, total int)
+	if set.Progress != nil {
+		progress = func(done, total int) { set.Progress("gradient", done, total) }
+	}
 	if sm, ok := s.q.(interface {
-		mulAdd(g, a, gb, b []float64) bool
+		mulAdd(ctx context.Context, g, a, gb, b []float64, progress func(done, total int)) (bool, error)
 	}); ok && 2*nz > l {
 		b := make([]float64, l)
 		for i := range b {
@@ -321,11 +327,18 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 				b[i] = s.c[i]
 			}
 		}
-		if sm.mulAdd(s.g, s.alpha, s.gbar, b) {
-			nz = -1 // done
+		done, err := sm.mulAdd(ctx, s.g, s.alpha, s.gbar, b, progress)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			nz = -1
 		}
 	}
 	for i := 0; i < l && nz >= 0; i++ {
+		if progress != nil && i%256 == 0 {
+			progress(i, l)
+		}
 		if s.status[i] == lowerBound {
 			continue
 		}

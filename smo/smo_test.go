@@ -342,7 +342,8 @@ func (m *cancelAfter) Column(dst []float32, j int, rows []int) {
 }
 
 // Cancelling during the iterations stops the solve with ctx.Err(); the
-// progress callback is called every 1,000 iterations.
+// progress callback is called during the initial gradient and every 1,000
+// iterations.
 func TestCancelDuringSolve(t *testing.T) {
 	X := randX(1200, 4, 31)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -352,19 +353,26 @@ func TestCancelDuringSolve(t *testing.T) {
 	if _, err := Solve(ctx, prob, Settings{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	var calls int
+	// The initial gradient reports ("gradient", columns done, n), rising;
+	// the iterations ("smo", 1000·k, limit).
+	var calls, grad, last int
 	r, err := Solve(context.Background(), Problem{Q: NewKernelMatrix(kernel.RBF{Gamma: 2}, X, nil, 1), C: ones(1200, 1), Delta: 600},
 		Settings{Progress: func(stage string, done, total int) {
-			calls++
-			if stage != "smo" || done != 1000*calls {
+			switch {
+			case stage == "gradient" && calls == 0 && done >= last && total == 1200:
+				grad++
+				last = done
+			case stage == "smo" && done == 1000*(calls+1):
+				calls++
+			default:
 				t.Errorf("progress %q %d %d", stage, done, total)
 			}
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != r.Iterations/1000 {
-		t.Errorf("%d progress calls for %d iterations", calls, r.Iterations)
+	if calls != r.Iterations/1000 || grad == 0 {
+		t.Errorf("%d smo progress calls for %d iterations, %d gradient calls", calls, r.Iterations, grad)
 	}
 }
 
@@ -405,7 +413,7 @@ func TestMulAddEqualsColumns(t *testing.T) {
 				}
 			}
 			got, gotB := make([]float64, n), make([]float64, n)
-			if !q.mulAdd(got, a, gotB, b) {
+			if ok, err := q.mulAdd(context.Background(), got, a, gotB, b, nil); !ok || err != nil {
 				t.Fatal("mulAdd declined a dense RBF matrix")
 			}
 			for i := range got {

@@ -52,7 +52,13 @@ func Solve(ctx context.Context, prob smo.Problem, set smo.Settings) (*Solution, 
 		// The iteration limit (10⁷ by default) says nothing about when the
 		// solver will stop: report the count with no total, which the
 		// command line draws as a running counter rather than a stuck bar.
-		set.Progress = func(stage string, done, _ int) { p(stage, done, 0) }
+		// The initial gradient has a real total and keeps it.
+		set.Progress = func(stage string, done, total int) {
+			if stage == "smo" {
+				total = 0
+			}
+			p(stage, done, total)
+		}
 	}
 	res, err := smo.Solve(ctx, prob, set)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ForBlocks runs blocks 0..nb−1 on min(GOMAXPROCS, nb) workers, each of
@@ -19,20 +20,33 @@ func ForBlocks(nb int, newWorker func() func(b int)) {
 // ForBlocksContext returns ctx.Err() no goroutine it started is still
 // working. Blocks not started are left undone.
 func ForBlocksContext(ctx context.Context, nb int, newWorker func() func(b int)) error {
+	return ForBlocksProgress(ctx, nb, newWorker, nil)
+}
+
+// ForBlocksProgress is ForBlocksContext that also reports how many blocks
+// are done: progress(done, nb) is called on the calling goroutine about
+// every 100 ms while the workers run and once at the end (not at all when
+// progress is nil).
+func ForBlocksProgress(ctx context.Context, nb int, newWorker func() func(b int), progress func(done, total int)) error {
 	w := min(runtime.GOMAXPROCS(0), nb)
 	if w <= 1 {
 		if nb > 0 {
 			f := newWorker()
+			last := time.Now()
 			for b := 0; b < nb; b++ {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				f(b)
+				if progress != nil && (b == nb-1 || time.Since(last) >= progressEvery) {
+					progress(b+1, nb)
+					last = time.Now()
+				}
 			}
 		}
 		return ctx.Err()
 	}
-	var next atomic.Int64
+	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range w {
 		wg.Add(1)
@@ -45,8 +59,25 @@ func ForBlocksContext(ctx context.Context, nb int, newWorker func() func(b int))
 					return
 				}
 				f(b)
+				done.Add(1)
 			}
 		}()
+	}
+	if progress != nil {
+		finished := make(chan struct{})
+		go func() { wg.Wait(); close(finished) }()
+		tick := time.NewTicker(progressEvery)
+	wait:
+		for {
+			select {
+			case <-finished:
+				break wait
+			case <-tick.C:
+				progress(int(done.Load()), nb)
+			}
+		}
+		tick.Stop()
+		progress(int(done.Load()), nb)
 	}
 	wg.Wait()
 	if int(next.Load()) < nb {
@@ -54,6 +85,9 @@ func ForBlocksContext(ctx context.Context, nb int, newWorker func() func(b int))
 	}
 	return nil
 }
+
+// progressEvery is how often ForBlocksProgress reports.
+const progressEvery = 100 * time.Millisecond
 
 // Cancellable runs f, a call that takes no context (a gonum decomposition, a
 // tree build, a Gram matrix), on its own goroutine and returns when f does or
