@@ -151,7 +151,9 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		}
 		v.Slice(0, n, k, k+b).(*mat.Dense).Copy(blk)
 		wk := w.Slice(0, n, k, k+b).(*mat.Dense)
-		symMulBlock(wk, a, blk, blkT)
+		if err := symMulBlock(ctx, wk, a, blk, blkT); err != nil {
+			return nil, nil, err
+		}
 		k += b
 		if progress != nil {
 			progress(k, maxK)
@@ -184,6 +186,9 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		// the residual test cannot pass before), only the values are
 		// computed.
 		tv := ritzValues(t.Slice(0, k, 0, k).(*mat.Dense), q)
+		if err := ctx.Err(); err != nil { // each of these steps is O(k³)
+			return nil, nil, err
+		}
 		settled := prev != nil && k+b <= maxK
 		for j := 0; j < q && settled && tv != nil; j++ {
 			settled = math.Abs(tv[j]-prev[j]) <= valueSettle*math.Abs(tv[0])
@@ -310,8 +315,9 @@ func orthonormalise(p *mat.Dense) {
 // symMulBlock sets dst = a·v for the n × n matrix a and the n × b block v,
 // one pass over a's rows: vt (b × n) receives vᵀ so that every element of
 // dst is a contiguous dot product (a's row i, still in cache, against the
-// b rows of vt). Two goroutines take halves of the rows.
-func symMulBlock(dst, a, v, vt *mat.Dense) {
+// b rows of vt). Two goroutines take halves of the rows; they stop every
+// 256 rows when ctx is done, and symMulBlock then returns ctx.Err().
+func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense) error {
 	n, b := v.Dims()
 	vt.Copy(v.T())
 	ar, vr, dr := a.RawMatrix(), vt.RawMatrix(), dst.RawMatrix()
@@ -322,6 +328,9 @@ func symMulBlock(dst, a, v, vt *mat.Dense) {
 		go func(lo, hi int) {
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
+				if i%256 == 0 && ctx.Err() != nil {
+					return
+				}
 				row := ar.Data[i*ar.Stride : i*ar.Stride+n]
 				out := dr.Data[i*dr.Stride : i*dr.Stride+b]
 				for c := range out {
@@ -331,6 +340,7 @@ func symMulBlock(dst, a, v, vt *mat.Dense) {
 		}(r[0], r[1])
 	}
 	wg.Wait()
+	return ctx.Err()
 }
 
 // symOf copies the upper triangle of the square matrix a into a SymDense.

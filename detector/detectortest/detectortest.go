@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -509,6 +510,7 @@ func (s *suite) cancel(t *testing.T) {
 	d, p := s.newDet(t, cn.Params)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	before := runtime.NumGoroutine()
 	var cancelled time.Time
 	var mu sync.Mutex
 	timer := time.AfterFunc(cancelAfter, func() {
@@ -536,7 +538,29 @@ func (s *suite) cancel(t *testing.T) {
 	} else {
 		t.Logf("Fit of %d×%d returned %v after the cancel", cn.Rows, cn.Cols, late)
 	}
+	// Nothing the fit started outlives it: within a second the goroutine
+	// count is back to what it was, and the process then stays idle (a
+	// worker left computing would burn about a core).
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines 1 s after the cancelled Fit returned, %d before it started", n, before)
+	}
+	if c0, ok := cpuSeconds(); ok {
+		time.Sleep(idleWindow)
+		c1, _ := cpuSeconds()
+		t.Logf("CPU time over the %v after: %.3f s", idleWindow, c1-c0)
+		if c1-c0 > idleWindow.Seconds()/2 {
+			t.Errorf("the process used %.2f s of CPU in the %v after the cancelled Fit: something is still computing", c1-c0, idleWindow)
+		}
+	}
 }
+
+// idleWindow is how long the Cancel check watches the process's CPU time
+// after a cancelled fit and its goroutines are gone.
+const idleWindow = 500 * time.Millisecond
 
 func (s *suite) saveLoad(t *testing.T) {
 	d := s.fitted(t, nil)
