@@ -205,6 +205,15 @@ func TestCPALSTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One run, one value per sweep: the tolerance is off, so the fit makes
+	// all 30 sweeps, and its final error is the trace's last value.
+	k, err := cpd.Decompose(context.Background(), x, cpd.Config{Rank: 3, MaxIter: 30, Tol: math.SmallestNonzeroFloat64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != k.Iter || errs[len(errs)-1] != k.RelErr {
+		t.Errorf("trace of %d values ending %v; the fit made %d sweeps ending %v", len(errs), errs[len(errs)-1], k.Iter, k.RelErr)
+	}
 	last := errs[len(errs)-1]
 	if !(last < 0.0105) {
 		t.Errorf("relative error after %d sweeps %v, want ≤ 1.05 × 0.01", len(errs), last)
