@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"gonum.org/v1/gonum/floats"
 
 	"gonum.org/v1/gonum/blas"
@@ -315,7 +316,9 @@ func orthonormalise(p *mat.Dense) {
 // symMulBlock sets dst = a·v for the n × n matrix a and the n × b block v,
 // one pass over a's rows: vt (b × n) receives vᵀ so that every element of
 // dst is a contiguous dot product (a's row i, still in cache, against the
-// b rows of vt). Two goroutines take halves of the rows; they stop every
+// b rows of vt, four at a time with fastmath.Dot4, which reads the row
+// once for four and uses AVX2 fused multiply-adds where the machine has
+// them). Two goroutines take halves of the rows; they stop every
 // 256 rows when ctx is done, and symMulBlock then returns ctx.Err().
 func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense) error {
 	n, b := v.Dims()
@@ -333,8 +336,13 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense) error {
 				}
 				row := ar.Data[i*ar.Stride : i*ar.Stride+n]
 				out := dr.Data[i*dr.Stride : i*dr.Stride+b]
-				for c := range out {
-					out[c] = floats.Dot(row, vr.Data[c*vr.Stride:c*vr.Stride+n])
+				vrow := func(c int) []float64 { return vr.Data[c*vr.Stride : c*vr.Stride+n] }
+				c := 0
+				for ; c+4 <= b; c += 4 {
+					out[c], out[c+1], out[c+2], out[c+3] = fastmath.Dot4(row, vrow(c), vrow(c+1), vrow(c+2), vrow(c+3))
+				}
+				for ; c < b; c++ {
+					out[c] = floats.Dot(row, vrow(c))
 				}
 			}
 		}(r[0], r[1])

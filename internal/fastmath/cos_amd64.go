@@ -17,3 +17,9 @@ func cosAddAsm(dst, b []float64, s float64) (outOfRange bool)
 //
 //go:noescape
 func cosAffineAsm(dst, x, wt []float64, stride int, b []float64, s float64) (outOfRange bool)
+
+// dot4Asm returns the four dot products of x with y0…y3 over n elements,
+// n a positive multiple of 8 (see Dot4).
+//
+//go:noescape
+func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64)

@@ -9,3 +9,7 @@ func cosAddAsm(dst, b []float64, s float64) bool { panic("fastmath: no assembly 
 func cosAffineAsm(dst, x, wt []float64, stride int, b []float64, s float64) bool {
 	panic("fastmath: no assembly kernel")
 }
+
+func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64) {
+	panic("fastmath: no assembly kernel")
+}
