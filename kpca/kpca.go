@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/hugepage"
 
 	"github.com/james-bowman/sparse"
@@ -17,6 +18,7 @@ import (
 	"github.com/kernelad/anomaly/randfeat"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -466,7 +468,12 @@ func (p *KPCA) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	m, _ := X.Dims()
 	dst = detector.ScoreDst(dst, m)
-	var kx, z mat.Dense // reused by every block: one allocation, not m/scoreRows
+	var kx mat.Dense   // reused by every block: one allocation, not m/scoreRows
+	var pt *mat.Dense  // the projection transposed, q × n (exact method)
+	var corr []float64 // its centring corrections (see exactScores)
+	if p.ny == nil {
+		pt, corr = p.projT()
+	}
 	for i0 := 0; i0 < m; i0 += scoreRows {
 		i1 := min(i0+scoreRows, m)
 		xb := rowBlock(X, i0, i1)
@@ -486,33 +493,67 @@ func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 		}
 		if r, _ := kx.Dims(); r != i1-i0 {
 			kx.Reset()
-			z.Reset()
 		}
 		kernel.Cross(&kx, p.kern, xb, p.x)
-		n := len(p.rowMean)
-		for i := 0; i < i1-i0; i++ {
+		p.exactScores(dst[i0:i1], kxx, &kx, pt, corr)
+	}
+	return dst, nil
+}
+
+// projT returns the projection P = U Λ^{-1/2} transposed (q × n, so each
+// component's coefficients are one contiguous row) and, per component c,
+// the centring terms S_c = Σ_j P_jc and μ_c = Σ_j rowMean_j·P_jc, stored as
+// corr[2c], corr[2c+1].
+func (p *KPCA) projT() (*mat.Dense, []float64) {
+	q := len(p.vals)
+	n := len(p.rowMean)
+	pt := mat.NewDense(max(q, 1), n, nil)
+	corr := make([]float64, 2*max(q, 1))
+	for c := 0; c < q; c++ {
+		row := pt.RawRowView(c)
+		for j := range row {
+			v := p.proj.At(j, c)
+			row[j] = v
+			corr[2*c] += v
+			corr[2*c+1] += p.rowMean[j] * v
+		}
+	}
+	return pt, corr
+}
+
+// exactScores sets dst[i] = k̃(x_i, x_i) − Σ_c z_ic² for the rows of the
+// uncentred kernel block kx (rows × n) without centring it in place: with
+// r_i its row mean, the centred row is kx_ij + grand − r_i − rowMean_j, so
+// z_ic = kx_i·P_c + (grand − r_i)·S_c − μ_c (projT), and k̃(x_i, x_i) =
+// k(x_i, x_i) − 2r_i + grand. One pass for r_i and q dot products per row
+// (fastmath.Dot4, four components at a time), rows split over the cores.
+func (p *KPCA) exactScores(dst, kxx []float64, kx, pt *mat.Dense, corr []float64) {
+	rows, n := kx.Dims()
+	q := len(p.vals)
+	parallel.ForRanges(rows, 16, func(lo, hi int) {
+		z := make([]float64, q+3)
+		for i := lo; i < hi; i++ {
 			row := kx.RawRowView(i)
 			var rm float64
 			for _, v := range row {
 				rm += v
 			}
 			rm /= float64(n)
-			for j := range row {
-				row[j] += p.grand - rm - p.rowMean[j]
+			c := 0
+			for ; c+4 <= q; c += 4 {
+				z[c], z[c+1], z[c+2], z[c+3] = fastmath.Dot4(row, pt.RawRowView(c), pt.RawRowView(c+1), pt.RawRowView(c+2), pt.RawRowView(c+3))
 			}
-			dst[i0+i] = kxx[i] - 2*rm + p.grand
-		}
-		z.Mul(&kx, p.proj)
-		q := len(p.vals)
-		for i := 0; i < i1-i0; i++ {
-			var s float64
-			for _, v := range z.RawRowView(i)[:q] {
-				s += v * v
+			for ; c < q; c++ {
+				z[c] = floats.Dot(row, pt.RawRowView(c))
 			}
-			dst[i0+i] -= s
+			s := kxx[i] - 2*rm + p.grand
+			for c := 0; c < q; c++ {
+				v := z[c] + (p.grand-rm)*corr[2*c] - corr[2*c+1]
+				s -= v * v
+			}
+			dst[i] = s
 		}
-	}
-	return dst, nil
+	})
 }
 
 // rowBlock returns rows [i0, i1) of X as a matrix (a view when X is dense).
