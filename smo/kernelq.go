@@ -260,77 +260,111 @@ func (m *GramMatrix) Column(dst []float32, j int, rows []int) {
 	}
 }
 
-// mulAdd sets g += Q·a and gb += Q·b (a and b of length n) for the dense
-// RBF matrix in one pass over the upper triangle: each k(x_i, x_j) with
-// i < j is computed once and used for both rows, so the pass costs n(n−1)/2
-// kernel values where forming the columns of the non-zero a_j costs
-// nnz(a)·n. The solver uses it for its initial gradient when more than half
-// of the α are non-zero (the one-class problem at large ν: at ν = 0.9 the
-// pass computes 0.56 of the kernel values the columns would). Workers take
-// row ranges with equal numbers of pairs and accumulate the lower-triangle
-// contributions privately; progress (may be nil) gets the ranges done on
-// the calling goroutine, and ctx stops the workers between ranges. It
-// reports false, doing nothing, for the matrices it does not cover (sparse
-// rows, other kernels).
-func (m *KernelMatrix) mulAdd(ctx context.Context, g, a, gb, b []float64, progress func(done, total int)) (bool, error) {
+// forPairs walks the upper triangle of the dense RBF matrix: for every row
+// i it computes the float32-rounded values Q_ij, j ≥ i (exactly as the
+// column cache stores them, so whatever is built from them equals what the
+// columns would give) into q[i−i0][i:] and calls visit(i0, i1, q) for each
+// tile of rows [i0, i1) on a worker's goroutine, with the visit function
+// newWorker made for that worker. Workers take nb row
+// ranges with equal numbers of pairs (row i has n−i−1); progress (may be
+// nil) gets the ranges done on the calling goroutine, and ctx stops the
+// workers between ranges. It reports false, doing nothing, for the
+// matrices it does not cover (sparse rows, other kernels).
+func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i1 int, q [][]float64), progress func(done, total int)) (bool, error) {
 	if !m.rbf || m.rows.ptr != nil {
 		return false, nil
 	}
 	n, d := len(m.diag), m.rows.d
 	data, sq := m.rows.dense, m.rows.sq
-	sign := func(i int) float64 {
-		if m.y != nil && m.y[i] < 0 {
-			return -1
-		}
-		return 1
-	}
-	// nb row ranges with equal numbers of pairs (row i has n−i−1): the
-	// workers take them in turn, which also paces the progress reports.
 	nb := max(1, min(64, n/64))
 	bounds := make([]int, nb+1)
 	for c := 1; c < nb; c++ {
 		bounds[c] = int(float64(n) * (1 - math.Sqrt(1-float64(c)/float64(nb))))
 	}
 	bounds[nb] = n
+	err := parallel.ForBlocksProgress(ctx, nb, func() func(int) {
+		visit := newWorker()
+		q := make([][]float64, pairTile)
+		for r := range q {
+			q[r] = make([]float64, n)
+		}
+		return func(c int) {
+			for i0 := bounds[c]; i0 < bounds[c+1]; i0 += pairTile {
+				i1 := min(i0+pairTile, bounds[c+1])
+				for i := i0; i < i1; i++ {
+					xi := data[i*d : i*d+d : i*d+d]
+					si, qi := sq[i], q[i-i0]
+					for j := i; j < n; j++ {
+						// The arithmetic of fillRBF, operation for
+						// operation, so the values are the columns' to
+						// the last bit.
+						xj := data[j*d : j*d+d : j*d+d]
+						xj = xj[:len(xi)]
+						var d0, d1 float64
+						t := 0
+						for ; t+2 <= len(xi); t += 2 {
+							d0 += xj[t] * xi[t]
+							d1 += xj[t+1] * xi[t+1]
+						}
+						if t < len(xi) {
+							d0 += xj[t] * xi[t]
+						}
+						d2 := max(sq[j]+si-2*(d0+d1), 0)
+						v := float64(float32(m.scale * expNeg(-m.gamma*d2)))
+						if m.y != nil && m.y[i] != m.y[j] {
+							v = -v
+						}
+						qi[j] = v
+					}
+				}
+				visit(i0, i1, q)
+			}
+		}
+	}, progress)
+	return true, err
+}
+
+// pairTile is the number of rows forPairs hands to a visit at once: the
+// transposed writes of fillAll then fill whole cache lines (16 float32).
+const pairTile = 16
+
+// mulAdd sets g += Q·a and gb += Q·b (a and b of length n) for the dense
+// RBF matrix in one pass over the upper triangle (forPairs): each
+// k(x_i, x_j) with i < j is computed once and used for both rows, so the
+// pass costs n(n−1)/2 kernel values where forming the columns of the
+// non-zero a_j costs nnz(a)·n. The solver uses it for its initial gradient
+// when more than half of the α are non-zero and the whole matrix does not
+// fit its cache (at ν = 0.9 the pass computes 0.56 of the kernel values the
+// columns would). Each worker accumulates the lower-triangle contributions
+// privately.
+func (m *KernelMatrix) mulAdd(ctx context.Context, g, a, gb, b []float64, progress func(done, total int)) (bool, error) {
+	n := len(m.diag)
 	var mu sync.Mutex
 	var parts [][2][]float64
-	qii := float64(float32(m.scale))
-	err := parallel.ForBlocksProgress(ctx, nb, func() func(int) {
-		pg, pb, kv := make([]float64, n), make([]float64, n), make([]float64, n)
+	ok, err := m.forPairs(ctx, func() func(int, int, [][]float64) {
+		pg, pb := make([]float64, n), make([]float64, n)
 		mu.Lock()
 		parts = append(parts, [2][]float64{pg, pb})
 		mu.Unlock()
-		return func(c int) {
-			for i := bounds[c]; i < bounds[c+1]; i++ {
-				xi := data[i*d : i*d+d : i*d+d]
-				si, yi := sq[i], sign(i)
-				for j := i + 1; j < n; j++ {
-					xj := data[j*d : j*d+d : j*d+d]
-					var dot float64
-					for t, v := range xi {
-						dot += v * xj[t]
-					}
-					kv[j] = expNeg(-m.gamma * max(si+sq[j]-2*dot, 0))
-				}
-				// Q_ii = scale (k(x, x) = 1 for the RBF kernel).
-				gi, bi := qii*a[i], qii*b[i]
+		return func(i0, i1 int, qt [][]float64) {
+			for i := i0; i < i1; i++ {
+				q := qt[i-i0]
+				gi, bi := q[i]*a[i], q[i]*b[i]
 				ai, bbi := a[i], b[i]
 				for j := i + 1; j < n; j++ {
-					// Rounded to float32 as the column cache stores Q, so
-					// the gradient is the one the columns would give.
-					q := yi * sign(j) * float64(float32(m.scale*kv[j]))
-					gi += q * a[j]
-					bi += q * b[j]
-					pg[j] += q * ai
-					pb[j] += q * bbi
+					v := q[j]
+					gi += v * a[j]
+					bi += v * b[j]
+					pg[j] += v * ai
+					pb[j] += v * bbi
 				}
 				pg[i] += gi
 				pb[i] += bi
 			}
 		}
 	}, progress)
-	if err != nil {
-		return true, err
+	if !ok || err != nil {
+		return ok, err
 	}
 	for _, p := range parts {
 		for i := range g {
@@ -339,4 +373,33 @@ func (m *KernelMatrix) mulAdd(ctx context.Context, g, a, gb, b []float64, progre
 		}
 	}
 	return true, nil
+}
+
+// fillAll writes the whole matrix into cols (cols[j] is column j, length
+// n) from one pass over the upper triangle (forPairs): Q_ij is computed
+// once and stored in both columns i and j. The solver uses it when the
+// whole matrix fits its cache, so the initial gradient and every later
+// iteration read stored columns: n(n+1)/2 kernel values in all. Workers
+// own row tiles, so column j's entries above the diagonal are written by
+// different workers at different rows, a tile (one cache line) at a time.
+func (m *KernelMatrix) fillAll(ctx context.Context, cols [][]float32, progress func(done, total int)) (bool, error) {
+	n := len(m.diag)
+	return m.forPairs(ctx, func() func(int, int, [][]float64) {
+		return func(i0, i1 int, qt [][]float64) {
+			for i := i0; i < i1; i++ {
+				q, ci := qt[i-i0], cols[i]
+				for j := i; j < n; j++ {
+					ci[j] = float32(q[j])
+				}
+			}
+			// The lower triangle, a tile's rows at a time: column j gets
+			// the i1−i0 contiguous entries Q_{i0..i1−1, j}.
+			for j := i0 + 1; j < n; j++ {
+				cj := cols[j]
+				for i := i0; i < min(i1, j); i++ {
+					cj[i] = float32(qt[i-i0][j])
+				}
+			}
+		}
+	}, progress)
 }

@@ -318,6 +318,29 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 	if set.Progress != nil {
 		progress = func(done, total int) { set.Progress("gradient", done, total) }
 	}
+	if fa, ok := s.q.(interface {
+		fillAll(ctx context.Context, cols [][]float32, progress func(done, total int)) (bool, error)
+	}); ok && 2*nz > l && int64(l)*int64(l) <= s.cache.budget {
+		// The whole matrix fits the cache: store every column from one
+		// symmetric pass; the gradient loop below and every iteration
+		// then read stored columns.
+		cols := make([][]float32, l)
+		for i := range cols {
+			cols[i] = s.cache.get(i).data
+		}
+		filled, err := fa.fillAll(ctx, cols, progress)
+		if err != nil {
+			return nil, err
+		}
+		if filled {
+			for i := range cols {
+				s.cache.head[i].state = colFull
+			}
+			s.columns += int64(l)
+			s.entries += int64(l) * int64(l+1) / 2 // each value computed once
+			nz = 0                                 // the column loop runs, on stored columns
+		}
+	}
 	if sm, ok := s.q.(interface {
 		mulAdd(ctx context.Context, g, a, gb, b []float64, progress func(done, total int)) (bool, error)
 	}); ok && 2*nz > l {

@@ -425,3 +425,35 @@ func TestMulAddEqualsColumns(t *testing.T) {
 		}
 	}
 }
+
+// fillAll stores the matrix Column would give, every entry to the last bit,
+// with labels.
+func TestFillAllEqualsColumns(t *testing.T) {
+	const n = 900
+	X := randX(n, 5, 7)
+	y := make([]int8, n)
+	for i := range y {
+		y[i] = int8(1 - 2*(i%2))
+	}
+	q := NewKernelMatrix(kernel.RBF{Gamma: 0.4}, X, y, 0.7)
+	cols := make([][]float32, n)
+	for i := range cols {
+		cols[i] = make([]float32, n)
+	}
+	if ok, err := q.fillAll(context.Background(), cols, nil); !ok || err != nil {
+		t.Fatalf("fillAll: %v %v", ok, err)
+	}
+	want := make([]float32, n)
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	for j := 0; j < n; j++ {
+		q.Column(want, j, all)
+		for i := range want {
+			if cols[j][i] != want[i] {
+				t.Fatalf("Q[%d][%d]: fillAll %v, Column %v", i, j, cols[j][i], want[i])
+			}
+		}
+	}
+}
