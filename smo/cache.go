@@ -99,3 +99,19 @@ func (c *cache) get(i int) *centry {
 	c.pushFront(ii)
 	return e
 }
+
+// adopt makes buf (length l) the buffer of the empty column i, as get
+// would, without recycling: the solver hands the cache one slab for every
+// column when the whole matrix fits the budget.
+func (c *cache) adopt(i int, buf []float32) *centry {
+	ii := int32(i)
+	e := &c.head[ii]
+	if e.data != nil {
+		panic("smo: adopt of a cached column")
+	}
+	e.data, e.state = buf[:c.l:c.l], colEmpty
+	c.used += int64(c.l)
+	c.peak = max(c.peak, c.used)
+	c.pushFront(ii)
+	return e
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/kernelad/anomaly/internal/hugepage"
 )
 
 // Matrix supplies the Hessian Q of the problem, column by column. Q must be
@@ -324,9 +326,12 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		// The whole matrix fits the cache: store every column from one
 		// symmetric pass; the gradient loop below and every iteration
 		// then read stored columns.
+		// One slab on huge pages: l separate column buffers would be
+		// faulted in 4 KiB at a time by a fresh process.
+		slab := hugepage.Float32s(l * l)
 		cols := make([][]float32, l)
 		for i := range cols {
-			cols[i] = s.cache.get(i).data
+			cols[i] = s.cache.adopt(i, slab[i*l:(i+1)*l]).data
 		}
 		filled, err := fa.fillAll(ctx, cols, progress)
 		if err != nil {

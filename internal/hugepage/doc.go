@@ -20,3 +20,10 @@ func Floats(n int) []float64 {
 	Advise(f)
 	return f
 }
+
+// Float32s is Floats for float32 (a kernel cache's columns in one slab).
+func Float32s(n int) []float32 {
+	f := make([]float32, n)
+	Advise32(f)
+	return f
+}

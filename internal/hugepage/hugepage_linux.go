@@ -14,14 +14,26 @@ import (
 // The advice is only advice: without THP (or with THP "never") nothing
 // changes.
 func Advise(f []float64) {
+	if len(f) > 0 {
+		advise(unsafe.Pointer(unsafe.SliceData(f)), uintptr(len(f))*8)
+	}
+}
+
+// Advise32 is Advise for a float32 buffer.
+func Advise32(f []float32) {
+	if len(f) > 0 {
+		advise(unsafe.Pointer(unsafe.SliceData(f)), uintptr(len(f))*4)
+	}
+}
+
+func advise(base unsafe.Pointer, size uintptr) {
 	const huge = 2 << 20
-	if len(f)*8 < 4<<20 {
+	if size < 4<<20 {
 		return
 	}
-	base := unsafe.Pointer(unsafe.SliceData(f))
 	p := uintptr(base)
 	start := (p + huge - 1) &^ (huge - 1)
-	end := (p + uintptr(len(f))*8) &^ (huge - 1)
+	end := (p + size) &^ (huge - 1)
 	if end <= start {
 		return
 	}

@@ -4,3 +4,6 @@ package hugepage
 
 // Advise is a no-op where transparent huge pages cannot be requested.
 func Advise([]float64) {}
+
+// Advise32 is a no-op where transparent huge pages cannot be requested.
+func Advise32([]float32) {}
