@@ -1,6 +1,9 @@
 package hugepage
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Advise must leave the contents alone and accept any slice, large or
 // small, aligned or not.
@@ -20,6 +23,7 @@ func TestAdviseKeepsContents(t *testing.T) {
 }
 
 func ExampleFloats() {
-	k := Floats(7000 * 7000) // a kernel matrix of 7,000 rows, zeroed
-	_ = k
+	k := Floats(1024 * 1024) // an 8 MiB buffer, zeroed, on huge pages where the system has them
+	fmt.Println(len(k), k[0])
+	// Output: 1048576 0
 }
