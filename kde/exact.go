@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -94,9 +95,13 @@ func gaussianLogSum(g []float64, qn float64, sqn []float64, h float64) float64 {
 	}
 	// (r²/h)/h rather than r²/h²: h² underflows to 0 for h below 1e-154
 	// (and overflows above 1e154), which would make the exponents 0·∞.
+	for j, r2 := range g {
+		g[j] = -0.5 * ((r2 - minR2) / h) / h
+	}
+	fastmath.Exp(g, g) // math.Exp to two ulps, four at a time
 	var s float64
-	for _, r2 := range g {
-		s += math.Exp(-0.5 * ((r2 - minR2) / h) / h)
+	for _, v := range g {
+		s += v
 	}
 	return -0.5*(minR2/h)/h + math.Log(s)
 }

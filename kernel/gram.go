@@ -7,6 +7,7 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -262,13 +263,16 @@ func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix
 				row := out.Data[i*out.Stride : i*out.Stride+m]
 				switch k := k.(type) {
 				case RBF:
-					for j := j0; j < m; j++ {
-						s := nx[i] + ny[j] - 2*row[j]
+					seg := row[j0:m]
+					for j := range seg {
+						s := nx[i] + ny[j0+j] - 2*seg[j]
 						if s < 0 {
 							s = 0
 						}
-						row[j] = math.Exp(-rbf.Gamma * s)
+						seg[j] = -rbf.Gamma * s
 					}
+					fastmath.Exp(seg, seg) // math.Exp to two ulps, four at a time
+
 					if sym {
 						row[i] = 1
 					}

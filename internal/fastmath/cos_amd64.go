@@ -23,3 +23,10 @@ func cosAffineAsm(dst, x, wt []float64, stride int, b []float64, s float64) (out
 //
 //go:noescape
 func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64)
+
+// expAsm sets dst[j] = e^src[j] for len(dst) a multiple of four; lanes
+// outside [−708.396, 709.78] or NaN are left undefined and reported (see
+// Exp).
+//
+//go:noescape
+func expAsm(dst, src []float64) (outOfRange bool)

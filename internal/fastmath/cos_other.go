@@ -13,3 +13,5 @@ func cosAffineAsm(dst, x, wt []float64, stride int, b []float64, s float64) bool
 func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64) {
 	panic("fastmath: no assembly kernel")
 }
+
+func expAsm(dst, src []float64) bool { panic("fastmath: no assembly kernel") }
