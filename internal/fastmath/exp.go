@@ -8,8 +8,10 @@ import "math"
 // two parts, the rational approximation of e^r, scaling by 2^k; under an
 // ulp from e^x), so the results agree with math.Exp to two ulps (tested on
 // a million arguments; on amd64 math.Exp is an assembly routine of its own);
-// arguments whose result is subnormal, zero or infinite, NaN,
-// the tail of the slice, and other machines go through math.Exp itself.
+// arguments whose result is subnormal, zero or infinite, NaN, and other
+// machines go through math.Exp itself. A slice's last len%4 values go
+// through the same kernel (padded), so a result depends on its argument
+// only, not on its position.
 func Exp(dst, src []float64) {
 	src = src[:len(dst)]
 	m := 0
@@ -30,6 +32,21 @@ func Exp(dst, src []float64) {
 				}
 			}
 		}
+	}
+	if useAsm && m < len(dst) {
+		// The tail through the same kernel, padded to four lanes, so that
+		// a value does not depend on where in a slice it falls.
+		var in, out [4]float64
+		copy(in[:], src[m:])
+		expAsm(out[:], in[:])
+		for j := m; j < len(dst); j++ {
+			if x := src[j]; x >= expLow && x <= expHigh {
+				dst[j] = out[j-m]
+			} else {
+				dst[j] = math.Exp(x)
+			}
+		}
+		return
 	}
 	for j := m; j < len(dst); j++ {
 		dst[j] = math.Exp(src[j])
