@@ -90,7 +90,7 @@ const transformRows = 256
 
 // Transform sets dst to z(X). Blocks of rows are mapped by
 // runtime.GOMAXPROCS(0) workers: for dense X each block is one gemm
-// X_b·Wᵀ; a *sparse.CSR X goes through CSR.MulDense block by block and is
+// X_b·Wᵀ; a *sparse.CSR X goes through csr.MulDense block by block and is
 // never densified; any other mat.Matrix is copied a block at a time.
 func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 	X = csr.Input(X)
