@@ -1,16 +1,13 @@
 package iforest
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
-	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/shareddata"
 )
 
 // anchorIForest is the median test AUC-ROC over seeds 1–3 of scikit-learn's
@@ -32,10 +29,7 @@ var anchorIForest = map[string]float64{
 // three moves by a few hundredths. Asserted: the mean over the 15 sets
 // within 0.01 of scikit-learn's, and each set within 0.035.
 func TestADBenchAUC(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "adbench")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("%s absent (the 15 ADBench sets of ../shared): %v", dir, err)
-	}
+	shareddata.Path(t, "adbench")
 	names := make([]string, 0, len(anchorIForest))
 	for n := range anchorIForest {
 		names = append(names, n)
@@ -43,27 +37,10 @@ func TestADBenchAUC(t *testing.T) {
 	sort.Strings(names)
 	var sum, ref float64
 	for _, name := range names {
-		ds, err := dataset.Load(filepath.Join(dir, name+".npz"), dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var aucs []float64
-		for seed := uint64(1); seed <= 3; seed++ {
-			train, test, err := dataset.SplitADBench(ds, seed)
-			if err != nil {
-				t.Fatal(err)
-			}
+		aucs, _ := shareddata.ADBenchAUCs(t, name, func(seed uint64) detector.Detector {
 			f, _ := New(Config{Src: rand.NewPCG(seed, seed)})
-			if err := f.Fit(context.Background(), train.X); err != nil {
-				t.Fatal(err)
-			}
-			s, err := f.Score(nil, test.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			aucs = append(aucs, eval.AUCROC(s, test.Y))
-		}
-		sort.Float64s(aucs)
+			return f
+		})
 		med := aucs[1]
 		t.Logf("%-15s median AUC %.4f, scikit-learn %.3f (%+.4f)", name, med, anchorIForest[name], med-anchorIForest[name])
 		if math.Abs(med-anchorIForest[name]) > 0.035 {

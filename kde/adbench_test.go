@@ -1,16 +1,13 @@
 package kde
 
 import (
-	"context"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -34,37 +31,17 @@ func TestADBenchAUC(t *testing.T) {
 	if os.Getenv("ANOMALY_LONG") != "1" {
 		t.Skip("set ANOMALY_LONG=1 to run the 15 ADBench data sets (about a minute)")
 	}
-	dir := filepath.Join("..", "..", "shared", "data", "adbench")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("%s absent: %v", dir, err)
-	}
+	shareddata.Path(t, "adbench")
 	names := make([]string, 0, len(anchorScott))
 	for n := range anchorScott {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		ds, err := dataset.Load(filepath.Join(dir, name+".npz"), dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var aucs []float64
-		for seed := uint64(1); seed <= 3; seed++ {
-			tr, te, err := dataset.SplitADBench(ds, seed)
-			if err != nil {
-				t.Fatal(err)
-			}
+		aucs, _ := shareddata.ADBenchAUCs(t, name, func(uint64) detector.Detector {
 			k, _ := New(Config{Rule: Scott, Common: detector.Common{Scale: scale.None}})
-			if err := k.Fit(context.Background(), tr.X); err != nil {
-				t.Fatal(err)
-			}
-			s, err := k.Score(nil, te.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			aucs = append(aucs, eval.AUCROC(s, te.Y))
-		}
-		sort.Float64s(aucs)
+			return k
+		})
 		med, want := aucs[1], anchorScott[name]
 		t.Logf("%-15s median AUC %.3f (seeds %.3f %.3f %.3f), scikit-learn %.3f, Δ %+.3f", name, med, aucs[0], aucs[1], aucs[2], want, med-want)
 		if name != "34_smtp" && math.Abs(med-want) > 0.01 {

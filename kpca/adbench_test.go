@@ -1,18 +1,14 @@
 package kpca
 
 import (
-	"context"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -36,10 +32,7 @@ func TestADBenchAUC(t *testing.T) {
 	if os.Getenv("ANOMALY_LONG") != "1" {
 		t.Skip("set ANOMALY_LONG=1 to run the 15 ADBench data sets (several minutes)")
 	}
-	dir := filepath.Join("..", "..", "shared", "data", "adbench")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("%s absent: %v", dir, err)
-	}
+	shareddata.Path(t, "adbench")
 	names := make([]string, 0, len(anchorKPCA))
 	for n := range anchorKPCA {
 		names = append(names, n)
@@ -49,35 +42,10 @@ func TestADBenchAUC(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		ds, err := dataset.Load(filepath.Join(dir, name+".npz"), dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var aucs []float64
-		var fit time.Duration
-		for seed := uint64(1); seed <= 3; seed++ {
-			tr, te, err := dataset.SplitADBench(ds, seed)
-			if err != nil {
-				t.Fatal(err)
-			}
+		aucs, fit := shareddata.ADBenchAUCs(t, name, func(uint64) detector.Detector {
 			p, _ := New(Config{Components: 50, Common: detector.Common{Scale: scale.None}})
-			t0 := time.Now()
-			if err := p.Fit(context.Background(), tr.X); err != nil {
-				t.Fatal(err)
-			}
-			fit += time.Since(t0)
-			s, err := p.Score(nil, te.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range s {
-				if math.IsNaN(v) {
-					t.Fatalf("%s seed %d: NaN score", name, seed)
-				}
-			}
-			aucs = append(aucs, eval.AUCROC(s, te.Y))
-		}
-		sort.Float64s(aucs)
+			return p
+		})
 		med, want := aucs[1], anchorKPCA[name]
 		t.Logf("%-15s median AUC %.3f (seeds %.3f %.3f %.3f), scikit-learn %.3f, Δ %+.3f, mean fit %.2fs", name, med, aucs[0], aucs[1], aucs[2], want, med-want, fit.Seconds()/3)
 		if name != "16_http" && math.Abs(med-want) > 0.01 {
