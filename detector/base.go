@@ -100,6 +100,7 @@ type Base struct {
 	rule      string
 	shape     func() []int // the sample shape, for scale=channel (tensor methods)
 	progress  ProgressFunc
+	minRows   int // Info.MinRows of the method
 
 	fitted    bool
 	dim       int
@@ -121,7 +122,22 @@ func NewBase(method string, cfg Config) (Base, error) {
 	if sh, ok := cfg.(interface{ SampleShape() []int }); ok {
 		b.shape = sh.SampleShape
 	}
+	if m, ok := Lookup(method); ok {
+		b.minRows = m.MinRows
+	}
 	return b, nil
+}
+
+// checkFit is the check of a fit's training rows: CheckMatrix, then the
+// method's Info.MinRows.
+func (b *Base) checkFit(X mat.Matrix, wantCols int) error {
+	if err := CheckMatrix(X, wantCols); err != nil {
+		return fmt.Errorf("%s: %w", b.method, err)
+	}
+	if n, _ := X.Dims(); n < b.minRows {
+		return fmt.Errorf("%s: need at least %d training rows, got %d", b.method, b.minRows, n)
+	}
+	return nil
 }
 
 // Defaulted reports whether the named parameter was left unset and took its
@@ -177,8 +193,8 @@ type FitFunc func(ctx context.Context, X mat.Matrix) (train []float64, err error
 // the scaled rows and sets the threshold from the training scores.
 func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
 	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
-	if err := CheckMatrix(X, 0); err != nil {
-		return fmt.Errorf("%s: %w", b.method, err)
+	if err := b.checkFit(X, 0); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -202,8 +218,8 @@ func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
 // X) is passed through to the method's fit.
 func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error)) error {
 	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
-	if err := CheckMatrix(X, 0); err != nil {
-		return fmt.Errorf("%s: %w", b.method, err)
+	if err := b.checkFit(X, 0); err != nil {
+		return err
 	}
 	if n, _ := X.Dims(); y != nil && len(y) != n {
 		return fmt.Errorf("%s: %d labels for %d rows", b.method, len(y), n)
@@ -227,8 +243,12 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 // threshold is re-estimated.
 func (b *Base) PartialFitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
 	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
-	if err := CheckMatrix(X, b.dim); err != nil {
-		return fmt.Errorf("%s: %w", b.method, err)
+	if b.fitted {    // a later batch may be a single row
+		if err := CheckMatrix(X, b.dim); err != nil {
+			return fmt.Errorf("%s: %w", b.method, err)
+		}
+	} else if err := b.checkFit(X, 0); err != nil {
+		return err
 	}
 	stage, Xs := b.stage, mat.Matrix(nil)
 	var err error

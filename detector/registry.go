@@ -28,6 +28,10 @@ type Info struct {
 	// Scale is the method's default scale stage rule; "" means
 	// DefaultScale.
 	Scale string
+	// MinRows is the fewest training rows a fit needs (a mean and a
+	// spread, a tree split); 0 means one. Base checks it before the scale
+	// stage, with the same message for every method.
+	MinRows int
 }
 
 // Size describes the data an operation runs on.

@@ -76,9 +76,6 @@ func (g *Gauss) Fit(ctx context.Context, X mat.Matrix) error {
 
 func (g *Gauss) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, d := X.Dims()
-	if n < 2 {
-		return nil, fmt.Errorf("gauss: need at least 2 training rows, got %d", n)
-	}
 	xc := mat.DenseCopyOf(X)
 	mean := make([]float64, d)
 	for i := 0; i < n; i++ {
@@ -463,5 +460,6 @@ func init() {
 		Name:    "gauss",
 		Summary: "parametric Gaussian with Ledoit–Wolf covariance shrinkage; score the squared Mahalanobis distance or −log density (a reference detector)",
 		Version: 1,
+		MinRows: 2,
 	}, New, memory)
 }

@@ -84,9 +84,6 @@ func (f *IForest) Fit(ctx context.Context, X mat.Matrix) error {
 
 func (f *IForest) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, d := X.Dims()
-	if n < 2 {
-		return nil, fmt.Errorf("iforest: need at least 2 training rows, got %d", n)
-	}
 	x := mat.DenseCopyOf(X)
 	psi := min(f.cfg.Samples, n)
 	rng := rand.New(f.cfg.Src)
@@ -294,5 +291,6 @@ func init() {
 		Summary: "Isolation Forest (Liu, Ting & Zhou 2008): 100 trees on 256-row subsamples; score 2^(−E[h(x)]/c(ψ)) (a reference detector)",
 		Version: 1,
 		Scale:   scale.None,
+		MinRows: 2,
 	}, New, memory)
 }

@@ -155,9 +155,6 @@ func (p *KPCA) Fit(ctx context.Context, X mat.Matrix) error {
 
 func (p *KPCA) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, d := X.Dims()
-	if n < 2 {
-		return nil, fmt.Errorf("kpca: need at least 2 training rows, got %d", n)
-	}
 	if q := p.cfg.Components; q > n-1 && p.cfg.Method == Exact {
 		return nil, &param.Error{Method: "kpca", Name: "components", Value: fmt.Sprint(q),
 			Reason: fmt.Sprintf("must be at most n−1 = %d (the training rows minus one)", n-1)}
