@@ -2,11 +2,11 @@ package iforest
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/nprand"
 	"github.com/kernelad/anomaly/internal/shareddata"
 )
 
@@ -21,13 +21,12 @@ var anchorIForest = map[string]float64{
 
 // TestADBenchAUC runs the ADBench protocol (seeds 1–3, the same splits as
 // the anchors) with Isolation Forest at its defaults, seeded by the split
-// seed as the anchors seed scikit-learn's random_state. The forests draw
-// from another generator than scikit-learn's, so per data set the medians
-// differ by the method's own seed-to-seed spread: measured over seeds
-// 1–10 here, one seed's AUC ranges over 0.88–0.96 on 6_cardio, 0.83–0.93
-// on 10_cover and 0.63–0.98 on 34_smtp (one test anomaly), so a median of
-// three moves by a few hundredths. Asserted: the mean over the 15 sets
-// within 0.01 of scikit-learn's, and each set within 0.035.
+// seed as the anchors seed scikit-learn's random_state. The forests replay
+// scikit-learn's draws (TestMatchesScikitLearn), so on the same rows they
+// are the same forests; what can still differ is the last bit of a
+// min-max scaled value, rounded to single precision, that lands on a
+// threshold. Asserted: each set's median within 0.01 of scikit-learn's (the
+// issue's bar; the anchors print three decimals) and the mean within 0.005.
 func TestADBenchAUC(t *testing.T) {
 	shareddata.Path(t, "adbench")
 	names := make([]string, 0, len(anchorIForest))
@@ -38,12 +37,12 @@ func TestADBenchAUC(t *testing.T) {
 	var sum, ref float64
 	for _, name := range names {
 		aucs, _ := shareddata.ADBenchAUCs(t, name, func(seed uint64) detector.Detector {
-			f, _ := New(Config{Src: rand.NewPCG(seed, seed)})
+			f, _ := New(Config{Src: nprand.NewSource(seed)})
 			return f
 		})
 		med := aucs[1]
 		t.Logf("%-15s median AUC %.4f, scikit-learn %.3f (%+.4f)", name, med, anchorIForest[name], med-anchorIForest[name])
-		if math.Abs(med-anchorIForest[name]) > 0.035 {
+		if math.Abs(med-anchorIForest[name]) > 0.01 {
 			t.Errorf("%s: median AUC %.4f, scikit-learn %.3f", name, med, anchorIForest[name])
 		}
 		sum += med
@@ -51,7 +50,7 @@ func TestADBenchAUC(t *testing.T) {
 	}
 	mean, refMean := sum/float64(len(names)), ref/float64(len(names))
 	t.Logf("mean AUC %.4f, scikit-learn %.4f", mean, refMean)
-	if math.Abs(mean-refMean) > 0.01 {
+	if math.Abs(mean-refMean) > 0.005 {
 		t.Errorf("mean AUC %.4f, scikit-learn %.4f", mean, refMean)
 	}
 }
