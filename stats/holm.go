@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Holm adjusts a family of p-values for multiple comparisons with Holm's
@@ -38,15 +37,7 @@ func Holm(dst, p []float64) []float64 {
 		}
 		idx = append(idx, i)
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case p[a] < p[b]:
-			return -1
-		case p[a] > p[b]:
-			return 1
-		}
-		return 0
-	})
+	sortByValue(idx, p)
 	adj := make([]float64, len(p))
 	for i := range adj {
 		adj[i] = math.NaN()

@@ -168,19 +168,7 @@ func NemenyiGroups(avgRank []float64, cd float64) [][]int {
 	if slices.ContainsFunc(avgRank, math.IsNaN) {
 		panic("stats: NaN average rank")
 	}
-	order := make([]int, len(avgRank))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case avgRank[a] < avgRank[b]:
-			return -1
-		case avgRank[a] > avgRank[b]:
-			return 1
-		}
-		return 0
-	})
+	order := argsort(avgRank)
 	var groups [][]int
 	last := 0 // the end of the previous group, exclusive
 	for i := range order {

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -51,19 +52,7 @@ func Rank(dst, x []float64) []float64 {
 		}
 		return dst
 	}
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case x[a] < x[b]:
-			return -1
-		case x[a] > x[b]:
-			return 1
-		}
-		return 0
-	})
+	idx := argsort(x)
 	for a := 0; a < len(idx); {
 		b := a
 		for b+1 < len(idx) && x[idx[b+1]] == x[idx[a]] {
@@ -152,4 +141,21 @@ func RankRows(scores [][]float64, better Better) ([][]float64, error) {
 		out[i] = Rank(nil, key)
 	}
 	return out, nil
+}
+
+// argsort returns the indices of x in increasing order of their values,
+// equal values in index order. x must hold no NaN.
+func argsort(x []float64) []int {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sortByValue(idx, x)
+	return idx
+}
+
+// sortByValue sorts the indices idx stably in increasing order of x[i].
+// x[idx] must hold no NaN (cmp.Compare would put it first).
+func sortByValue(idx []int, x []float64) {
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
 }
