@@ -1,0 +1,130 @@
+package testmat
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/james-bowman/sparse"
+	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/sbinet/npyio/npy"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Dense returns the matrix whose rows are rows (all of the same length).
+func Dense(rows [][]float64) *mat.Dense {
+	m := mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		m.SetRow(i, r)
+	}
+	return m
+}
+
+// CSR returns a CSR copy of m holding its non-zero entries, built row by
+// row with csr.NewBuilder; the copy has m's shape.
+func CSR(m mat.Matrix) *sparse.CSR {
+	r, c := m.Dims()
+	b := csr.NewBuilder(c)
+	for i := 0; i < r; i++ {
+		var cols []int
+		var vals []float64
+		for j := 0; j < c; j++ {
+			if v := m.At(i, j); v != 0 {
+				cols, vals = append(cols, j), append(vals, v)
+			}
+		}
+		if err := b.AddRow(cols, vals); err != nil {
+			panic(err) // increasing in-range columns: cannot happen
+		}
+	}
+	return b.Build(c)
+}
+
+// Normal returns an n × d matrix of standard normal draws from src, filled
+// row by row (entry (i, j) is draw i·d + j).
+func Normal(n, d int, src rand.Source) *mat.Dense {
+	rng := rand.New(src)
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// Uniform returns an n × d matrix with entries uniform on [0, 1) from src,
+// of which a share zeroFrac is exactly 0, so that a CSR copy is genuinely
+// sparse. Each entry takes one draw to decide whether it is zero and, when
+// it is not, a second for its value.
+func Uniform(n, d int, zeroFrac float64, src rand.Source) *mat.Dense {
+	rng := rand.New(src)
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			if rng.Float64() >= zeroFrac {
+				x.Set(i, j, rng.Float64())
+			}
+		}
+	}
+	return x
+}
+
+// ReadJSON decodes the JSON file at path into v, failing tb when the file
+// cannot be read or decoded.
+func ReadJSON(tb testing.TB, path string, v any) {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+}
+
+// ReadNPY reads the .npy file at path as a dense matrix, failing tb when
+// the file cannot be opened or read.
+func ReadNPY(tb testing.TB, path string) *mat.Dense {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var m mat.Dense
+	if err := npy.Read(f, &m); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return &m
+}
+
+// MaxAbsDiff returns max_i |a_i − b_i|, or +Inf when the lengths differ.
+func MaxAbsDiff(a, b []float64) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var m float64
+	for i := range a {
+		m = math.Max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}
+
+// MaxAbsDiffMat returns max_ij |a_ij − b_ij|, or +Inf when the shapes
+// differ.
+func MaxAbsDiffMat(a, b mat.Matrix) float64 {
+	r, c := a.Dims()
+	if rb, cb := b.Dims(); rb != r || cb != c {
+		return math.Inf(1)
+	}
+	var m float64
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			m = math.Max(m, math.Abs(a.At(i, j)-b.At(i, j)))
+		}
+	}
+	return m
+}

@@ -1,0 +1,89 @@
+package testmat
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestCSRKeepsShapeAndNonZeros(t *testing.T) {
+	x := Uniform(20, 7, 0.6, rand.NewPCG(3, 1))
+	s := CSR(x)
+	if r, c := s.Dims(); r != 20 || c != 7 {
+		t.Fatalf("CSR dims %d×%d, want 20×7", r, c)
+	}
+	nnz := 0
+	for i := 0; i < 20; i++ {
+		for j := 0; j < 7; j++ {
+			if x.At(i, j) != 0 {
+				nnz++
+			}
+		}
+	}
+	if s.NNZ() != nnz {
+		t.Errorf("CSR holds %d entries, the matrix %d non-zeros", s.NNZ(), nnz)
+	}
+	if nnz == 0 || nnz == 140 {
+		t.Errorf("Uniform with zeroFrac 0.6 gave %d non-zeros of 140", nnz)
+	}
+	if d := MaxAbsDiffMat(x, s); d != 0 {
+		t.Errorf("CSR differs from its source by %g", d)
+	}
+	// An all-zero last column still counts in the shape.
+	z := Dense([][]float64{{1, 0}, {0, 0}})
+	if _, c := CSR(z).Dims(); c != 2 {
+		t.Errorf("CSR of a matrix with a zero column has %d columns, want 2", c)
+	}
+}
+
+func TestNormalIsRowMajorDraws(t *testing.T) {
+	x := Normal(3, 4, rand.NewPCG(1, 2))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 4; j++ {
+			if w := rng.NormFloat64(); x.At(i, j) != w {
+				t.Fatalf("Normal(3, 4)[%d,%d] = %v, draw %d is %v", i, j, x.At(i, j), 4*i+j, w)
+			}
+		}
+	}
+}
+
+func TestMaxAbsDiffShapes(t *testing.T) {
+	if d := MaxAbsDiff([]float64{1, 2}, []float64{1}); !math.IsInf(d, 1) {
+		t.Errorf("MaxAbsDiff of unequal lengths = %v, want +Inf", d)
+	}
+	if d := MaxAbsDiffMat(mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil)); !math.IsInf(d, 1) {
+		t.Errorf("MaxAbsDiffMat of unequal shapes = %v, want +Inf", d)
+	}
+	if d := MaxAbsDiff([]float64{1, math.NaN()}, []float64{1, 0}); !math.IsNaN(d) {
+		t.Errorf("MaxAbsDiff with a NaN = %v, want NaN", d)
+	}
+}
+
+func TestReadJSON(t *testing.T) {
+	var v struct{ A []float64 }
+	ReadJSON(t, filepath.Join("testdata", "example.json"), &v)
+	if len(v.A) != 3 || v.A[2] != 3 {
+		t.Errorf("ReadJSON: %+v", v)
+	}
+}
+
+// Dense builds a matrix from literal rows, CSR copies it with its zeros
+// left out, and MaxAbsDiff compares two results.
+func Example() {
+	x := Dense([][]float64{
+		{1, 0, 2},
+		{0, 0, 3},
+	})
+	s := CSR(x)
+	r, c := s.Dims()
+	fmt.Println(r, c, s.NNZ())
+	fmt.Println(MaxAbsDiff(x.RawRowView(1), []float64{0, 0.5, 3}))
+	// Output:
+	// 2 3 3
+	// 0.5
+}
