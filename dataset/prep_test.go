@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/james-bowman/sparse"
-	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,39 +24,9 @@ type prepGolden struct {
 // readPrepGolden reads testdata/golden_prep.json (testdata/golden_prep.py,
 // scikit-learn 1.2.1).
 func readPrepGolden(t *testing.T) *prepGolden {
-	b, err := os.ReadFile(filepath.Join("testdata", "golden_prep.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g prepGolden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	testmat.ReadJSON(t, filepath.Join("testdata", "golden_prep.json"), &g)
 	return &g
-}
-
-func dense(rows [][]float64) *mat.Dense {
-	m := mat.NewDense(len(rows), len(rows[0]), nil)
-	for i, r := range rows {
-		m.SetRow(i, r)
-	}
-	return m
-}
-
-func toCSR(m mat.Matrix) *sparse.CSR {
-	r, c := m.Dims()
-	b := csr.NewBuilder(c)
-	for i := 0; i < r; i++ {
-		var cols []int
-		var vals []float64
-		for j := 0; j < c; j++ {
-			if v := m.At(i, j); v != 0 {
-				cols, vals = append(cols, j), append(vals, v)
-			}
-		}
-		b.AddRow(cols, vals)
-	}
-	return b.Build(c)
 }
 
 func TestStratifiedSplitMatchesScikitLearn(t *testing.T) {
@@ -118,7 +87,7 @@ func TestSubset(t *testing.T) {
 	if !mat.Equal(s.X, mat.NewDense(2, 2, []float64{5, 6, 1, 2})) || !slices.Equal(s.Y, []int{0, 0}) || !slices.Equal(s.Class, []int{6, 4}) {
 		t.Errorf("dense subset: %v %v %v", mat.Formatted(s.X), s.Y, s.Class)
 	}
-	ds.X = toCSR(ds.X)
+	ds.X = testmat.CSR(ds.X)
 	s = Subset(ds, []int{1})
 	if _, ok := s.X.(*sparse.CSR); !ok || !mat.Equal(s.X, mat.NewDense(1, 2, []float64{3, 4})) {
 		t.Errorf("sparse subset: %T %v", s.X, mat.Formatted(s.X))

@@ -1,14 +1,13 @@
 package scale
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,44 +19,14 @@ type golden struct {
 // readGolden reads testdata/golden_scalers.json (testdata/golden_scalers.py,
 // scikit-learn 1.2.1).
 func readGolden(t *testing.T) *golden {
-	b, err := os.ReadFile(filepath.Join("testdata", "golden_scalers.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g golden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	testmat.ReadJSON(t, filepath.Join("testdata", "golden_scalers.json"), &g)
 	return &g
-}
-
-func dense(rows [][]float64) *mat.Dense {
-	m := mat.NewDense(len(rows), len(rows[0]), nil)
-	for i, r := range rows {
-		m.SetRow(i, r)
-	}
-	return m
-}
-
-func toCSR(m mat.Matrix) *sparse.CSR {
-	r, c := m.Dims()
-	b := csr.NewBuilder(c)
-	for i := 0; i < r; i++ {
-		var cols []int
-		var vals []float64
-		for j := 0; j < c; j++ {
-			if v := m.At(i, j); v != 0 {
-				cols, vals = append(cols, j), append(vals, v)
-			}
-		}
-		b.AddRow(cols, vals)
-	}
-	return b.Build(c)
 }
 
 func TestScalersMatchScikitLearn(t *testing.T) {
 	g := readGolden(t)
-	train, test := dense(g.Train), dense(g.Test)
+	train, test := testmat.Dense(g.Train), testmat.Dense(g.Test)
 	for name, s := range map[string]func() Scaler{
 		"minmax":            func() Scaler { return &MinMax{} },
 		"standard":          func() Scaler { return &Standard{} },
@@ -70,7 +39,7 @@ func TestScalersMatchScikitLearn(t *testing.T) {
 		for _, input := range []string{"dense", "csr"} {
 			var tr, te mat.Matrix = train, test
 			if input == "csr" {
-				tr, te = toCSR(train), toCSR(test)
+				tr, te = testmat.CSR(train), testmat.CSR(test)
 			}
 			sc := s()
 			if err := sc.Fit(tr); err != nil {
@@ -85,7 +54,7 @@ func TestScalersMatchScikitLearn(t *testing.T) {
 					t.Fatal(err)
 				}
 				// 1e-15: the same formula as scikit-learn up to rounding.
-				if !mat.EqualApprox(&got, dense(part.want), 1e-15) {
+				if !mat.EqualApprox(&got, testmat.Dense(part.want), 1e-15) {
 					t.Errorf("%s %s: got\n%v\nwant %v", name, input, mat.Formatted(&got), part.want)
 				}
 			}
@@ -144,7 +113,7 @@ func TestStandardExtremeUnits(t *testing.T) {
 
 func TestScaleKeepsSparse(t *testing.T) {
 	// Non-negative data: every column has minimum 0, so MinMax is x/max.
-	X := toCSR(mat.NewDense(3, 3, []float64{0, 2, 0, 4, 0, 0, 2, 1, 0}))
+	X := testmat.CSR(mat.NewDense(3, 3, []float64{0, 2, 0, 4, 0, 0, 2, 1, 0}))
 	for _, s := range []Scaler{&MinMax{}, &MaxAbs{}, &Standard{NoCenter: true}, &Robust{NoCenter: true}} {
 		tr, te, err := Scale(s, X, X)
 		if err != nil {
@@ -162,8 +131,8 @@ func TestScaleKeepsSparse(t *testing.T) {
 	if tr.At(0, 1) != 1 || tr.At(2, 1) != 0.5 || tr.At(1, 0) != 1 {
 		t.Errorf("MinMax sparse: %v", mat.Formatted(tr))
 	}
-	neg := toCSR(mat.NewDense(2, 1, []float64{-1, 0}))
-	if _, _, err := Scale(&MinMax{}, toCSR(mat.NewDense(2, 1, []float64{1, 2})), neg); err == nil {
+	neg := testmat.CSR(mat.NewDense(2, 1, []float64{-1, 0}))
+	if _, _, err := Scale(&MinMax{}, testmat.CSR(mat.NewDense(2, 1, []float64{1, 2})), neg); err == nil {
 		t.Error("MinMax of a column with minimum 1 kept sparse: want an error")
 	}
 	if _, _, err := Scale(&Standard{}, X, nil); err == nil {
@@ -184,7 +153,7 @@ func TestScaleKeepsSparse(t *testing.T) {
 // input sparse and maps dense input the same way.
 func TestStageSparse(t *testing.T) {
 	D := mat.NewDense(3, 2, []float64{0, 2, 4, 0, 2, 1})
-	X := toCSR(D)
+	X := testmat.CSR(D)
 	for _, rule := range Rules {
 		st, err := Fit(rule, X)
 		if err != nil {
