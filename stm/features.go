@@ -10,6 +10,7 @@ import (
 
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
 )
@@ -101,6 +102,65 @@ func (c *Common) resolve(name string) (resolved, error) {
 		r.dim += s
 	}
 	return r, nil
+}
+
+// tensorModel is the part of 1STM and R1STM around the machine: the Base,
+// the sample shape and rank resolved from Common, and the CP factorisation
+// of the samples into component vectors that the machine sees.
+type tensorModel struct {
+	detector.Base
+	r resolved
+}
+
+// newTensorModel resolves cfg, whose Common is c, for the named method: the
+// Base (defaults and ranges), then the sample shape and rank.
+func newTensorModel(name string, cfg detector.Config, c *Common) (tensorModel, error) {
+	b, err := detector.NewBase(name, cfg)
+	if err != nil {
+		return tensorModel{}, err
+	}
+	r, err := c.resolve(name)
+	if err != nil {
+		return tensorModel{}, err
+	}
+	return tensorModel{Base: b, r: r}, nil
+}
+
+// SampleShape returns the sample shape the model takes.
+func (t *tensorModel) SampleShape() []int { return append([]int(nil), t.r.shape...) }
+
+// fitComponents checks the (scaled) training rows of X against the sample
+// shape and the kernel's range and returns their component vectors.
+func (t *tensorModel) fitComponents(ctx context.Context, X mat.Matrix, progress detector.ProgressFunc) (*mat.Dense, error) {
+	name := t.Method()
+	if err := checkTensorRows(X, t.r, name); err != nil {
+		return nil, err
+	}
+	if err := kernel.CheckRange(X); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	F, err := componentVectors(ctx, X, t.r, progress)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return F, nil
+}
+
+// scoreComponents is Score of a tensor method: rows of another length than
+// the fitted samples are an error naming the shape, then Base's checks and
+// scale stage, then score writes the scores of the samples whose component
+// vectors are the rows of F (R consecutive rows a sample) into dst, sized.
+func (t *tensorModel) scoreComponents(dst []float64, X mat.Matrix, score func(dst []float64, F *mat.Dense) []float64) ([]float64, error) {
+	if err := shapeMismatch(t.Fitted(), X, t.r, t.Method()); err != nil {
+		return nil, err
+	}
+	return t.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
+		F, err := componentVectors(context.Background(), X, t.r, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Method(), err)
+		}
+		return score(dst, F), nil
+	})
 }
 
 // checkTensorRows checks X's row length against the sample shape (a

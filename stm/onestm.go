@@ -39,9 +39,8 @@ func (c *OneSTMConfig) Bind(s *param.Set) {
 // OneSTM is the one-class support tensor machine: the ν one-class SVM dual
 // (eq. 4.12) with the CP kernel of eq. 4.17/4.18, solved by package smo.
 type OneSTM struct {
-	detector.Base
+	tensorModel
 	cfg OneSTMConfig
-	r   resolved
 
 	exp   *smo.Expansion // over the support samples' component vectors
 	rho   float64
@@ -53,15 +52,11 @@ var _ detector.Detector = (*OneSTM)(nil)
 
 // NewOneSTM validates cfg and returns an unfitted 1STM.
 func NewOneSTM(cfg OneSTMConfig) (*OneSTM, error) {
-	b, err := detector.NewBase("1stm", &cfg)
+	t, err := newTensorModel("1stm", &cfg, &cfg.Common)
 	if err != nil {
 		return nil, err
 	}
-	r, err := cfg.resolve("1stm")
-	if err != nil {
-		return nil, err
-	}
-	return &OneSTM{Base: b, cfg: cfg, r: r}, nil
+	return &OneSTM{tensorModel: t, cfg: cfg}, nil
 }
 
 // Config returns the resolved configuration.
@@ -73,15 +68,9 @@ func (m *OneSTM) Fit(ctx context.Context, X mat.Matrix) error {
 }
 
 func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	if err := checkTensorRows(X, m.r, "1stm"); err != nil {
-		return nil, err
-	}
-	if err := kernel.CheckRange(X); err != nil {
-		return nil, fmt.Errorf("1stm: %w", err)
-	}
-	F, err := componentVectors(ctx, X, m.r, m.cfg.Progress)
+	F, err := m.fitComponents(ctx, X, m.cfg.Progress)
 	if err != nil {
-		return nil, fmt.Errorf("1stm: %w", err)
+		return nil, err
 	}
 	ms, _ := seeds(m.cfg.Src)
 	gamma := m.cfg.width(F, ms)
@@ -113,25 +102,19 @@ func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 
 // Score writes ρ − Σ_i α_i K(X_i, X) for every sample row of X.
 func (m *OneSTM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if err := shapeMismatch(m.Fitted(), X, m.r, "1stm"); err != nil {
-		return nil, err
-	}
-	return m.ScoreWith(dst, X, m.score)
+	return m.scoreComponents(dst, X, m.score)
 }
 
-func (m *OneSTM) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	F, err := componentVectors(context.Background(), X, m.r, nil)
-	if err != nil {
-		return nil, fmt.Errorf("1stm: %w", err)
-	}
-	n, _ := X.Dims()
+func (m *OneSTM) score(dst []float64, F *mat.Dense) []float64 {
+	R := m.r.rank
+	rows, _ := F.Dims()
+	n := rows / R
 	dst = detector.ScoreDst(dst, n)
 	v := m.exp.Eval(nil, F)
-	R := m.r.rank
 	for i := range n {
 		dst[i] = m.rho - floats.Sum(v[i*R:(i+1)*R])
 	}
-	return dst, nil
+	return dst
 }
 
 // Gamma returns the kernel width used by the last fit.
@@ -139,9 +122,6 @@ func (m *OneSTM) Gamma() float64 { return m.gamma }
 
 // Stats returns the solver's statistics of the last fit.
 func (m *OneSTM) Stats() oneclass.Stats { return m.stats }
-
-// SampleShape returns the sample shape the model takes.
-func (m *OneSTM) SampleShape() []int { return append([]int(nil), m.r.shape...) }
 
 // medianGamma is the median rule on component vectors, seeded.
 func medianGamma(F *mat.Dense, src rand.Source) float64 {
@@ -234,17 +214,15 @@ func (m *OneSTM) MarshalBinary() ([]byte, error) {
 	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(oneSTMState{Exp: oneclass.Save(m.exp, m.gamma), Rho: m.rho, Stats: m.stats})
-	return b.Bytes(), err
+	return encodeState(oneSTMState{Exp: oneclass.Save(m.exp, m.gamma), Rho: m.rho, Stats: m.stats})
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary into a detector
 // built with the parameters saved beside it, validating it.
 func (m *OneSTM) UnmarshalBinary(data []byte) error {
 	var s oneSTMState
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
-		return fmt.Errorf("1stm: decoding model: %w", err)
+	if err := decodeState("1stm", data, &s); err != nil {
+		return err
 	}
 	if m.r.shape == nil || s.Exp.D != m.r.dim || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || !(s.Exp.Gamma > 0) {
 		return fmt.Errorf("1stm: invalid model")
@@ -254,6 +232,22 @@ func (m *OneSTM) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("1stm: invalid model: %w", err)
 	}
 	m.exp, m.rho, m.gamma, m.stats = e, s.Rho, s.Exp.Gamma, s.Stats
+	return nil
+}
+
+// encodeState gob-encodes the saved state s of a fitted model.
+func encodeState(s any) ([]byte, error) {
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(s)
+	return b.Bytes(), err
+}
+
+// decodeState gob-decodes a model the named method saved into s, a
+// pointer to its state type.
+func decodeState(name string, data []byte, s any) error {
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(s); err != nil {
+		return fmt.Errorf("%s: decoding model: %w", name, err)
+	}
 	return nil
 }
 

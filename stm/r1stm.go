@@ -1,9 +1,7 @@
 package stm
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -68,9 +66,8 @@ func (c *R1STMConfig) Bind(s *param.Set) {
 // estimate of the kernel of eq. 4.17/4.18), and a linear one-class machine
 // on them.
 type R1STM struct {
-	detector.Base
+	tensorModel
 	cfg R1STMConfig
-	r   resolved
 	lm  linearModel
 }
 
@@ -94,15 +91,11 @@ var _ detector.Detector = (*R1STM)(nil)
 
 // NewR1STM validates cfg and returns an unfitted R1STM.
 func NewR1STM(cfg R1STMConfig) (*R1STM, error) {
-	b, err := detector.NewBase("r1stm", &cfg)
+	t, err := newTensorModel("r1stm", &cfg, &cfg.Common)
 	if err != nil {
 		return nil, err
 	}
-	r, err := cfg.resolve("r1stm")
-	if err != nil {
-		return nil, err
-	}
-	return &R1STM{Base: b, cfg: cfg, r: r}, nil
+	return &R1STM{tensorModel: t, cfg: cfg}, nil
 }
 
 // Config returns the resolved configuration.
@@ -209,15 +202,9 @@ func (m *R1STM) Fit(ctx context.Context, X mat.Matrix) error {
 }
 
 func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	if err := checkTensorRows(X, m.r, "r1stm"); err != nil {
-		return nil, err
-	}
-	if err := kernel.CheckRange(X); err != nil {
-		return nil, fmt.Errorf("r1stm: %w", err)
-	}
-	F, err := componentVectors(ctx, X, m.r, m.cfg.Progress)
+	F, err := m.fitComponents(ctx, X, m.cfg.Progress)
 	if err != nil {
-		return nil, fmt.Errorf("r1stm: %w", err)
+		return nil, err
 	}
 	var newMap func(float64, int, rand.Source) featureMap
 	if m.cfg.Construction == PerMode {
@@ -234,23 +221,13 @@ func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 
 // Score writes ρ − ⟨w, z(X)⟩ for every sample row of X.
 func (m *R1STM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	if err := shapeMismatch(m.Fitted(), X, m.r, "r1stm"); err != nil {
-		return nil, err
-	}
-	return m.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
-		F, err := componentVectors(context.Background(), X, m.r, nil)
-		if err != nil {
-			return nil, fmt.Errorf("r1stm: %w", err)
-		}
-		return m.lm.score(dst, F, m.r.rank), nil
+	return m.scoreComponents(dst, X, func(dst []float64, F *mat.Dense) []float64 {
+		return m.lm.score(dst, F, m.r.rank)
 	})
 }
 
 // Gamma returns the kernel width used by the last fit.
 func (m *R1STM) Gamma() float64 { return m.lm.gamma }
-
-// SampleShape returns the sample shape the model takes.
-func (m *R1STM) SampleShape() []int { return append([]int(nil), m.r.shape...) }
 
 // R1SVMConfig configures R1SVM, the same random features and linear
 // one-class machine on plain row vectors (the R1SVM baseline of the paper).
@@ -395,9 +372,7 @@ func (m *R1STM) MarshalBinary() ([]byte, error) {
 	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(m.lm.state())
-	return b.Bytes(), err
+	return encodeState(m.lm.state())
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary into a detector
@@ -405,8 +380,8 @@ func (m *R1STM) MarshalBinary() ([]byte, error) {
 // validating it.
 func (m *R1STM) UnmarshalBinary(data []byte) error {
 	var s linearState
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
-		return fmt.Errorf("r1stm: decoding model: %w", err)
+	if err := decodeState("r1stm", data, &s); err != nil {
+		return err
 	}
 	if m.r.shape == nil {
 		return fmt.Errorf("r1stm: invalid model: no sample shape")
@@ -422,17 +397,15 @@ func (m *R1SVM) MarshalBinary() ([]byte, error) {
 	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(m.lm.state())
-	return b.Bytes(), err
+	return encodeState(m.lm.state())
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary, validating it
 // against the column count saved with the model.
 func (m *R1SVM) UnmarshalBinary(data []byte) error {
 	var s linearState
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
-		return fmt.Errorf("r1svm: decoding model: %w", err)
+	if err := decodeState("r1svm", data, &s); err != nil {
+		return err
 	}
 	if len(s.B) == 0 || len(s.W)%len(s.B) != 0 {
 		return fmt.Errorf("r1svm: invalid model")
