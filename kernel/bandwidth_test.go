@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,11 +26,11 @@ func TestScaleGamma(t *testing.T) {
 		want float64
 	}{
 		{"hand", x, 6.0 / 35},
-		{"hand-csr", toCSR(x), 6.0 / 35},
+		{"hand-csr", testmat.CSR(x), 6.0 / 35},
 		{"sklearn", y, 0.0023791325953773745},
-		{"sklearn-csr", toCSR(y), 0.0023791325953773745},
+		{"sklearn-csr", testmat.CSR(y), 0.0023791325953773745},
 		{"constant", mat.NewDense(2, 2, []float64{3, 3, 3, 3}), 1}, // sklearn: X.var() == 0 → 1.0
-		{"zeros-csr", toCSR(mat.NewDense(2, 2, nil)), 1},
+		{"zeros-csr", testmat.CSR(mat.NewDense(2, 2, nil)), 1},
 	} {
 		if got := ScaleGamma(tc.x); math.Abs(got-tc.want) > 1e-14*tc.want {
 			t.Errorf("%s: ScaleGamma = %v, want %v", tc.name, got, tc.want)
@@ -82,7 +83,7 @@ func TestMedianGamma(t *testing.T) {
 		want float64
 	}{
 		{"hand", x, 1.0 / 9},
-		{"hand-csr", toCSR(x), 1.0 / 9},
+		{"hand-csr", testmat.CSR(x), 1.0 / 9},
 		{"half-zero", half, 0.5},
 		{"mostly-duplicates", dup, 0.25},
 		{"all-equal", mat.NewDense(3, 2, []float64{1, 1, 1, 1, 1, 1}), 1},
@@ -98,9 +99,9 @@ func TestMedianGammaSampled(t *testing.T) {
 	// the same γ, dense and CSR agree, and the estimate is within 3% of the
 	// all-pairs median (the sample median's relative standard error here is
 	// about 1%).
-	x := randDense(400, 5, 0.3, 11)
+	x := testmat.Uniform(400, 5, 0.3, rand.NewPCG(11, 1))
 	a := MedianGamma(x, rand.NewPCG(5, 5))
-	b := MedianGamma(toCSR(x), rand.NewPCG(5, 5))
+	b := MedianGamma(testmat.CSR(x), rand.NewPCG(5, 5))
 	if a != b {
 		t.Fatalf("dense %v, CSR %v", a, b)
 	}

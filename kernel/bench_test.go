@@ -2,8 +2,10 @@ package kernel
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -12,7 +14,7 @@ import (
 func BenchmarkGramRBF(b *testing.B) {
 	k := RBF{Gamma: 0.1}
 	for _, n := range []int{500, 2000, 5000} {
-		x := randDense(n, 10, 0, 1)
+		x := testmat.Uniform(n, 10, 0, rand.NewPCG(1, 1))
 		g := mat.NewSymDense(n, nil)
 		b.Run(fmt.Sprintf("gram/n=%d", n), func(b *testing.B) {
 			for b.Loop() {
@@ -38,7 +40,7 @@ func BenchmarkGramRBF(b *testing.B) {
 func BenchmarkGramCSR(b *testing.B) {
 	k := RBF{Gamma: 0.1}
 	for _, n := range []int{500, 2000} {
-		x := toCSR(randDense(n, 10, 0.5, 1))
+		x := testmat.CSR(testmat.Uniform(n, 10, 0.5, rand.NewPCG(1, 1)))
 		g := mat.NewSymDense(n, nil)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {

@@ -11,44 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/james-bowman/sparse"
-	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
-
-// randDense returns an n × d matrix with entries uniform on [0, 1), of which
-// a share zeroFrac is set to exactly 0 (so a CSR copy is genuinely sparse).
-func randDense(n, d int, zeroFrac float64, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			if rng.Float64() >= zeroFrac {
-				x.Set(i, j, rng.Float64())
-			}
-		}
-	}
-	return x
-}
-
-func toCSR(x mat.Matrix) *sparse.CSR {
-	n, d := x.Dims()
-	b := csr.NewBuilder(d)
-	for i := 0; i < n; i++ {
-		var ind []int
-		var val []float64
-		for j := 0; j < d; j++ {
-			if v := x.At(i, j); v != 0 {
-				ind = append(ind, j)
-				val = append(val, v)
-			}
-		}
-		if err := b.AddRow(ind, val); err != nil {
-			panic(err)
-		}
-	}
-	return b.Build(d)
-}
 
 // plain is a kernel the package does not know, so it takes the generic path.
 type plain struct{}
@@ -86,13 +51,13 @@ func inputs(x *mat.Dense) map[string]mat.Matrix {
 	return map[string]mat.Matrix{
 		"dense":  x,
 		"matrix": mat.Transpose{Matrix: mat.DenseCopyOf(x.T())},
-		"csr":    toCSR(x),
+		"csr":    testmat.CSR(x),
 	}
 }
 
 func TestGramMatchesEval(t *testing.T) {
 	// 131 rows: two full 64-row blocks and a partial one.
-	x := randDense(131, 7, 0.4, 1)
+	x := testmat.Uniform(131, 7, 0.4, rand.NewPCG(1, 1))
 	for _, tc := range testKernels {
 		for kind, in := range inputs(x) {
 			var g mat.SymDense
@@ -114,8 +79,8 @@ func TestGramMatchesEval(t *testing.T) {
 }
 
 func TestCrossMatchesEval(t *testing.T) {
-	x := randDense(97, 5, 0.5, 2)
-	y := randDense(70, 5, 0.3, 3)
+	x := testmat.Uniform(97, 5, 0.5, rand.NewPCG(2, 1))
+	y := testmat.Uniform(70, 5, 0.3, rand.NewPCG(3, 1))
 	for _, tc := range testKernels {
 		for kx, xin := range inputs(x) {
 			for ky, yin := range inputs(y) {
@@ -135,8 +100,8 @@ func TestCrossMatchesEval(t *testing.T) {
 }
 
 func TestRowMatchesEval(t *testing.T) {
-	x := randDense(3, 6, 0.3, 4)
-	y := randDense(50, 6, 0.5, 5)
+	x := testmat.Uniform(3, 6, 0.3, rand.NewPCG(4, 1))
+	y := testmat.Uniform(50, 6, 0.5, rand.NewPCG(5, 1))
 	for _, tc := range testKernels {
 		for ky, yin := range inputs(y) {
 			for i := 0; i < 3; i++ {
@@ -154,7 +119,7 @@ func TestRowMatchesEval(t *testing.T) {
 
 func TestGramIntoView(t *testing.T) {
 	// dst may be a strided view; Cross writes only inside it.
-	x := randDense(70, 4, 0, 6)
+	x := testmat.Uniform(70, 4, 0, rand.NewPCG(6, 1))
 	big := mat.NewDense(80, 90, nil)
 	for i := range 80 {
 		for j := range 90 {
@@ -178,7 +143,7 @@ func TestGramIntoView(t *testing.T) {
 }
 
 func TestGramPSD(t *testing.T) {
-	x := randDense(40, 5, 0.2, 7)
+	x := testmat.Uniform(40, 5, 0.2, rand.NewPCG(7, 1))
 	for _, tc := range testKernels {
 		if !tc.psd {
 			continue
@@ -198,7 +163,7 @@ func TestGramPSD(t *testing.T) {
 func TestGramRBFLargeOffset(t *testing.T) {
 	// Data far from the origin: the centring of the BLAS path keeps
 	// ‖x‖²+‖y‖²−2xᵀy accurate (without it the error is ~γ·ε·‖x‖² ≈ 1e-4).
-	x := randDense(30, 3, 0, 8)
+	x := testmat.Uniform(30, 3, 0, rand.NewPCG(8, 1))
 	for i := 0; i < 30; i++ {
 		for j := 0; j < 3; j++ {
 			x.Set(i, j, 1e6+x.At(i, j))
@@ -231,7 +196,7 @@ func mustPanic(t *testing.T, what, prefix string, f func()) {
 }
 
 func TestSizePanics(t *testing.T) {
-	x := randDense(5, 2, 0, 9)
+	x := testmat.Uniform(5, 2, 0, rand.NewPCG(9, 1))
 	mustPanic(t, "Gram dst", "kernel: Gram dst is 4×4", func() { Gram(mat.NewSymDense(4, nil), RBF{1}, x) })
 	mustPanic(t, "Cross dst", "kernel: Cross dst is 5×4", func() { Cross(mat.NewDense(5, 4, nil), RBF{1}, x, x) })
 	mustPanic(t, "Cross cols", "kernel: Cross of 2-column X", func() { Cross(&mat.Dense{}, RBF{1}, x, mat.NewDense(3, 3, nil)) })

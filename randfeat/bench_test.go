@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,10 +16,10 @@ import (
 // time with TransformRow.
 func BenchmarkFourierTransform(b *testing.B) {
 	const n, d, D = 10000, 9, 2000
-	x := randDense(n, d, 0, 1)
+	x := testmat.Uniform(n, d, 0, rand.NewPCG(1, 1))
 	f := NewFourier(kernel.RBF{Gamma: 1}, d, D, rand.NewPCG(1, 1))
 	dst := mat.NewDense(n, D, nil)
-	for name, in := range map[string]mat.Matrix{"dense": x, "csr": toCSR(x)} {
+	for name, in := range map[string]mat.Matrix{"dense": x, "csr": testmat.CSR(x)} {
 		b.Run(fmt.Sprintf("%s/n=%d/d=%d/D=%d", name, n, d, D), func(b *testing.B) {
 			for b.Loop() {
 				f.Transform(dst, in)

@@ -6,45 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
-
-// randDense returns an n × d matrix uniform on [0, 1) with a share zeroFrac
-// of exact zeros.
-func randDense(n, d int, zeroFrac float64, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			if rng.Float64() >= zeroFrac {
-				x.Set(i, j, rng.Float64())
-			}
-		}
-	}
-	return x
-}
-
-func toCSR(x mat.Matrix) *sparse.CSR {
-	n, d := x.Dims()
-	b := csr.NewBuilder(d)
-	for i := 0; i < n; i++ {
-		var ind []int
-		var val []float64
-		for j := 0; j < d; j++ {
-			if v := x.At(i, j); v != 0 {
-				ind = append(ind, j)
-				val = append(val, v)
-			}
-		}
-		if err := b.AddRow(ind, val); err != nil {
-			panic(err)
-		}
-	}
-	return b.Build(d)
-}
 
 // maps returns one map of each kind for d-dimensional input.
 func maps(t *testing.T, d int, land mat.Matrix) map[string]RowMap {
@@ -61,27 +27,16 @@ func maps(t *testing.T, d int, land mat.Matrix) map[string]RowMap {
 	}
 }
 
-func maxAbsDiff(a, b mat.Matrix) float64 {
-	r, c := a.Dims()
-	var m float64
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			m = math.Max(m, math.Abs(a.At(i, j)-b.At(i, j)))
-		}
-	}
-	return m
-}
-
 // TestSparseDenseAgree: a CSR input, its dense copy, and a non-raw
 // mat.Matrix with the same entries give the same features to 1e-12, and
 // TransformRow agrees with Transform. 1,000 rows span four 256-row blocks
 // of the parallel Fourier path.
 func TestSparseDenseAgree(t *testing.T) {
 	const n, d = 1000, 9
-	x := randDense(n, d, 0.6, 3)
-	xs := toCSR(x)
+	x := testmat.Uniform(n, d, 0.6, rand.NewPCG(3, 1))
+	xs := testmat.CSR(x)
 	other := mat.Transpose{Matrix: mat.DenseCopyOf(x.T())}
-	for name, m := range maps(t, d, randDense(40, d, 0.6, 4)) {
+	for name, m := range maps(t, d, testmat.Uniform(40, d, 0.6, rand.NewPCG(4, 1))) {
 		var zd, zs, zo mat.Dense
 		m.Transform(&zd, x)
 		m.Transform(&zs, xs)
@@ -89,10 +44,10 @@ func TestSparseDenseAgree(t *testing.T) {
 		if r, c := zd.Dims(); r != n || c != m.Dim() {
 			t.Fatalf("%s: dims %d×%d", name, r, c)
 		}
-		if e := maxAbsDiff(&zd, &zs); e > 1e-12 {
+		if e := testmat.MaxAbsDiffMat(&zd, &zs); e > 1e-12 {
 			t.Errorf("%s: CSR vs dense differ by %g", name, e)
 		}
-		if e := maxAbsDiff(&zd, &zo); e > 1e-12 {
+		if e := testmat.MaxAbsDiffMat(&zd, &zo); e > 1e-12 {
 			t.Errorf("%s: mat.Matrix vs dense differ by %g", name, e)
 		}
 		buf := make([]float64, 0, m.Dim())
@@ -101,7 +56,7 @@ func TestSparseDenseAgree(t *testing.T) {
 			if &row[0] != &buf[:1][0] {
 				t.Errorf("%s: TransformRow allocated despite capacity", name)
 			}
-			if e := maxAbsDiff(mat.NewDense(1, len(row), row), zd.Slice(i, i+1, 0, m.Dim())); e > 1e-12 {
+			if e := testmat.MaxAbsDiffMat(mat.NewDense(1, len(row), row), zd.Slice(i, i+1, 0, m.Dim())); e > 1e-12 {
 				t.Errorf("%s: TransformRow row %d differs by %g", name, i, e)
 			}
 		}
@@ -109,14 +64,14 @@ func TestSparseDenseAgree(t *testing.T) {
 }
 
 func TestTransformIntoViewAndSizes(t *testing.T) {
-	x := randDense(300, 4, 0, 5)
+	x := testmat.Uniform(300, 4, 0, rand.NewPCG(5, 1))
 	f := NewFourier(kernel.RBF{Gamma: 1}, 4, 50, rand.NewPCG(9, 9))
 	big := mat.NewDense(310, 60, nil)
 	v := big.Slice(5, 305, 3, 53).(*mat.Dense)
 	f.Transform(v, x)
 	var want mat.Dense
 	f.Transform(&want, x)
-	if e := maxAbsDiff(v, &want); e != 0 {
+	if e := testmat.MaxAbsDiffMat(v, &want); e != 0 {
 		t.Fatalf("view result differs by %g", e)
 	}
 	if big.At(4, 3) != 0 || big.At(305, 3) != 0 || big.At(5, 2) != 0 || big.At(5, 53) != 0 {
@@ -215,7 +170,7 @@ func TestApproximationError(t *testing.T) {
 	// the pairs' errors are not too correlated. 40 seeds: with 10 the ratio
 	// below still wandered between 3.3 and 5.7 for one data set.
 	k := kernel.RBF{Gamma: 1}
-	x := randDense(n, d, 0, 21)
+	x := testmat.Uniform(n, d, 0, rand.NewPCG(21, 1))
 	Ds := []int{100, 400, 1600}
 	rff := make([]float64, len(Ds))
 	orf := make([]float64, len(Ds))
@@ -247,7 +202,7 @@ func TestApproximationError(t *testing.T) {
 // ⟨z(x_i), z(x_j)⟩ = k_iᵀ K⁺ k_j = K_ij. Duplicated rows make K singular;
 // the pseudo-inverse still reproduces K on the landmarks.
 func TestNystromExact(t *testing.T) {
-	x := randDense(50, 4, 0.3, 31)
+	x := testmat.Uniform(50, 4, 0.3, rand.NewPCG(31, 1))
 	dup := mat.NewDense(60, 4, nil)
 	dup.Slice(0, 50, 0, 4).(*mat.Dense).Copy(x)
 	dup.Slice(50, 60, 0, 4).(*mat.Dense).Copy(x.Slice(0, 10, 0, 4))
@@ -258,7 +213,7 @@ func TestNystromExact(t *testing.T) {
 		rank int // expected Rank(); -1: do not check
 	}{
 		{"rbf", kernel.RBF{Gamma: 2}, x, 50},
-		{"rbf-csr", kernel.RBF{Gamma: 2}, toCSR(x), 50},
+		{"rbf-csr", kernel.RBF{Gamma: 2}, testmat.CSR(x), 50},
 		{"laplacian", kernel.Laplacian{Gamma: 1}, x, 50},
 		{"rbf-duplicates", kernel.RBF{Gamma: 2}, dup, 50},
 		{"linear (rank d)", kernel.Linear{}, x, 4},
@@ -276,7 +231,7 @@ func TestNystromExact(t *testing.T) {
 		zz.Mul(&z, z.T())
 		var K mat.SymDense
 		kernel.Gram(&K, tc.k, tc.land)
-		if e := maxAbsDiff(&zz, &K); e > 1e-8 {
+		if e := testmat.MaxAbsDiffMat(&zz, &K); e > 1e-8 {
 			t.Errorf("%s: max |ZZᵀ − K| = %g", tc.name, e)
 		}
 	}
