@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/scale"
@@ -142,22 +142,13 @@ func TestSampleWithoutReplacement(t *testing.T) {
 func TestSparseEqualsDense(t *testing.T) {
 	X := randData(200, 6, 8)
 	// Zero out most entries so the CSR copy is genuinely sparse.
-	b := csr.NewBuilder(6)
-	for i := 0; i < 200; i++ {
-		var ind []int
-		var val []float64
-		for j := 0; j < 6; j++ {
-			if (i+j)%3 != 0 {
-				X.Set(i, j, 0)
-				continue
-			}
-			ind, val = append(ind, j), append(val, X.At(i, j))
+	X.Apply(func(i, j int, v float64) float64 {
+		if (i+j)%3 != 0 {
+			return 0
 		}
-		if err := b.AddRow(ind, val); err != nil {
-			t.Fatal(err)
-		}
-	}
-	S := b.Build(6)
+		return v
+	}, X)
+	S := testmat.CSR(X)
 	for _, solver := range []string{Batch, SGD} {
 		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})
 		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
@@ -253,22 +254,10 @@ func TestFitHonoursContext(t *testing.T) {
 // A *sparse.CSR input gives the same model as its dense copy.
 func TestSparseInput(t *testing.T) {
 	X := randX(150, 5, 12)
-	b := csr.NewBuilder(5)
-	for i := 0; i < 150; i++ {
-		var ind []int
-		var val []float64
-		for j := 0; j < 5; j++ {
-			if v := X.At(i, j); v > 0 { // keep the positive half: a sparse matrix
-				ind, val = append(ind, j), append(val, v)
-			} else {
-				X.Set(i, j, 0)
-			}
-		}
-		if err := b.AddRow(ind, val); err != nil {
-			t.Fatal(err)
-		}
-	}
-	S := b.Build(5)
+	X.Apply(func(_, _ int, v float64) float64 {
+		return max(v, 0) // keep the positive half: a sparse matrix
+	}, X)
+	S := testmat.CSR(X)
 	// Without a scale stage: standardising would centre the dense copy
 	// but not the sparse matrix (centring would densify it).
 	a, _ := New(Config{Common: detector.Common{Scale: scale.None}})

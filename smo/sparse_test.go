@@ -8,30 +8,21 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
 // sparsify zeroes the entries of X at or below 0.3 and returns the CSR
 // matrix of what is left (X is changed to the same values).
-func sparsify(t *testing.T, X *mat.Dense) *sparse.CSR {
-	n, d := X.Dims()
-	b := csr.NewBuilder(d)
-	for i := 0; i < n; i++ {
-		var ind []int
-		var val []float64
-		for j := 0; j < d; j++ {
-			if v := X.At(i, j); v > 0.3 {
-				ind, val = append(ind, j), append(val, v)
-			} else {
-				X.Set(i, j, 0)
-			}
+func sparsify(X *mat.Dense) *sparse.CSR {
+	X.Apply(func(_, _ int, v float64) float64 {
+		if v > 0.3 {
+			return v
 		}
-		if err := b.AddRow(ind, val); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.Build(d)
+		return 0
+	}, X)
+	return testmat.CSR(X)
 }
 
 // The kernel matrix columns and the expansion of a sparse matrix equal
@@ -39,9 +30,9 @@ func sparsify(t *testing.T, X *mat.Dense) *sparse.CSR {
 // sparse path merges non-zeros; only the order of additions differs).
 func TestSparseMatchesDense(t *testing.T) {
 	X := randX(60, 7, 3)
-	S := sparsify(t, X)
+	S := sparsify(X)
 	Q := randX(9, 7, 4)
-	SQ := sparsify(t, Q)
+	SQ := sparsify(Q)
 	coef := make([]float64, 60)
 	for i := range coef {
 		if i%3 != 0 {
