@@ -197,6 +197,22 @@ func keep(vals []float64, n int, kmax float64) int {
 	return q
 }
 
+// keepVals keeps the numerically positive leading eigenvalues of vals (see
+// keep) as the model's and sets the share of the total variance they
+// explain; it returns their count.
+func (p *KPCA) keepVals(vals []float64, n int, kmax, total float64) int {
+	q := keep(vals, n, kmax)
+	p.vals = vals[:q]
+	var sum float64
+	for _, v := range p.vals {
+		sum += v
+	}
+	if total > 0 {
+		p.explained = sum / total
+	}
+	return q
+}
+
 // fitExact eigendecomposes the centred Gram matrix and returns the training
 // scores K̃_ii − Σ_j λ_j u_ij².
 func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]float64, error) {
@@ -266,15 +282,7 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	if err != nil {
 		return nil, err
 	}
-	q := keep(vals, n, kmax)
-	f.vals = vals[:q]
-	var sum float64
-	for _, v := range f.vals {
-		sum += v
-	}
-	if trace > 0 {
-		f.explained = sum / trace
-	}
+	q := f.keepVals(vals, n, kmax, trace)
 	proj := mat.NewDense(n, max(q, 1), nil)
 	for j := 0; j < q; j++ {
 		s := 1 / math.Sqrt(vals[j])
@@ -389,15 +397,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 	for _, v := range kxx {
 		kmax = math.Max(kmax, v)
 	}
-	q := keep(vals, n, kmax)
-	f.vals = vals[:q]
-	var sum float64
-	for _, v := range f.vals {
-		sum += v
-	}
-	if total > 0 {
-		f.explained = sum / total
-	}
+	q := f.keepVals(vals, n, kmax, total)
 	f.proj = mat.DenseCopyOf(vecs.Slice(0, m, 0, max(q, 1)))
 	if q == 0 {
 		f.proj.Zero()
