@@ -18,16 +18,7 @@ import (
 )
 
 // randData returns n × d standard normal data from seed.
-func randData(n, d int, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	X := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return X
-}
+func randData(n, d int, seed uint64) *mat.Dense { return testmat.Normal(n, d, rand.NewPCG(seed, 1)) }
 
 func mustNew(t testing.TB, cfg Config) *EXPoSE {
 	t.Helper()

@@ -9,19 +9,14 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
+// randMatrix returns n × d standard normal rows drawn from PCG(seed, seed).
 func randMatrix(n, d int, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return x
+	return testmat.Normal(n, d, rand.NewPCG(seed, seed))
 }
 
 // TestNormalisation integrates c(h,d)·K(‖u‖/h) over R^d numerically in one

@@ -18,16 +18,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func randX(n, d int, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	X := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return X
-}
+// randX returns n × d standard normal rows drawn from PCG(seed, 2).
+func randX(n, d int, seed uint64) *mat.Dense { return testmat.Normal(n, d, rand.NewPCG(seed, 2)) }
 
 // TestNuProperty is issue 3, item 2: Schölkopf et al. (2001, Prop. 4) —
 // the fraction of bounded SVs (α_i = 1/(νn), the training outliers) is at

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 )
 
@@ -21,16 +22,8 @@ func ones(n int, v float64) []float64 {
 	return s
 }
 
-func randX(n, d int, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	X := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return X
-}
+// randX returns n × d standard normal rows drawn from PCG(seed, 1).
+func randX(n, d int, seed uint64) *mat.Dense { return testmat.Normal(n, d, rand.NewPCG(seed, 1)) }
 
 // kktGap returns m(α) − M(α) computed from the result's gradient, and the
 // largest violation of feasibility.

@@ -16,22 +16,15 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/ocsvm"
 	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
 )
 
-func randX(n, d int, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	X := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return X
-}
+// randX returns n × d standard normal rows drawn from PCG(seed, 3).
+func randX(n, d int, seed uint64) *mat.Dense { return testmat.Normal(n, d, rand.NewPCG(seed, 3)) }
 
 func order(s []float64) []int {
 	idx := make([]int, len(s))
