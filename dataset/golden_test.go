@@ -1,12 +1,12 @@
 package dataset
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
 )
@@ -40,10 +40,6 @@ func fsum(f func(yield func(float64))) float64 {
 // reads: testdata/golden_npz.json, made by testdata/golden_npz.py.
 func TestGoldenNPZ(t *testing.T) {
 	needShared(t)
-	b, err := os.ReadFile(filepath.Join("testdata", "golden_npz.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var golden map[string]struct {
 		Shape    []int
 		Rows     int
@@ -52,9 +48,7 @@ func TestGoldenNPZ(t *testing.T) {
 		SumIndex float64 `json:"sum_index"`
 		YSum     *int    `json:"y_sum"`
 	}
-	if err := json.Unmarshal(b, &golden); err != nil {
-		t.Fatal(err)
-	}
+	testmat.ReadJSON(t, filepath.Join("testdata", "golden_npz.json"), &golden)
 	for name, g := range golden {
 		t.Run(name, func(t *testing.T) {
 			ds, err := Load(filepath.Join(sharedData, name), Options{})

@@ -1,12 +1,12 @@
 package eval
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // goldenCase is one case of testdata/golden.json, written by
@@ -47,14 +47,8 @@ func floats(t *testing.T, ss []string) []float64 {
 
 func loadGolden(t *testing.T) []goldenCase {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g struct{ Cases []goldenCase }
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	testmat.ReadJSON(t, filepath.Join("testdata", "golden.json"), &g)
 	if len(g.Cases) == 0 {
 		t.Fatal("no golden cases")
 	}

@@ -2,14 +2,14 @@ package iforest
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"os"
+	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/internal/nprand"
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // goldenRows builds the rows of testdata/sklearn_golden.py: integer
@@ -37,10 +37,6 @@ func goldenRows(n int) *mat.Dense {
 // bookkeeping is exercised. The scores are the same sums in the same
 // order, so they agree to the last bits.
 func TestMatchesScikitLearn(t *testing.T) {
-	b, err := os.ReadFile("testdata/sklearn_golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var golden struct {
 		Cases []struct {
 			N, Seed, Stride int
@@ -52,9 +48,7 @@ func TestMatchesScikitLearn(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(b, &golden); err != nil {
-		t.Fatal(err)
-	}
+	testmat.ReadJSON(t, filepath.Join("testdata", "sklearn_golden.json"), &golden)
 	for _, c := range golden.Cases {
 		X := goldenRows(c.N)
 		f, err := New(Config{Src: nprand.NewSource(uint64(c.Seed)), Precision: Single})

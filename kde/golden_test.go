@@ -3,29 +3,13 @@ package kde
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
-	"github.com/sbinet/npyio/npy"
-	"gonum.org/v1/gonum/mat"
 )
-
-func readNPY(t testing.TB, name string) *mat.Dense {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var m mat.Dense
-	if err := npy.Read(f, &m); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return &m
-}
 
 // TestGoldenSklearn compares LogDensity with scikit-learn 1.2.1's
 // KernelDensity.score_samples (rtol = atol = 0) on seed 1 of the ADBench
@@ -43,9 +27,9 @@ func TestGoldenSklearn(t *testing.T) {
 	kernels := []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine}
 	rules := []Rule{Scott, Silverman}
 	for _, name := range []string{"6_cardio", "38_thyroid"} {
-		train := readNPY(t, name+"_train.npy")
-		test := readNPY(t, name+"_test.npy")
-		golden := readNPY(t, name+"_golden.npy")
+		train := testmat.ReadNPY(t, filepath.Join("testdata", name+"_train.npy"))
+		test := testmat.ReadNPY(t, filepath.Join("testdata", name+"_test.npy"))
+		golden := testmat.ReadNPY(t, filepath.Join("testdata", name+"_golden.npy"))
 		for ki, kern := range kernels {
 			for ri, rule := range rules {
 				want := golden.RawRowView(2*ki + ri)

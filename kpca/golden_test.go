@@ -3,29 +3,14 @@ package kpca
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
-	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )
-
-func readNPY(t testing.TB, name string) *mat.Dense {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var m mat.Dense
-	if err := npy.Read(f, &m); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return &m
-}
 
 func maxRelDiff(got, want []float64) float64 {
 	worst := 0.0
@@ -42,9 +27,9 @@ func maxRelDiff(got, want []float64) float64 {
 // full eigendecomposition (denseMax raised above n) and block Lanczos
 // (denseMax forced to 0, the default path for n > 300); Nyström with m = n landmarks must give the same scores.
 func TestGoldenNumPy(t *testing.T) {
-	train := readNPY(t, "train.npy")
-	test := readNPY(t, "test.npy")
-	golden := readNPY(t, "golden.npy")
+	train := testmat.ReadNPY(t, filepath.Join("testdata", "train.npy"))
+	test := testmat.ReadNPY(t, filepath.Join("testdata", "test.npy"))
+	golden := testmat.ReadNPY(t, filepath.Join("testdata", "golden.npy"))
 	trainHead := train.Slice(0, 300, 0, 21)
 	n, _ := train.Dims()
 	cases := []struct {

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // The golden values come from SciPy 1.10.1 through testdata/make_golden.py
@@ -102,14 +104,8 @@ type golden struct {
 
 func loadGolden(t *testing.T) *golden {
 	t.Helper()
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g golden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	testmat.ReadJSON(t, filepath.Join("testdata", "golden.json"), &g)
 	return &g
 }
 
