@@ -2,7 +2,12 @@
 // benchmarks: the folder shared/data beside the repository (ADBench tables,
 // MNIST, tensor sets; see its MANIFEST.md). When the folder is absent — a
 // clone without ../shared — the test or benchmark is skipped with a message
-// saying what is missing, never failed.
+// saying what is missing, never failed. Has and SplitOrUniform serve the
+// tests and benchmarks that run a smaller or synthetic case instead.
+//
+// ADBenchAUCs and ADBenchAnchors hold the ADBench protocol loop (seeds 1–3,
+// fit on the train part, AUC-ROC on the test part, median against the
+// scikit-learn anchors) that several packages' TestADBenchAUC share.
 //
 // The path is found from this file's own location, so it is the same from
 // every package directory.

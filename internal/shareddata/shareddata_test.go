@@ -1,9 +1,13 @@
 package shareddata
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestDirIsBesideTheRepository(t *testing.T) {
@@ -22,6 +26,69 @@ func TestPathSkipsWhenAbsent(t *testing.T) {
 	})
 	if !ran {
 		t.Fatal("the subtest failed instead of skipping")
+	}
+}
+
+func TestAbsentFile(t *testing.T) {
+	if Has("no/such/file.npz") {
+		t.Error("Has reports a file that does not exist")
+	}
+	if _, _, err := LoadADBenchSplit("no_such_set", 1); err == nil {
+		t.Error("LoadADBenchSplit of an absent file: no error")
+	}
+}
+
+// rowSum scores a row by the sum of its entries, a detector good enough to
+// give some AUC on any data set.
+type rowSum struct{}
+
+func (rowSum) Fit(context.Context, mat.Matrix) error { return nil }
+func (rowSum) Threshold() float64                    { return 0 }
+func (rowSum) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	n, d := X.Dims()
+	dst = dst[:0]
+	for i := 0; i < n; i++ {
+		var s float64
+		for j := 0; j < d; j++ {
+			s += X.At(i, j)
+		}
+		dst = append(dst, s)
+	}
+	return dst, nil
+}
+
+// errorRecorder keeps the messages of Errorf instead of failing, so that a
+// test can check that ADBenchAnchors fails off its anchor.
+type errorRecorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *errorRecorder) Helper()             {}
+func (r *errorRecorder) Logf(string, ...any) {}
+func (r *errorRecorder) Errorf(format string, a ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, a...))
+}
+
+// ADBenchAnchors fails a data set whose median is off its anchor by more
+// than the tolerance, and only reports an exempt one.
+func TestADBenchAnchorsFailsOffAnchor(t *testing.T) {
+	Path(t, "adbench/4_breastw.npz")
+	newDet := func(uint64) detector.Detector { return rowSum{} }
+	first := ADBenchAnchors(&errorRecorder{TB: t}, map[string]float64{"4_breastw": 0.5}, 1, nil, newDet)
+	med := first["4_breastw"]
+	if med <= 0 || med > 1 {
+		t.Fatalf("median AUC %v", med)
+	}
+	r := &errorRecorder{TB: t}
+	ADBenchAnchors(r, map[string]float64{"4_breastw": med - 0.02}, 0.01, nil, newDet)
+	if len(r.errs) != 1 {
+		t.Errorf("anchor 0.02 below the median, tolerance 0.01: %d errors %q, want 1", len(r.errs), r.errs)
+	}
+	r = &errorRecorder{TB: t}
+	ADBenchAnchors(r, map[string]float64{"4_breastw": med - 0.02}, 0.01, []string{"4_breastw"}, newDet)
+	if len(r.errs) != 0 {
+		t.Errorf("exempt data set failed: %q", r.errs)
 	}
 }
 
