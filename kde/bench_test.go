@@ -3,11 +3,9 @@ package kde
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,32 +13,15 @@ import (
 // 3,000 test rows, d = 10), or uniform random rows of the same shape when
 // the shared data is absent. testdata/bench_sklearn.py times scikit-learn on
 // the same split.
-func benchData(b *testing.B) (train, test *mat.Dense, source string) {
-	ds, err := dataset.Load(filepath.Join("..", "..", "shared", "data", "adbench", "10_cover.npz"), dataset.Options{})
-	if err == nil {
-		tr, te, err := dataset.SplitADBench(ds, 1)
-		if err == nil {
-			return mat.DenseCopyOf(tr.X), mat.DenseCopyOf(te.X), "10_cover"
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 1))
-	train, test = mat.NewDense(7000, 10, nil), mat.NewDense(3000, 10, nil)
-	for _, m := range []*mat.Dense{train, test} {
-		r, c := m.Dims()
-		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				m.Set(i, j, rng.Float64())
-			}
-		}
-	}
-	return train, test, "uniform"
+func benchData() (train, test *mat.Dense, source string) {
+	return shareddata.SplitOrUniform("10_cover", 7000, 3000, 10)
 }
 
 // BenchmarkScore times Score of the 3,000 test rows against n training rows
 // (the first n of the 7,000; Gaussian kernel, Scott's bandwidth) for the
 // exact scorer and the tree at rtol = 0 and 1e-4.
 func BenchmarkScore(b *testing.B) {
-	train, test, src := benchData(b)
+	train, test, src := benchData()
 	for _, n := range []int{1750, 3500, 7000} {
 		x := train.Slice(0, n, 0, 10)
 		for _, c := range []struct {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -22,12 +22,7 @@ func TestWriteGoldenSplit(t *testing.T) {
 		t.Skip("writes kde/testdata; set ANOMALY_WRITE_GOLDEN=1 to regenerate the golden split")
 	}
 	for _, name := range []string{"6_cardio", "38_thyroid"} {
-		path := filepath.Join("..", "..", "shared", "data", "adbench", name+".npz")
-		ds, err := dataset.Load(path, dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, te, err := dataset.SplitADBench(ds, 1)
+		tr, te, err := shareddata.LoadADBenchSplit(name, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

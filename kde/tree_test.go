@@ -5,10 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -119,18 +118,7 @@ func TestDuplicates(t *testing.T) {
 // 7,000 take about a minute). Skipped when ../../shared/data is absent.
 func TestDuplicateHeavyData(t *testing.T) {
 	for _, name := range []string{"16_http", "34_smtp"} {
-		path := filepath.Join("..", "..", "shared", "data", "adbench", name+".npz")
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s not found (the shared ADBench data is absent): %v", path, err)
-		}
-		ds, err := dataset.Load(path, dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, te, err := dataset.SplitADBench(ds, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr, te := shareddata.ADBenchSplit(t, name, 1)
 		Xte := te.X.(*mat.Dense).Slice(0, 500, 0, te.Cols())
 		Xtr := tr.X
 		if os.Getenv("ANOMALY_LONG") != "1" {

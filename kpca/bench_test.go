@@ -3,39 +3,25 @@ package kpca
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
 
 // benchTrain returns the 7,000 training rows of the seed-1 ADBench split of
 // 10_cover (d = 10), or uniform random rows when the shared data is absent.
 // testdata/bench_sklearn.py times scikit-learn on the same rows.
-func benchTrain(b *testing.B) (*mat.Dense, string) {
-	ds, err := dataset.Load(filepath.Join("..", "..", "shared", "data", "adbench", "10_cover.npz"), dataset.Options{})
-	if err == nil {
-		if tr, _, err := dataset.SplitADBench(ds, 1); err == nil {
-			return mat.DenseCopyOf(tr.X), "10_cover"
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 1))
-	x := mat.NewDense(7000, 10, nil)
-	for i := 0; i < 7000; i++ {
-		for j := 0; j < 10; j++ {
-			x.Set(i, j, rng.Float64())
-		}
-	}
-	return x, "uniform"
+func benchTrain() (*mat.Dense, string) {
+	train, _, src := shareddata.SplitOrUniform("10_cover", 7000, 3000, 10)
+	return train, src
 }
 
 // BenchmarkFit times Fit (RBF, gamma = scale, 50 components) on the first n
 // training rows: the exact method (dense eigendecomposition for n ≤ 1000,
 // block Lanczos above) and Nyström with 500 landmarks.
 func BenchmarkFit(b *testing.B) {
-	train, src := benchTrain(b)
+	train, src := benchTrain()
 	for _, n := range []int{1000, 2500, 5000} {
 		x := train.Slice(0, n, 0, 10)
 		for _, c := range []struct {
@@ -60,7 +46,7 @@ func BenchmarkFit(b *testing.B) {
 // BenchmarkFitDefault is Fit at the defaults (explained variance 0.5) on
 // the 7,000 training rows: what `anomaly bench` runs for each ADBench split.
 func BenchmarkFitDefault(b *testing.B) {
-	train, src := benchTrain(b)
+	train, src := benchTrain()
 	b.Run(src+"/n=7000", func(b *testing.B) {
 		for b.Loop() {
 			p, _ := New(Config{})

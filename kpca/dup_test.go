@@ -3,11 +3,10 @@ package kpca
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,19 +21,11 @@ func TestDuplicates(t *testing.T) {
 	}
 	sets := map[string][2]mat.Matrix{"identical rows": {same, mat.NewDense(2, 3, []float64{1, 2, 3, 0, 0, 0})}}
 	for _, name := range []string{"16_http", "34_smtp"} {
-		path := filepath.Join("..", "..", "shared", "data", "adbench", name+".npz")
-		if _, err := os.Stat(path); err != nil {
-			t.Logf("%s absent; only the synthetic case runs", path)
+		if !shareddata.Has(filepath.Join("adbench", name+".npz")) {
+			t.Logf("shared data adbench/%s.npz absent; only the synthetic case runs", name)
 			continue
 		}
-		ds, err := dataset.Load(path, dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, te, err := dataset.SplitADBench(ds, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr, te := shareddata.ADBenchSplit(t, name, 1)
 		sets[name] = [2]mat.Matrix{tr.X.(*mat.Dense).Slice(0, 400, 0, 3), te.X.(*mat.Dense).Slice(0, 500, 0, 3)}
 	}
 	for name, s := range sets {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -49,7 +48,7 @@ func TestRankingIdentity(t *testing.T) {
 		train, test mat.Matrix
 	}
 	sets := []set{{"gauss", randX(400, 4, 1), randX(300, 4, 2)}}
-	if _, err := os.Stat(filepath.Join("..", "..", "shared", "data", "adbench", "6_cardio.npz")); err == nil {
+	if shareddata.Has(filepath.Join("adbench", "6_cardio.npz")) {
 		tr, te := shareddata.ADBenchSplit(t, "6_cardio", 1)
 		sets = append(sets, set{"cardio", tr.X, te.X})
 	} else {
