@@ -309,22 +309,31 @@ func scaleCSR(X *sparse.CSR, cols int, f func(j int, v float64) float64, who str
 	if cols < 0 {
 		return nil, fmt.Errorf("scale: %s scaler used before Fit", who)
 	}
-	r, c := X.Dims()
+	_, c := X.Dims()
 	if c != cols {
 		return nil, fmt.Errorf("scale: %s scaler was fitted on %d columns, the data has %d", who, cols, c)
 	}
+	return mapCSR(X, c, func(j int, v float64) (int, float64) { return j, f(j, v) }), nil
+}
+
+// mapCSR returns the r × cols CSR matrix that stores, for every stored
+// value v of X at (i, j), the value v' at (i, j') where j', v' = f(j, v).
+// f must keep the columns of a row increasing.
+func mapCSR(X *sparse.CSR, cols int, f func(j int, v float64) (int, float64)) *sparse.CSR {
+	r, _ := X.Dims()
 	indptr := make([]int, r+1)
 	ind := make([]int, 0, X.NNZ())
 	data := make([]float64, 0, X.NNZ())
 	for i := 0; i < r; i++ {
 		ri, rv := csr.Row(X, i)
 		for k, j := range ri {
+			j, v := f(j, rv[k])
 			ind = append(ind, j)
-			data = append(data, f(j, rv[k]))
+			data = append(data, v)
 		}
 		indptr[i+1] = len(ind)
 	}
-	return sparse.NewCSR(r, c, indptr, ind, data), nil
+	return sparse.NewCSR(r, cols, indptr, ind, data)
 }
 
 // Scale fits s on train and returns both matrices scaled, keeping a CSR

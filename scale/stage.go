@@ -119,26 +119,17 @@ func FitShape(rule string, X mat.Matrix, shape []int) (*Stage, error) {
 // columns only: memory and the saved stage grow with the non-zeros, not
 // with the column count.
 func fitCompact(rule string, X *sparse.CSR) (*Stage, error) {
-	r, c := X.Dims()
+	_, c := X.Dims()
 	seen := map[int]bool{}
 	X.DoNonZero(func(_, j int, _ float64) { seen[j] = true })
 	cols := slices.Sorted(maps.Keys(seen))
 	if len(cols) == 0 {
 		return &Stage{Rule: rule, Divisor: []float64{}, Index: []int{}, Width: c}, nil
 	}
-	indptr := make([]int, r+1)
-	ind := make([]int, 0, X.NNZ())
-	data := make([]float64, 0, X.NNZ())
-	for i := 0; i < r; i++ {
-		ri, rv := csr.Row(X, i)
-		for k, j := range ri {
-			pos, _ := slices.BinarySearch(cols, j)
-			ind = append(ind, pos)
-			data = append(data, rv[k])
-		}
-		indptr[i+1] = len(ind)
-	}
-	st, err := Fit(rule, sparse.NewCSR(r, len(cols), indptr, ind, data))
+	st, err := Fit(rule, mapCSR(X, len(cols), func(j int, v float64) (int, float64) {
+		pos, _ := slices.BinarySearch(cols, j)
+		return pos, v
+	}))
 	if err != nil {
 		return nil, err
 	}
