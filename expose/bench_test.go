@@ -42,19 +42,13 @@ func BenchmarkSGDFitVsN(b *testing.B) {
 // metric counts train + test rows, as expose/testdata/numpy_ref.py does for
 // the NumPy reference.
 func BenchmarkBatchFitScore(b *testing.B) {
-	ds, err := dataset.Load(shareddata.Path(b, filepath.Join("adbench", "32_shuttle.npz")), dataset.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	train, test, err := dataset.SplitADBench(ds, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	train, test := shareddata.ADBenchSplit(b, "32_shuttle", 1)
 	ntr, _ := train.X.Dims()
 	nte, _ := test.X.Dims()
 	for _, D := range []int{500, 2000, 4000} {
 		b.Run(fmt.Sprintf("D=%d", D), func(b *testing.B) {
 			var dst []float64
+			var err error
 			for i := 0; i < b.N; i++ {
 				d := mustNew(b, Config{Features: D, Src: rand.NewPCG(1, 1)})
 				if err := d.Fit(context.Background(), train.X); err != nil {
