@@ -312,8 +312,7 @@ func readNPY(r io.Reader, avail, trust int64) (*npyArray, error) {
 		r = bytes.NewReader(float64Bytes(raw))
 	}
 	d := &npyDecoder{h: h, finite: true, swap: h.size > 1 && h.order != nativeOrder}
-	data := make([]float64, h.nelem)
-	hugepage.Advise(data)
+	data := hugepage.Floats(h.nelem)
 	switch {
 	case h.nelem == 0:
 	case h.fortran && len(h.shape) > 1:
@@ -659,7 +658,7 @@ func readGrowing(r io.Reader, h *npyHeader) ([]float64, error) {
 	for got < need {
 		if got == len(buf)*8 {
 			nb := make([]float64, min((need+7)/8, 2*len(buf)))
-			hugepage.Advise(nb)
+			hugepage.Prefault(nb)
 			copy(nb, buf)
 			buf = nb
 		}

@@ -9,21 +9,24 @@
 // about 190 faults of 2 MiB. The advice is only advice: where transparent
 // huge pages are off, or on other systems, nothing changes.
 //
-// Conventions: Floats(n) returns a zeroed slice of length n, as make does;
-// Advise leaves the contents alone and may be called on any slice.
+// Conventions: Floats(n) returns a zeroed slice of length n, as make does,
+// already backed by memory (Prefault); Advise leaves the contents alone
+// and may be called on any slice; Prefault also commits the memory, so it
+// is for buffers that will be written whole.
 package hugepage
 
 // Floats returns make([]float64, n) with the huge-page advice applied (to
-// buffers of 4 MiB or more) before anything is written into it.
+// buffers of 4 MiB or more) and the memory populated (Prefault) before
+// anything is written into it.
 func Floats(n int) []float64 {
 	f := make([]float64, n)
-	Advise(f)
+	Prefault(f)
 	return f
 }
 
 // Float32s is Floats for float32 (a kernel cache's columns in one slab).
 func Float32s(n int) []float32 {
 	f := make([]float32, n)
-	Advise32(f)
+	Prefault32(f)
 	return f
 }

@@ -7,3 +7,9 @@ func Advise([]float64) {}
 
 // Advise32 is a no-op where transparent huge pages cannot be requested.
 func Advise32([]float32) {}
+
+// Prefault is a no-op where transparent huge pages cannot be requested.
+func Prefault([]float64) {}
+
+// Prefault32 is a no-op where transparent huge pages cannot be requested.
+func Prefault32([]float32) {}
