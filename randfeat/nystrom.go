@@ -113,19 +113,10 @@ const nystromRows = 1024
 func (n *Nystrom) Transform(dst *mat.Dense, X mat.Matrix) {
 	X = csr.Input(X)
 
-	r, c := X.Dims()
-	if c != n.InputDim() {
-		panic(mat.ErrShape)
-	}
 	m := n.Dim()
-	if dst.IsEmpty() {
-		if r == 0 {
-			return
-		}
-		dst.ReuseAs(r, m)
-	}
-	if rr, cc := dst.Dims(); rr != r || cc != m {
-		panic(mat.ErrShape)
+	r := sizeDst(dst, X, n.InputDim(), m)
+	if r == 0 {
+		return
 	}
 	var kx mat.Dense
 	var buf *mat.Dense

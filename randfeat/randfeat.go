@@ -95,19 +95,11 @@ const transformRows = 256
 func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 	X = csr.Input(X)
 
-	n, c := X.Dims()
-	if c != f.InputDim() {
-		panic(mat.ErrShape)
-	}
+	c := f.InputDim()
 	D := f.Dim()
-	if dst.IsEmpty() {
-		if n == 0 {
-			return
-		}
-		dst.ReuseAs(n, D)
-	}
-	if r, cc := dst.Dims(); r != n || cc != D {
-		panic(mat.ErrShape)
+	n := sizeDst(dst, X, c, D)
+	if n == 0 {
+		return
 	}
 	scale := math.Sqrt(2 / float64(D))
 	wt := f.transposed()
@@ -246,6 +238,27 @@ func NewOrthogonal(k kernel.Isotropic, d, D int, src rand.Source) *Orthogonal {
 		b[i] = 2 * math.Pi * rng.Float64()
 	}
 	return &Orthogonal{Fourier{W: w, B: b}}
+}
+
+// sizeDst checks a Transform's X and dst against a map from in to out
+// dimensions and returns X's row count: X must have in columns, an empty dst
+// is resized to rows × out (left empty when X has no rows) and any other must
+// be rows × out. A mismatch panics with mat.ErrShape.
+func sizeDst(dst *mat.Dense, X mat.Matrix, in, out int) int {
+	r, c := X.Dims()
+	if c != in {
+		panic(mat.ErrShape)
+	}
+	if dst.IsEmpty() {
+		if r == 0 {
+			return 0
+		}
+		dst.ReuseAs(r, out)
+	}
+	if rr, cc := dst.Dims(); rr != r || cc != out {
+		panic(mat.ErrShape)
+	}
+	return r
 }
 
 // rowBlock returns rows [i0, i1) of a non-CSR X as a *mat.Dense: a view for
