@@ -192,9 +192,20 @@ type FitFunc func(ctx context.Context, X mat.Matrix) (train []float64, err error
 // FitWith checks X, fits the scale stage on it, runs the method's fit on
 // the scaled rows and sets the threshold from the training scores.
 func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
+	return b.FitLabeledWith(ctx, X, nil, func(ctx context.Context, X mat.Matrix, _ []int) ([]float64, error) {
+		return fit(ctx, X)
+	})
+}
+
+// FitLabeledWith is FitWith for semi-supervised methods: y (len = rows of
+// X, or nil) is passed through to the method's fit.
+func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error)) error {
 	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
 	if err := b.checkFit(X, 0); err != nil {
 		return err
+	}
+	if n, _ := X.Dims(); y != nil && len(y) != n {
+		return fmt.Errorf("%s: %d labels for %d rows", b.method, len(y), n)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -206,34 +217,11 @@ func (b *Base) FitWith(ctx context.Context, X mat.Matrix, fit FitFunc) error {
 	if err := ctx.Err(); err != nil { // the stage is a few passes over X: stop before the method
 		return err
 	}
-	train, err := fit(ctx, Xs)
-	if err != nil {
-		return err
-	}
-	_, c := X.Dims()
-	return b.finish(train, stage, c)
-}
-
-// FitLabeledWith is FitWith for semi-supervised methods: y (len = rows of
-// X) is passed through to the method's fit.
-func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error)) error {
-	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
-	if err := b.checkFit(X, 0); err != nil {
-		return err
-	}
-	if n, _ := X.Dims(); y != nil && len(y) != n {
-		return fmt.Errorf("%s: %d labels for %d rows", b.method, len(y), n)
-	}
-	stage, Xs, err := b.fitStage(X)
-	if err != nil {
-		return err
-	}
 	train, err := fit(ctx, Xs, y)
 	if err != nil {
 		return err
 	}
-	_, c := X.Dims()
-	return b.finish(train, stage, c)
+	return b.finish(train, stage, X)
 }
 
 // PartialFitWith folds more rows into a model: on an unfitted detector it
@@ -264,8 +252,7 @@ func (b *Base) PartialFitWith(ctx context.Context, X mat.Matrix, fit FitFunc) er
 	if err != nil {
 		return err
 	}
-	_, c := X.Dims()
-	return b.finish(scores, stage, c)
+	return b.finish(scores, stage, X)
 }
 
 func (b *Base) fitStage(X mat.Matrix) (*scale.Stage, mat.Matrix, error) {
@@ -309,8 +296,8 @@ func (e *ScoreError) Error() string {
 }
 
 // finish sets the threshold from the training scores and records the
-// fitted stage.
-func (b *Base) finish(train []float64, stage *scale.Stage, cols int) error {
+// fitted stage and the column count of the training rows X.
+func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 	var bad ScoreError
 	for i, v := range train {
 		if math.IsNaN(v) {
@@ -336,6 +323,7 @@ func (b *Base) finish(train []float64, stage *scale.Stage, cols int) error {
 		}
 		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0], hint)
 	}
+	_, cols := X.Dims()
 	b.stage, b.dim, b.fitted = stage, cols, true
 	return nil
 }
