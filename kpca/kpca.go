@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/hugepage"
@@ -226,24 +227,9 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	if err := kernel.GramProgress(ctx, sym, f.kern, x, func(done, total int) { f.progress("gram", done, total) }); err != nil {
 		return nil, err
 	}
+	// Only the upper triangle is ever read: the centring below, the
+	// Lanczos passes and the dense eigensolver all take it as the matrix.
 	raw := sym.RawSymmetric()
-	// Full storage in place: mirror the upper triangle, in 64 × 64 tiles
-	// so that the column-wise writes stay in cache.
-	const tile = 64
-	for i0 := 0; i0 < n; i0 += tile {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		i1 := min(i0+tile, n)
-		for j0 := i0; j0 < n; j0 += tile {
-			j1 := min(j0+tile, n)
-			for i := i0; i < i1; i++ {
-				for j := max(j0, i+1); j < j1; j++ {
-					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
-				}
-			}
-		}
-	}
 	k := mat.NewDense(n, n, raw.Data[:(n-1)*raw.Stride+n])
 	f.progress("gram", n, n)
 	if err := ctx.Err(); err != nil {
@@ -253,27 +239,10 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	for i := 0; i < n; i++ {
 		kmax = math.Max(kmax, k.At(i, i))
 	}
-	rowMean := make([]float64, n)
-	var grand float64
-	for i := 0; i < n; i++ {
-		var s float64
-		for _, v := range k.RawRowView(i) {
-			s += v
-		}
-		rowMean[i] = s / float64(n)
-		grand += rowMean[i]
-	}
-	grand /= float64(n)
-	var trace float64
-	for i := 0; i < n; i++ {
-		if i%256 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		row := k.RawRowView(i)
-		for j := range row {
-			row[j] += grand - rowMean[i] - rowMean[j]
-		}
-		trace += row[i]
+	rowMean, grand := upperRowMeans(raw)
+	trace, err := centreUpper(ctx, raw, rowMean, grand)
+	if err != nil {
+		return nil, err
 	}
 	if math.IsNaN(trace) || math.IsInf(trace, 0) {
 		return nil, fmt.Errorf("kpca: the kernel matrix is not finite (is gamma too large?)")
@@ -551,6 +520,81 @@ func (p *KPCA) exactScores(dst, kxx []float64, kx, pt *mat.Dense, corr []float64
 			dst[i] = s
 		}
 	})
+}
+
+// upperHalves splits the rows of an n × n upper triangle at the row that
+// leaves half its elements on each side.
+func upperHalves(n int) [2][2]int {
+	split := int(float64(n) * (1 - 1/math.Sqrt2))
+	return [2][2]int{{0, split}, {split, n}}
+}
+
+// upperRowMeans returns the row means of the symmetric matrix whose upper
+// triangle raw holds, and their mean, in one pass over the triangle: row i
+// adds its elements to its own sum and each a_ij (j > i) to row j's, on
+// two goroutines with their own column sums.
+func upperRowMeans(raw blas64.Symmetric) ([]float64, float64) {
+	n := raw.N
+	var sums [2][]float64
+	var wg sync.WaitGroup
+	for g, r := range upperHalves(n) {
+		sums[g] = make([]float64, n)
+		wg.Add(1)
+		go func(sum []float64, lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				row := raw.Data[i*raw.Stride+i : i*raw.Stride+n]
+				s := 0.0
+				for j, v := range row {
+					s += v
+					sum[i+j] += v
+				}
+				sum[i] += s - row[0] // the diagonal once
+			}
+		}(sums[g], r[0], r[1])
+	}
+	wg.Wait()
+	mean := sums[0]
+	var grand float64
+	for i := range mean {
+		mean[i] = (mean[i] + sums[1][i]) / float64(n)
+		grand += mean[i]
+	}
+	return mean, grand / float64(n)
+}
+
+// centreUpper centres the upper triangle of the kernel matrix in place,
+// k_ij + k̄ − k̄_i − k̄_j (the centred matrix HKH of the features' mean
+// removed), on two goroutines, and returns the centred trace. It stops
+// between blocks of 256 rows when ctx is done.
+func centreUpper(ctx context.Context, raw blas64.Symmetric, rowMean []float64, grand float64) (float64, error) {
+	n := raw.N
+	var wg sync.WaitGroup
+	for _, r := range upperHalves(n) {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				if (i-lo)%256 == 0 && ctx.Err() != nil {
+					return
+				}
+				row := raw.Data[i*raw.Stride+i : i*raw.Stride+n]
+				c := grand - rowMean[i]
+				for j := range row {
+					row[j] += c - rowMean[i+j]
+				}
+			}
+		}(r[0], r[1])
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var trace float64
+	for i := 0; i < n; i++ {
+		trace += raw.Data[i*raw.Stride+i]
+	}
+	return trace, nil
 }
 
 // rowBlock returns rows [i0, i1) of X as a matrix (a view when X is dense).

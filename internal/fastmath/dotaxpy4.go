@@ -1,0 +1,37 @@
+package fastmath
+
+// DotAxpy4 returns the dot products s_c = Σ_j x[j]·y[c][j] and adds
+// a[c]·x to z[c], for c = 0…3, reading x once for all eight operations:
+// the kernel of a symmetric matrix–block product that reads each element
+// of a triangle once (kernel PCA's Lanczos steps), where row i's strictly
+// lower part gives both (Av)_i and its transpose's contribution to the
+// rows above. y[c] and z[c] must hold at least len(x) values; only the
+// first len(x) are read or changed. On amd64 with AVX2 and FMA the
+// multiple-of-4 prefix runs in assembly (four partial sums per dot product,
+// fused multiply-adds), the rest and other machines in a plain loop, so
+// the results differ from sequential sums by rounding only.
+func DotAxpy4(x []float64, y, z *[4][]float64, a *[4]float64) (s0, s1, s2, s3 float64) {
+	n := len(x)
+	y0, y1, y2, y3 := y[0][:n], y[1][:n], y[2][:n], y[3][:n]
+	z0, z1, z2, z3 := z[0][:n], z[1][:n], z[2][:n], z[3][:n]
+	m := 0
+	if useAsm && n >= 4 {
+		m = n &^ 3
+		yp := [4]*float64{&y0[0], &y1[0], &y2[0], &y3[0]}
+		zp := [4]*float64{&z0[0], &z1[0], &z2[0], &z3[0]}
+		s0, s1, s2, s3 = dotAxpy4Asm(&x[0], &yp, &zp, a, m)
+	}
+	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
+	for j := m; j < n; j++ {
+		v := x[j]
+		s0 += v * y0[j]
+		s1 += v * y1[j]
+		s2 += v * y2[j]
+		s3 += v * y3[j]
+		z0[j] += a0 * v
+		z1[j] += a1 * v
+		z2[j] += a2 * v
+		z3[j] += a3 * v
+	}
+	return
+}
