@@ -127,18 +127,7 @@ func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
 		ln2lo = 1.90821492927058770002e-10
 	)
 	for _, i := range rows {
-		xi := data[i*d : i*d+d : i*d+d]
-		xi = xi[:len(xj)]
-		var d0, d1 float64
-		t := 0
-		for ; t+2 <= len(xj); t += 2 {
-			d0 += xi[t] * xj[t]
-			d1 += xi[t+1] * xj[t+1]
-		}
-		if t < len(xj) {
-			d0 += xi[t] * xj[t]
-		}
-		d2 := sq[i] + sj - 2*(d0+d1)
+		d2 := sq[i] + sj - 2*dot2(xj, data[i*d:i*d+d:i*d+d])
 		if d2 < 0 {
 			d2 = 0
 		}
@@ -158,6 +147,23 @@ func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
 			r4*r4*(1.0/40320+r*(1.0/362880))
 		dst[i] = float32(s * p * math.Float64frombits(uint64(k+1023)<<52))
 	}
+}
+
+// dot2 returns xᵀy (y at least as long as x) summed in two accumulators,
+// the even and the odd entries: the one order of the dense RBF paths
+// (fillRBF, forPairs), so their values agree to the last bit.
+func dot2(x, y []float64) float64 {
+	y = y[:len(x)]
+	var d0, d1 float64
+	t := 0
+	for ; t+2 <= len(x); t += 2 {
+		d0 += x[t] * y[t]
+		d1 += x[t+1] * y[t+1]
+	}
+	if t < len(x) {
+		d0 += x[t] * y[t]
+	}
+	return d0 + d1
 }
 
 // expNeg is e^x for x ≤ 0 with relative error below 1e-11 (far under the
@@ -298,18 +304,7 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 						// The arithmetic of fillRBF, operation for
 						// operation, so the values are the columns' to
 						// the last bit.
-						xj := data[j*d : j*d+d : j*d+d]
-						xj = xj[:len(xi)]
-						var d0, d1 float64
-						t := 0
-						for ; t+2 <= len(xi); t += 2 {
-							d0 += xj[t] * xi[t]
-							d1 += xj[t+1] * xi[t+1]
-						}
-						if t < len(xi) {
-							d0 += xj[t] * xi[t]
-						}
-						d2 := max(sq[j]+si-2*(d0+d1), 0)
+						d2 := max(sq[j]+si-2*dot2(xi, data[j*d:j*d+d:j*d+d]), 0)
 						v := float64(float32(m.scale * expNeg(-m.gamma*d2)))
 						if m.y != nil && m.y[i] != m.y[j] {
 							v = -v
