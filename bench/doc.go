@@ -42,9 +42,10 @@
 // them here and measures the peak of live Go heap objects (runtime/metrics,
 // sampled every 5 ms); a detector that ignores ctx cannot be stopped
 // in-process, so a timed-out task is abandoned, not killed. The anomaly
-// command uses a Runner that starts one process per task and reads that
-// process's maximum resident set size: a stricter figure (runtime and data
-// included) and a real kill at the timeout.
+// command uses a Runner that sends the tasks to a child process, which
+// resets its peak resident set size before each (Linux clear_refs) and
+// reports it after: a stricter figure (runtime and data included) and a
+// real kill at the timeout (the next task gets a new child).
 //
 // # Other measurements
 //

@@ -53,9 +53,10 @@ type Outcome struct {
 	ScoreSeconds float64 `json:"score_seconds"`
 	// PeakBytes is the peak memory of the run; Memory says what was
 	// measured ("heap": the peak of Go heap objects in this process,
-	// sampled every 5 ms during Fit and Score; "rss": the maximum resident
-	// set size of a separate process that ran only this task, reading its
-	// data or prepared split included). 0 when not measured.
+	// sampled every 5 ms during Fit and Score; "rss": the peak resident
+	// set size of the process that ran the task, reset just before it, so
+	// the runtime and the task's data or prepared split included). 0 when
+	// not measured.
 	PeakBytes int64  `json:"peak_bytes"`
 	Memory    string `json:"memory,omitempty"`
 	// TrainRows, TestRows and TestAnomalies describe the split.

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -62,14 +61,18 @@ and seeds. Tensor methods (those with a shape parameter) get the sample
 shape and run only on tensor data; every other method runs on the flattened
 rows of tensor data ("flat" in the input column), side by side.
 
-Memory: each run (one method, data set, seed and class) is a separate
-process running this program ("anomaly bench-task"); the figure is that
-process's peak resident set size (VmHWM from /proc/self/status on Linux;
-elsewhere getrusage ru_maxrss), so it includes the Go runtime and the whole
-loaded data set file. --in-process runs everything in this
-process instead and reports the peak of live Go heap objects.
+Memory: the runs (one method, data set, seed and class each) go to a
+child process running this program ("anomaly bench-task"), one after the
+other; before each run the child returns its freed memory to the system
+and resets its peak resident set size (Linux), so the figure is the run's
+own peak (VmHWM from /proc/self/status): the Go runtime, the run's split
+of the data and what the method allocates. Where the peak cannot be reset
+each run gets a fresh process (getrusage ru_maxrss). --in-process runs
+everything in this process instead and reports the peak of live Go heap
+objects.
 
-A run that fails or exceeds --timeout (the process is killed) gives a
+A run that fails or exceeds --timeout (its process is killed, and the next
+run starts another) gives a
 marked cell ("failed", "timeout"; "partial" when some seeds finished) and
 the benchmark goes on. With no --data, the data sets embedded in the binary
 are used (see dataset/embedded for their sources and citations), every
@@ -208,7 +211,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		if err != nil {
 			return internalErr(fmt.Errorf("bench: cannot find this program to run each task: %v (use --in-process)", err))
 		}
-		cfg.Runner = processRunner(exe)
+		run, stop := workerRunner(exe)
+		defer stop()
+		cfg.Runner = run
 		// Each split is written once and read by every method's process.
 		dir, err := os.MkdirTemp("", "anomaly-bench-")
 		if err != nil {
@@ -361,71 +366,26 @@ func expandData(s string) ([]string, error) {
 // (see TestMain); the anomaly binary ignores it.
 const benchChildEnv = "ANOMALY_CLI_MAIN=1"
 
-// processRunner runs each task as "exe bench-task" with the task as JSON on
-// stdin and the outcome as JSON on stdout; memory is the child's maximum
-// RSS, and a run over the timeout is killed.
-func processRunner(exe string) bench.Runner {
-	return func(ctx context.Context, t bench.Task, timeout time.Duration) bench.Outcome {
-		in, err := json.Marshal(t)
-		if err != nil {
-			return bench.Outcome{Err: err.Error()}
-		}
-		runCtx, cancel := ctx, context.CancelFunc(func() {})
-		if timeout > 0 {
-			runCtx, cancel = context.WithTimeout(ctx, timeout)
-		}
-		defer cancel()
-		cmd := exec.CommandContext(runCtx, exe, "bench-task")
-		cmd.Env = append(os.Environ(), benchChildEnv)
-		cmd.Stdin = bytes.NewReader(in)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		cmd.WaitDelay = 5 * time.Second
-		err = cmd.Run()
-		if runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-			return bench.Outcome{TimedOut: true, Err: fmt.Sprintf("over the timeout of %v (killed)", timeout)}
-		}
-		var o bench.Outcome
-		if jerr := json.Unmarshal(out.Bytes(), &o); jerr != nil || err != nil && o.Err == "" {
-			msg := oneLine(errb.String())
-			if msg == "" && err != nil {
-				msg = err.Error()
-			}
-			if msg == "" {
-				msg = "bench-task wrote no result"
-			}
-			return bench.Outcome{Err: msg, AUC: math.NaN(), AP: math.NaN()}
-		}
-		if o.Memory != "rss" {
-			if rss := maxRSS(cmd.ProcessState); rss > 0 {
-				o.PeakBytes, o.Memory = rss, "rss"
-			}
-		}
-		return o
-	}
-}
-
-// newBenchTaskCmd is the hidden child command of processRunner.
+// newBenchTaskCmd is the hidden child command of workerRunner: with
+// --serve it runs tasks until its input ends (serveTasks); without, one
+// task (JSON on stdin, outcome as JSON on stdout).
 func newBenchTaskCmd(stdout io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:    "bench-task",
-		Short:  "Run one benchmark task (JSON on stdin, outcome as JSON on stdout); used by bench",
+		Short:  "Run benchmark tasks (JSON on stdin, outcomes as JSON on stdout); used by bench",
 		Hidden: true,
 		Args:   noArgs,
 	}
+	serve := c.Flags().Bool("serve", false, "run tasks until the input ends, each reply {outcome, last}")
 	c.RunE = runE(func(ctx context.Context) error {
+		if *serve {
+			return serveTasks(ctx, c.InOrStdin(), stdout)
+		}
 		var t bench.Task
 		if err := json.NewDecoder(c.InOrStdin()).Decode(&t); err != nil {
 			return usagef("bench-task: reading the task: %v", err)
 		}
-		var o bench.Outcome
-		if t.Split != "" {
-			o = bench.RunSplitTask(ctx, t)
-		} else if ds, err := bench.Open(t.Data); err != nil {
-			o = bench.Outcome{Err: err.Error(), AUC: math.NaN(), AP: math.NaN()}
-		} else {
-			o = bench.RunTask(ctx, ds, t)
-		}
+		o := runBenchTask(ctx, t)
 		if rss := selfPeakRSS(); rss > 0 {
 			o.PeakBytes, o.Memory = rss, "rss"
 		}

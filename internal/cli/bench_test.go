@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/detector"
@@ -310,5 +311,47 @@ func TestBenchReport(t *testing.T) {
 	code, _, stderr = run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--in-process", "--report", data)
 	if after, _ := os.ReadFile(data); code != 1 || !bytes.Equal(before, after) {
 		t.Errorf("--report onto the data: exit %d (%s), data changed %v; want exit 1, unchanged", code, stderr, !bytes.Equal(before, after))
+	}
+}
+
+// One child serves the tasks in turn: a task killed at the timeout and a
+// failing one cost nothing to the tasks after them (a new child takes
+// over), and every good run reports its own peak RSS.
+func TestBenchWorkerSequence(t *testing.T) {
+	data := benchCSV(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, stop := workerRunner(exe)
+	defer stop()
+	task := func(p map[string]string) bench.Task {
+		return bench.Task{Data: data, Method: "benchvec", Params: p, Seed: 1, Class: -1}
+	}
+	for i, tc := range []struct {
+		params map[string]string
+		want   string
+	}{
+		{nil, "ok"},
+		{map[string]string{"block": "true"}, "timeout"},
+		{nil, "ok"},
+		{map[string]string{"fail": "true"}, "failed"},
+		{nil, "ok"},
+		{nil, "ok"},
+	} {
+		o := run(context.Background(), task(tc.params), 2*time.Second)
+		got := "ok"
+		switch {
+		case o.TimedOut:
+			got = "timeout"
+		case o.Err != "":
+			got = "failed"
+		}
+		if got != tc.want {
+			t.Errorf("task %d: %s (%q), want %s", i, got, o.Err, tc.want)
+		}
+		if got == "ok" && (o.Memory != "rss" || o.PeakBytes <= 0 || o.AUC != 1) {
+			t.Errorf("task %d: memory %q %d bytes, AUC %v", i, o.Memory, o.PeakBytes, o.AUC)
+		}
 	}
 }
