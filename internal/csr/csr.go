@@ -8,6 +8,7 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"github.com/james-bowman/sparse/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -56,17 +57,10 @@ func Subset(m *sparse.CSR, idx []int) *sparse.CSR {
 // per element of dst. This is the product a random feature map needs: X·Wᵀ
 // for frequencies W stored one per row, without forming Wᵀ.
 func MulDenseT(dst *mat.Dense, m *sparse.CSR, B mat.RawMatrixer) {
-	raw, sp := B.RawMatrix(), m.RawMatrix()
-	if raw.Cols != sp.J {
-		panic(mat.ErrShape)
-	}
-	dr, dc := dst.Dims()
-	if dr != sp.I || dc != raw.Rows {
-		panic(mat.ErrShape)
-	}
-	out := dst.RawMatrix()
+	raw := B.RawMatrix()
+	sp, out := operands(dst, m, raw.Cols, raw.Rows)
 	for i := 0; i < sp.I; i++ {
-		row := out.Data[i*out.Stride : i*out.Stride+dc]
+		row := out.Data[i*out.Stride : i*out.Stride+out.Cols]
 		lo, hi := sp.Indptr[i], sp.Indptr[i+1]
 		ind, val := sp.Ind[lo:hi], sp.Data[lo:hi]
 		for p := range row {
@@ -78,23 +72,30 @@ func MulDenseT(dst *mat.Dense, m *sparse.CSR, B mat.RawMatrixer) {
 // MulDense sets dst = m·B, where B is c × p (so dst is r × p), with one
 // scaled row update of length p (a dense axpy) per stored entry of m.
 func MulDense(dst *mat.Dense, m *sparse.CSR, B mat.RawMatrixer) {
-	raw, sp := B.RawMatrix(), m.RawMatrix()
-	if raw.Rows != sp.J {
-		panic(mat.ErrShape)
-	}
-	dr, dc := dst.Dims()
-	if dr != sp.I || dc != raw.Cols {
-		panic(mat.ErrShape)
-	}
-	out := dst.RawMatrix()
+	raw := B.RawMatrix()
+	sp, out := operands(dst, m, raw.Rows, raw.Cols)
 	for i := 0; i < sp.I; i++ {
-		row := out.Data[i*out.Stride : i*out.Stride+dc]
+		row := out.Data[i*out.Stride : i*out.Stride+out.Cols]
 		clear(row)
 		for k := sp.Indptr[i]; k < sp.Indptr[i+1]; k++ {
 			j := sp.Ind[k]
 			floats.AddScaled(row, sp.Data[k], raw.Data[j*raw.Stride:j*raw.Stride+raw.Cols])
 		}
 	}
+}
+
+// operands returns the raw storage of m and dst for dst = m·op(B) with
+// op(B) inner × p: it panics with mat.ErrShape unless m has inner columns
+// and dst is m's rows × p.
+func operands(dst *mat.Dense, m *sparse.CSR, inner, p int) (*blas.SparseMatrix, blas64.General) {
+	sp := m.RawMatrix()
+	if inner != sp.J {
+		panic(mat.ErrShape)
+	}
+	if dr, dc := dst.Dims(); dr != sp.I || dc != p {
+		panic(mat.ErrShape)
+	}
+	return sp, dst.RawMatrix()
 }
 
 // Canonical returns X as a CSR matrix whose rows have strictly increasing
