@@ -41,7 +41,9 @@
 // encoding.BinaryMarshaler) and a CRC-32 of everything before it. [Load]
 // checks the magic, the checksum, the envelope format and the method's state
 // version before rebuilding the detector through the registry, so a corrupt,
-// truncated or other-version file is an error, never a panic.
+// truncated or other-version file is an error, never a panic. A method's
+// MarshalBinary and UnmarshalBinary gob-encode its state with [EncodeState]
+// and [DecodeState] and check the decoded arrays with [Finite].
 //
 // # Errors
 //

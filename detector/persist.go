@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 )
 
 // EnvelopeFormat is the version of the model file layout written by Save.
@@ -176,4 +177,37 @@ func Load(r io.Reader) (Detector, error) {
 		return nil, corrupt(fmt.Sprintf("method %s state: %v", h.Method, err))
 	}
 	return det, nil
+}
+
+// EncodeState gob-encodes the state of a fitted model of the named method:
+// the body of a method's MarshalBinary once it has built its state.
+func EncodeState(method string, state any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(state); err != nil {
+		return nil, fmt.Errorf("%s: encoding state: %w", method, err)
+	}
+	return b.Bytes(), nil
+}
+
+// DecodeState gob-decodes data written by EncodeState into state, a pointer
+// to the method's state type: the start of a method's UnmarshalBinary,
+// which then checks what it decoded.
+func DecodeState(method string, data []byte, state any) error {
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(state); err != nil {
+		return fmt.Errorf("%s: decoding state: %w", method, err)
+	}
+	return nil
+}
+
+// Finite reports whether every value of the slices is finite (neither NaN
+// nor ±Inf), as an UnmarshalBinary requires of the arrays it decoded.
+func Finite(vs ...[]float64) bool {
+	for _, v := range vs {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -74,10 +74,8 @@ func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64,
 	if _, ok := fm.(cosineMap); !ok {
 		return nil, fmt.Errorf("expose: feature map %T cannot be saved", fm)
 	}
-	for _, x := range w {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, errors.New("expose: embedding holds non-finite values")
-		}
+	if !detector.Finite(w) {
+		return nil, errors.New("expose: embedding holds non-finite values")
 	}
 	if err := d.Adopt(stage, fm.InputDim(), threshold); err != nil {
 		return nil, err

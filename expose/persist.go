@@ -1,11 +1,8 @@
 package expose
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/randfeat"
@@ -48,17 +45,15 @@ func (d *EXPoSE) MarshalBinary() ([]byte, error) {
 	for i := 0; i < r; i++ {
 		flat = append(flat, W.RawRowView(i)...)
 	}
-	var buf bytes.Buffer
-	err := gob.NewEncoder(&buf).Encode(state{Gamma: d.gamma, Dim: d.Dim(), W: flat, B: b, Embedding: d.w, Mean: d.savedMean(), N: d.n})
-	return buf.Bytes(), err
+	return detector.EncodeState("expose", state{Gamma: d.gamma, Dim: d.Dim(), W: flat, B: b, Embedding: d.w, Mean: d.savedMean(), N: d.n})
 }
 
 // UnmarshalBinary restores a model written by MarshalBinary, checking that
 // its arrays are consistent with each other and with the configuration.
 func (d *EXPoSE) UnmarshalBinary(data []byte) error {
 	var s state
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
-		return fmt.Errorf("expose: decoding model: %w", err)
+	if err := detector.DecodeState("expose", data, &s); err != nil {
+		return err
 	}
 	D := len(s.B)
 	switch {
@@ -71,12 +66,8 @@ func (d *EXPoSE) UnmarshalBinary(data []byte) error {
 	case !(s.Gamma > 0) || s.N < 1:
 		return errors.New("expose: model has invalid scalars")
 	}
-	for _, v := range [][]float64{s.W, s.B, s.Embedding, s.Mean} {
-		for _, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return errors.New("expose: model holds non-finite values")
-			}
-		}
+	if !detector.Finite(s.W, s.B, s.Embedding, s.Mean) {
+		return errors.New("expose: model holds non-finite values")
 	}
 	d.gamma, d.n = s.Gamma, s.N
 	d.fmap = &randfeat.Fourier{W: mat.NewDense(D, s.Dim, s.W), B: s.B}

@@ -1,9 +1,7 @@
 package gauss
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -381,11 +379,7 @@ func (g *Gauss) MarshalBinary() ([]byte, error) {
 			}
 		}
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(st); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return detector.EncodeState("gauss", st)
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary: an upper
@@ -393,15 +387,15 @@ func (g *Gauss) MarshalBinary() ([]byte, error) {
 // rows with a > 0 and c ≥ 0.
 func (g *Gauss) UnmarshalBinary(b []byte) error {
 	var s state
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
-		return fmt.Errorf("gauss: decoding state: %w", err)
+	if err := detector.DecodeState("gauss", b, &s); err != nil {
+		return err
 	}
 	d := len(s.Mean)
-	if d == 0 || !finite(s.Mean) {
+	if d == 0 || !detector.Finite(s.Mean) {
 		return errState
 	}
 	if s.N > 0 {
-		if len(s.XC) != s.N*d || !finite(s.XC) || !(s.A > 0) || math.IsInf(s.A, 0) || !(s.C >= 0) || math.IsInf(s.C, 0) {
+		if len(s.XC) != s.N*d || !detector.Finite(s.XC) || !(s.A > 0) || math.IsInf(s.A, 0) || !(s.C >= 0) || math.IsInf(s.C, 0) {
 			return errState
 		}
 		g.mean, g.rho = s.Mean, s.Rho
@@ -429,15 +423,6 @@ func (g *Gauss) UnmarshalBinary(b []byte) error {
 	c.SetFromU(u)
 	g.mean, g.chol, g.rho, g.logDet, g.xc = s.Mean, &c, s.Rho, c.LogDet(), nil
 	return nil
-}
-
-func finite(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // memory estimates the peak bytes: the centred copy of the rows, and the

@@ -1,11 +1,8 @@
 package iforest
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -431,19 +428,15 @@ func (f *IForest) MarshalBinary() ([]byte, error) {
 	if !f.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(state{Psi: f.psi, D: f.d, Single: f.single, Trees: f.trees}); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return detector.EncodeState("iforest", state{Psi: f.psi, D: f.d, Single: f.single, Trees: f.trees})
 }
 
 // UnmarshalBinary decodes trees written by MarshalBinary, checking every
 // node (feature in range, children after their parent, sizes positive).
 func (f *IForest) UnmarshalBinary(b []byte) error {
 	var s state
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
-		return fmt.Errorf("iforest: decoding state: %w", err)
+	if err := detector.DecodeState("iforest", b, &s); err != nil {
+		return err
 	}
 	if s.Psi < 2 || s.D < 1 || len(s.Trees) == 0 {
 		return errState

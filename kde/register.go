@@ -1,10 +1,7 @@
 package kde
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
-	"fmt"
 	"math"
 	"runtime"
 
@@ -56,9 +53,7 @@ func (k *KDE) MarshalBinary() ([]byte, error) {
 	for i := 0; i < k.n; i++ {
 		data = append(data, raw.Data[i*raw.Stride:i*raw.Stride+k.d]...)
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(state{Kernel: int(k.cfg.Kernel), H: k.h, Mean: k.mean, N: k.n, D: k.d, X: data})
-	return b.Bytes(), err
+	return detector.EncodeState("kde", state{Kernel: int(k.cfg.Kernel), H: k.h, Mean: k.mean, N: k.n, D: k.d, X: data})
 }
 
 // UnmarshalBinary restores a model written by MarshalBinary into a detector
@@ -66,22 +61,12 @@ func (k *KDE) MarshalBinary() ([]byte, error) {
 // error.
 func (k *KDE) UnmarshalBinary(b []byte) error {
 	var s state
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
-		return fmt.Errorf("kde: decoding state: %w", err)
+	if err := detector.DecodeState("kde", b, &s); err != nil {
+		return err
 	}
 	if s.Kernel != int(k.cfg.Kernel) || s.N < 1 || s.D < 1 || s.N > math.MaxInt32 || s.D > math.MaxInt32 ||
-		len(s.Mean) != s.D || len(s.X) != s.N*s.D || !(s.H > 0) || math.IsInf(s.H, 0) {
+		len(s.Mean) != s.D || len(s.X) != s.N*s.D || !(s.H > 0) || math.IsInf(s.H, 0) || !detector.Finite(s.X, s.Mean) {
 		return errState
-	}
-	for _, v := range s.X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return errState
-		}
-	}
-	for _, v := range s.Mean {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return errState
-		}
 	}
 	xc := mat.NewDense(s.N, s.D, s.X)
 	sqn := make([]float64, s.N)

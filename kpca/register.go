@@ -1,8 +1,6 @@
 package kpca
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 	"math"
 
@@ -90,18 +88,7 @@ func (p *KPCA) MarshalBinary() ([]byte, error) {
 		s.RowMean = p.rowMean
 		s.Grand = p.grand
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(s)
-	return b.Bytes(), err
-}
-
-func finite(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
+	return detector.EncodeState("kpca", s)
 }
 
 // UnmarshalBinary restores a model written by MarshalBinary into a detector
@@ -109,11 +96,11 @@ func finite(v []float64) bool {
 // error.
 func (p *KPCA) UnmarshalBinary(b []byte) error {
 	var s state
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
-		return fmt.Errorf("kpca: decoding state: %w", err)
+	if err := detector.DecodeState("kpca", b, &s); err != nil {
+		return err
 	}
 	bad := fmt.Errorf("kpca: invalid model state")
-	if s.D < 1 || s.D > math.MaxInt32 || !(s.Gamma > 0 || p.cfg.Kernel.Kind == "linear") || !finite(s.Vals) || !finite(s.Proj) {
+	if s.D < 1 || s.D > math.MaxInt32 || !(s.Gamma > 0 || p.cfg.Kernel.Kind == "linear") || !detector.Finite(s.Vals, s.Proj) {
 		return bad
 	}
 	for _, v := range s.Vals {
@@ -132,7 +119,7 @@ func (p *KPCA) UnmarshalBinary(b []byte) error {
 	cols := max(q, 1)
 	f := &KPCA{Base: p.Base, cfg: p.cfg, gamma: s.Gamma, kern: kern, d: s.D, vals: s.Vals, explained: s.Explained}
 	if p.cfg.Method == Nystrom {
-		if len(s.Landmarks) == 0 || len(s.Landmarks)%s.D != 0 || !finite(s.Landmarks) || !finite(s.ZMean) {
+		if len(s.Landmarks) == 0 || len(s.Landmarks)%s.D != 0 || !detector.Finite(s.Landmarks, s.ZMean) {
 			return bad
 		}
 		m := len(s.Landmarks) / s.D
@@ -147,7 +134,7 @@ func (p *KPCA) UnmarshalBinary(b []byte) error {
 	} else {
 		n := s.N
 		if n < 2 || n > math.MaxInt32 || len(s.X) != n*s.D || len(s.RowMean) != n || len(s.Proj) != n*cols || q > n ||
-			!finite(s.X) || !finite(s.RowMean) || math.IsNaN(s.Grand) || math.IsInf(s.Grand, 0) {
+			!detector.Finite(s.X, s.RowMean) || math.IsNaN(s.Grand) || math.IsInf(s.Grand, 0) {
 			return bad
 		}
 		f.x, f.rowMean, f.grand, f.proj = mat.NewDense(n, s.D, s.X), s.RowMean, s.Grand, mat.NewDense(n, cols, s.Proj)

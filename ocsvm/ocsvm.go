@@ -1,9 +1,7 @@
 package ocsvm
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -253,19 +251,15 @@ func (m *OCSVM) MarshalBinary() ([]byte, error) {
 	} else {
 		s.Exp = oneclass.Save(m.exp, m.stats.Gamma)
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(s); err != nil {
-		return nil, fmt.Errorf("ocsvm: %w", err)
-	}
-	return b.Bytes(), nil
+	return detector.EncodeState("ocsvm", s)
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary into a detector
 // built with the parameters saved beside it, validating it.
 func (m *OCSVM) UnmarshalBinary(data []byte) error {
 	var s state
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
-		return fmt.Errorf("ocsvm: decoding model: %w", err)
+	if err := detector.DecodeState("ocsvm", data, &s); err != nil {
+		return err
 	}
 	bad := func(what string) error { return fmt.Errorf("ocsvm: invalid model: %s", what) }
 	if s.NTrain <= 0 || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) {

@@ -1,9 +1,7 @@
 package stm
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -214,14 +212,14 @@ func (m *OneSTM) MarshalBinary() ([]byte, error) {
 	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	return encodeState(oneSTMState{Exp: oneclass.Save(m.exp, m.gamma), Rho: m.rho, Stats: m.stats})
+	return detector.EncodeState("1stm", oneSTMState{Exp: oneclass.Save(m.exp, m.gamma), Rho: m.rho, Stats: m.stats})
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary into a detector
 // built with the parameters saved beside it, validating it.
 func (m *OneSTM) UnmarshalBinary(data []byte) error {
 	var s oneSTMState
-	if err := decodeState("1stm", data, &s); err != nil {
+	if err := detector.DecodeState("1stm", data, &s); err != nil {
 		return err
 	}
 	if m.r.shape == nil || s.Exp.D != m.r.dim || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || !(s.Exp.Gamma > 0) {
@@ -233,29 +231,4 @@ func (m *OneSTM) UnmarshalBinary(data []byte) error {
 	}
 	m.exp, m.rho, m.gamma, m.stats = e, s.Rho, s.Exp.Gamma, s.Stats
 	return nil
-}
-
-// encodeState gob-encodes the saved state s of a fitted model.
-func encodeState(s any) ([]byte, error) {
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(s)
-	return b.Bytes(), err
-}
-
-// decodeState gob-decodes a model the named method saved into s, a
-// pointer to its state type.
-func decodeState(name string, data []byte, s any) error {
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(s); err != nil {
-		return fmt.Errorf("%s: decoding model: %w", name, err)
-	}
-	return nil
-}
-
-func allFinite(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -338,7 +338,7 @@ func (lm *linearModel) state() linearState {
 func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
 	bad := fmt.Errorf("invalid model")
 	D := len(s.Weights)
-	if D == 0 || !(s.Gamma > 0) || !allFinite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) {
+	if D == 0 || !(s.Gamma > 0) || !detector.Finite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) {
 		return bad
 	}
 	var f featureMap
@@ -350,7 +350,7 @@ func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
 		for n, side := range shape {
 			Dm := len(s.ModeB[n])
 			if Dm == 0 || len(s.ModeW[n]) != Dm*side || len(s.ModeU[n]) != D*Dm ||
-				!allFinite(s.ModeW[n]) || !allFinite(s.ModeB[n]) || !allFinite(s.ModeU[n]) {
+				!detector.Finite(s.ModeW[n], s.ModeB[n], s.ModeU[n]) {
 				return bad
 			}
 			pm.maps = append(pm.maps, &randfeat.Fourier{W: mat.NewDense(Dm, side, s.ModeW[n]), B: s.ModeB[n]})
@@ -358,7 +358,7 @@ func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
 		}
 		f = pm
 	} else {
-		if len(s.B) != D || len(s.W) != D*inputDim || !allFinite(s.W) || !allFinite(s.B) {
+		if len(s.B) != D || len(s.W) != D*inputDim || !detector.Finite(s.W, s.B) {
 			return bad
 		}
 		f = &randfeat.Fourier{W: mat.NewDense(D, inputDim, s.W), B: s.B}
@@ -372,7 +372,7 @@ func (m *R1STM) MarshalBinary() ([]byte, error) {
 	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	return encodeState(m.lm.state())
+	return detector.EncodeState(m.Method(), m.lm.state())
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary into a detector
@@ -380,7 +380,7 @@ func (m *R1STM) MarshalBinary() ([]byte, error) {
 // validating it.
 func (m *R1STM) UnmarshalBinary(data []byte) error {
 	var s linearState
-	if err := decodeState("r1stm", data, &s); err != nil {
+	if err := detector.DecodeState("r1stm", data, &s); err != nil {
 		return err
 	}
 	if m.r.shape == nil {
@@ -397,14 +397,14 @@ func (m *R1SVM) MarshalBinary() ([]byte, error) {
 	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	return encodeState(m.lm.state())
+	return detector.EncodeState(m.Method(), m.lm.state())
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary, validating it
 // against the column count saved with the model.
 func (m *R1SVM) UnmarshalBinary(data []byte) error {
 	var s linearState
-	if err := decodeState("r1svm", data, &s); err != nil {
+	if err := detector.DecodeState("r1svm", data, &s); err != nil {
 		return err
 	}
 	if len(s.B) == 0 || len(s.W)%len(s.B) != 0 {

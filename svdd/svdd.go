@@ -1,9 +1,7 @@
 package svdd
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"fmt"
 	"math"
 
@@ -293,19 +291,15 @@ func (m *SVDD) MarshalBinary() ([]byte, error) {
 	if !m.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(state{Exp: oneclass.Save(m.exp, m.stats.Gamma), Gap: m.gap, Stats: m.stats}); err != nil {
-		return nil, fmt.Errorf("svdd: %w", err)
-	}
-	return b.Bytes(), nil
+	return detector.EncodeState("svdd", state{Exp: oneclass.Save(m.exp, m.stats.Gamma), Gap: m.gap, Stats: m.stats})
 }
 
 // UnmarshalBinary decodes a model written by MarshalBinary into a detector
 // built with the parameters saved beside it, validating it.
 func (m *SVDD) UnmarshalBinary(data []byte) error {
 	var s state
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
-		return fmt.Errorf("svdd: decoding model: %w", err)
+	if err := detector.DecodeState("svdd", data, &s); err != nil {
+		return err
 	}
 	if math.IsNaN(s.Gap) || math.IsInf(s.Gap, 0) {
 		return fmt.Errorf("svdd: invalid model: radius not finite")

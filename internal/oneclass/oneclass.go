@@ -159,10 +159,8 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 			return nil, fmt.Errorf("expansion coefficient out of range")
 		}
 	}
-	for _, v := range s.SV {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("support vector not finite")
-		}
+	if !detector.Finite(s.SV) {
+		return nil, fmt.Errorf("support vector not finite")
 	}
 	var k kernel.Kernel = kernel.Linear{}
 	if spec.Kind != "linear" {

@@ -1,0 +1,52 @@
+package detector
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestEncodeDecodeState round-trips a state through EncodeState and
+// DecodeState, and checks that a truncated state is an error naming the
+// method.
+func TestEncodeDecodeState(t *testing.T) {
+	type state struct {
+		N int
+		X []float64
+	}
+	in := state{N: 3, X: []float64{1, -2.5, math.MaxFloat64}}
+	b, err := EncodeState("m", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out state
+	if err := DecodeState("m", b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.N != in.N || !slices.Equal(out.X, in.X) {
+		t.Errorf("decoded %+v, want %+v", out, in)
+	}
+	err = DecodeState("m", b[:len(b)/2], &out)
+	if err == nil || !strings.HasPrefix(err.Error(), "m: decoding state: ") {
+		t.Errorf("truncated state: error %v, want one starting with %q", err, "m: decoding state: ")
+	}
+}
+
+func TestFinite(t *testing.T) {
+	for _, tc := range []struct {
+		vs   [][]float64
+		want bool
+	}{
+		{nil, true},
+		{[][]float64{nil, {}}, true},
+		{[][]float64{{0, -1, math.MaxFloat64}, {math.SmallestNonzeroFloat64}}, true},
+		{[][]float64{{0}, {1, math.NaN()}}, false},
+		{[][]float64{{math.Inf(-1)}, {0}}, false},
+		{[][]float64{{math.Inf(1)}}, false},
+	} {
+		if got := Finite(tc.vs...); got != tc.want {
+			t.Errorf("Finite(%v) = %v, want %v", tc.vs, got, tc.want)
+		}
+	}
+}
