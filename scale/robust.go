@@ -81,19 +81,11 @@ func (s *Robust) Fit(X mat.Matrix) error {
 // Transform writes (X − Median) / Spread (or X / Spread with NoCenter) into
 // dst.
 func (s *Robust) Transform(dst *mat.Dense, X mat.Matrix) error {
-	X = csr.Input(X)
-
-	if s.NoCenter {
-		return affine(dst, X, fitted(s.Spread), func(j int, v float64) float64 { return v / s.Spread[j] }, "Robust")
-	}
-	return affine(dst, X, fitted(s.Spread), func(j int, v float64) float64 { return (v - s.Median[j]) / s.Spread[j] }, "Robust")
+	return centreDivide(dst, X, s.NoCenter, s.Median, s.Spread, "Robust")
 }
 
 // TransformSparse scales a CSR matrix by 1/Spread without densifying it; it
 // needs NoCenter.
 func (s *Robust) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
-	if !s.NoCenter {
-		return nil, errNoCenter
-	}
-	return scaleCSR(X, fitted(s.Spread), func(j int, v float64) float64 { return v / s.Spread[j] }, "Robust")
+	return divideSparse(X, s.NoCenter, s.Spread, "Robust")
 }

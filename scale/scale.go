@@ -163,11 +163,11 @@ func (s *MinMax) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
 func (s *Standard) Fit(X mat.Matrix) error {
 	X = csr.Input(X)
 
-	_, c := X.Dims()
-	amax := make([]float64, c)
-	if _, _, err := columnStats(X, func(j int, v float64) { amax[j] = math.Max(amax[j], math.Abs(v)) }); err != nil {
+	amax, err := maxAbs(X)
+	if err != nil {
 		return err
 	}
+	c := len(amax)
 	unit := make([]float64, c) // 2^(e−1) ≤ max |x_j| < 2^e: exact division and multiplication
 	for j, m := range amax {
 		unit[j] = 1
@@ -205,32 +205,51 @@ func (s *Standard) Fit(X mat.Matrix) error {
 
 // Transform writes (X − Mean) / Std (or X / Std with NoCenter) into dst.
 func (s *Standard) Transform(dst *mat.Dense, X mat.Matrix) error {
-	X = csr.Input(X)
-
-	if s.NoCenter {
-		return affine(dst, X, fitted(s.Std), func(j int, v float64) float64 { return v / s.Std[j] }, "Standard")
-	}
-	return affine(dst, X, fitted(s.Std), func(j int, v float64) float64 { return (v - s.Mean[j]) / s.Std[j] }, "Standard")
+	return centreDivide(dst, X, s.NoCenter, s.Mean, s.Std, "Standard")
 }
 
 // TransformSparse scales a CSR matrix by 1/Std without densifying it; it
 // needs NoCenter.
 func (s *Standard) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
-	if !s.NoCenter {
+	return divideSparse(X, s.NoCenter, s.Std, "Standard")
+}
+
+// centreDivide writes (X − centre) / div, or X / div with noCenter, into dst:
+// Transform of the scalers that centre and divide per column.
+func centreDivide(dst *mat.Dense, X mat.Matrix, noCenter bool, centre, div []float64, who string) error {
+	X = csr.Input(X)
+
+	if noCenter {
+		return affine(dst, X, fitted(div), func(j int, v float64) float64 { return v / div[j] }, who)
+	}
+	return affine(dst, X, fitted(div), func(j int, v float64) float64 { return (v - centre[j]) / div[j] }, who)
+}
+
+// divideSparse returns X / div, column by column, without densifying it;
+// a scaler that would centre (noCenter false) is an error.
+func divideSparse(X *sparse.CSR, noCenter bool, div []float64, who string) (*sparse.CSR, error) {
+	if !noCenter {
 		return nil, errNoCenter
 	}
-	return scaleCSR(X, fitted(s.Std), func(j int, v float64) float64 { return v / s.Std[j] }, "Standard")
+	return scaleCSR(X, fitted(div), func(j int, v float64) float64 { return v / div[j] }, who)
 }
 
 var errNoCenter = errors.New("scale: centring would densify sparse data; use NoCenter")
 
-// Fit computes the per-column largest absolute value.
-func (s *MaxAbs) Fit(X mat.Matrix) error {
-	X = csr.Input(X)
-
+// maxAbs returns the largest absolute value of every column of X.
+func maxAbs(X mat.Matrix) ([]float64, error) {
 	_, c := X.Dims()
 	m := make([]float64, c)
 	if _, _, err := columnStats(X, func(j int, v float64) { m[j] = math.Max(m[j], math.Abs(v)) }); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Fit computes the per-column largest absolute value.
+func (s *MaxAbs) Fit(X mat.Matrix) error {
+	m, err := maxAbs(csr.Input(X))
+	if err != nil {
 		return err
 	}
 	for j := range m {
@@ -244,14 +263,12 @@ func (s *MaxAbs) Fit(X mat.Matrix) error {
 
 // Transform writes X / Max into dst.
 func (s *MaxAbs) Transform(dst *mat.Dense, X mat.Matrix) error {
-	X = csr.Input(X)
-
-	return affine(dst, X, fitted(s.Max), func(j int, v float64) float64 { return v / s.Max[j] }, "MaxAbs")
+	return centreDivide(dst, X, true, nil, s.Max, "MaxAbs")
 }
 
 // TransformSparse scales a CSR matrix by 1/Max without densifying it.
 func (s *MaxAbs) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
-	return scaleCSR(X, fitted(s.Max), func(j int, v float64) float64 { return v / s.Max[j] }, "MaxAbs")
+	return divideSparse(X, true, s.Max, "MaxAbs")
 }
 
 // affine writes f(j, x_ij) into dst; f(j, 0) gives the implicit zeros of
