@@ -221,9 +221,13 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	x := mat.DenseCopyOf(X)
 	f.progress("gram", 0, n)
 	// The workers stop between blocks of 64 rows when ctx is done.
-	// The n × n buffer is the fit's one large allocation: huge pages make
-	// its first touch ~190 faults of 2 MiB instead of ~n²/512 of 4 KiB.
-	sym := mat.NewSymDense(n, hugepage.Floats(n*n))
+	// The n × n buffer is the fit's one large allocation and lives only
+	// for the fit: mapped for it (huge pages, populated in one call, not
+	// zeroed again by the Go runtime) and unmapped when the fit returns;
+	// nothing kept by the model refers to it.
+	buf, free := hugepage.Alloc(n * n)
+	defer free()
+	sym := mat.NewSymDense(n, buf)
 	if err := kernel.GramProgress(ctx, sym, f.kern, x, func(done, total int) { f.progress("gram", done, total) }); err != nil {
 		return nil, err
 	}

@@ -62,3 +62,29 @@ func advise(base unsafe.Pointer, size uintptr, populate bool) {
 		_ = unix.Madvise(b, unix.MADV_POPULATE_WRITE)
 	}
 }
+
+// Alloc returns a zeroed buffer of n float64 values mapped straight from
+// the operating system, outside the Go heap, 2 MiB-aligned, advised for
+// huge pages and populated (Prefault), and the function that unmaps it.
+// It is for a large scratch array that lives for one call (kernel PCA's
+// n × n matrix): from the Go heap such a buffer is zeroed by the runtime
+// on one core whenever its span is reused (0.35 s for 392 MB here) and
+// stays mapped after it is dropped; mapped afresh it arrives zeroed and
+// goes back at once. Nothing may use the buffer after free. When the
+// mapping fails it falls back to Floats (and free does nothing).
+func Alloc(n int) (f []float64, free func()) {
+	if n <= 0 {
+		return nil, func() {}
+	}
+	const huge = 2 << 20
+	size := uintptr(n) * 8
+	mem, err := unix.Mmap(-1, 0, int(size+huge), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return Floats(n), func() {}
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+	off := (p+huge-1)&^(huge-1) - p
+	f = unsafe.Slice((*float64)(unsafe.Pointer(&mem[off])), n)
+	Prefault(f)
+	return f, func() { _ = unix.Munmap(mem) }
+}

@@ -13,3 +13,7 @@ func Prefault([]float64) {}
 
 // Prefault32 is a no-op where transparent huge pages cannot be requested.
 func Prefault32([]float32) {}
+
+// Alloc returns Floats(n) where buffers cannot be mapped directly; free
+// does nothing.
+func Alloc(n int) (f []float64, free func()) { return Floats(n), func() {} }

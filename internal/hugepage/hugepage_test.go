@@ -27,3 +27,24 @@ func ExampleFloats() {
 	fmt.Println(len(k), k[0])
 	// Output: 1048576 0
 }
+
+// Alloc gives a zeroed, writable, 2 MiB-aligned (on Linux) buffer of the
+// length asked, and free returns it.
+func TestAlloc(t *testing.T) {
+	for _, n := range []int{1, 1000, 3 << 20} {
+		f, free := Alloc(n)
+		if len(f) != n {
+			t.Fatalf("Alloc(%d): length %d", n, len(f))
+		}
+		for i := range f {
+			if f[i] != 0 {
+				t.Fatalf("Alloc(%d)[%d] = %v, want 0", n, i, f[i])
+			}
+			f[i] = float64(i)
+		}
+		if f[n-1] != float64(n-1) {
+			t.Fatal("write lost")
+		}
+		free()
+	}
+}
