@@ -326,9 +326,13 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		// The whole matrix fits the cache: store every column from one
 		// symmetric pass; the gradient loop below and every iteration
 		// then read stored columns.
-		// One slab on huge pages: l separate column buffers would be
-		// faulted in 4 KiB at a time by a fresh process.
-		slab := hugepage.Float32s(l * l)
+		// One slab mapped for this solve (huge pages, populated, not
+		// zeroed again by the Go runtime) and unmapped when it returns:
+		// l separate column buffers would be faulted in 4 KiB at a time.
+		// Every goroutine that fills columns has finished by then, and
+		// the Result holds no column.
+		slab, free := hugepage.Alloc32(l * l)
+		defer free()
 		cols := make([][]float32, l)
 		for i := range cols {
 			cols[i] = s.cache.adopt(i, slab[i*l:(i+1)*l]).data

@@ -73,18 +73,38 @@ func advise(base unsafe.Pointer, size uintptr, populate bool) {
 // goes back at once. Nothing may use the buffer after free. When the
 // mapping fails it falls back to Floats (and free does nothing).
 func Alloc(n int) (f []float64, free func()) {
-	if n <= 0 {
-		return nil, func() {}
+	p, free := alloc(uintptr(n) * 8)
+	if p == nil {
+		return Floats(n), func() {}
+	}
+	f = unsafe.Slice((*float64)(p), n)
+	Prefault(f)
+	return f, free
+}
+
+// Alloc32 is Alloc for float32 (a kernel cache's columns in one slab).
+func Alloc32(n int) (f []float32, free func()) {
+	p, free := alloc(uintptr(n) * 4)
+	if p == nil {
+		return Float32s(n), func() {}
+	}
+	f = unsafe.Slice((*float32)(p), n)
+	Prefault32(f)
+	return f, free
+}
+
+// alloc maps size bytes at a 2 MiB boundary; nil when size is 0 or the
+// mapping fails.
+func alloc(size uintptr) (unsafe.Pointer, func()) {
+	if size == 0 {
+		return nil, nil
 	}
 	const huge = 2 << 20
-	size := uintptr(n) * 8
 	mem, err := unix.Mmap(-1, 0, int(size+huge), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
-		return Floats(n), func() {}
+		return nil, nil
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
 	off := (p+huge-1)&^(huge-1) - p
-	f = unsafe.Slice((*float64)(unsafe.Pointer(&mem[off])), n)
-	Prefault(f)
-	return f, func() { _ = unix.Munmap(mem) }
+	return unsafe.Pointer(&mem[off]), func() { _ = unix.Munmap(mem) }
 }

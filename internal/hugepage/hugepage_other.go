@@ -17,3 +17,7 @@ func Prefault32([]float32) {}
 // Alloc returns Floats(n) where buffers cannot be mapped directly; free
 // does nothing.
 func Alloc(n int) (f []float64, free func()) { return Floats(n), func() {} }
+
+// Alloc32 returns Float32s(n) where buffers cannot be mapped directly; free
+// does nothing.
+func Alloc32(n int) (f []float32, free func()) { return Float32s(n), func() {} }

@@ -31,7 +31,7 @@ func ExampleFloats() {
 // Alloc gives a zeroed, writable, 2 MiB-aligned (on Linux) buffer of the
 // length asked, and free returns it.
 func TestAlloc(t *testing.T) {
-	for _, n := range []int{1, 1000, 3 << 20} {
+	for _, n := range []int{0, 1, 1000, 3 << 20} {
 		f, free := Alloc(n)
 		if len(f) != n {
 			t.Fatalf("Alloc(%d): length %d", n, len(f))
@@ -42,9 +42,20 @@ func TestAlloc(t *testing.T) {
 			}
 			f[i] = float64(i)
 		}
-		if f[n-1] != float64(n-1) {
+		if n > 0 && f[n-1] != float64(n-1) {
 			t.Fatal("write lost")
 		}
 		free()
+		g, free32 := Alloc32(n)
+		if len(g) != n {
+			t.Fatalf("Alloc32(%d): length %d", n, len(g))
+		}
+		for i := range g {
+			if g[i] != 0 {
+				t.Fatalf("Alloc32(%d)[%d] = %v, want 0", n, i, g[i])
+			}
+			g[i] = 1
+		}
+		free32()
 	}
 }
