@@ -122,11 +122,21 @@ func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 // variance target only the leading ones whose Ritz values already reach
 // the fraction of the trace (on the 7,000 rows of 10_cover at the default
 // 0.5: 12 steps instead of 15), returning just those. It returns nil values
-// when the basis would exceed min(n/2, max(12 blocks, 10q)) vectors first.
+// when the basis would exceed min(n/2, max(12 blocks, 10q)) vectors first
+// (40 blocks for a variance target). With a variance target q is only a
+// first guess: once the Ritz values show that more leading pairs are
+// needed to reach the fraction, q grows to that count and the same basis
+// goes on (on 24_mnist's 5,322 rows, 28 pairs: 1.8 s → 1.1 s against
+// starting again with 2q).
 func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	b := max(8, q/2)
 	maxK := min(n/2, max(12*b, 10*q))
+	if target.q == 0 {
+		// A variance target may need more pairs than q: room for q to
+		// grow (below) without starting again.
+		maxK = min(n/2, max(maxK, 40*b))
+	}
 	v := mat.NewDense(n, maxK, nil) // orthonormal basis, column blocks
 	w := mat.NewDense(n, maxK, nil) // a · v
 	t := mat.NewDense(maxK, maxK, nil)
@@ -188,11 +198,27 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		// moving (they converge quadratically faster than the vectors, so
 		// the residual test cannot pass before), only the values are
 		// computed.
-		tv := ritzValues(t.Slice(0, k, 0, k).(*mat.Dense), q)
+		tv := ritzValues(t.Slice(0, k, 0, k).(*mat.Dense), k)
 		if err := ctx.Err(); err != nil { // each of these steps is O(k³)
 			return nil, nil, err
 		}
-		settled := prev != nil && k+b <= maxK
+		if target.q == 0 && tv != nil {
+			// Ritz values only grow with the basis, so the count of
+			// leading Ritz values reaching the fraction is at least the
+			// count of eigenvalues the target needs: grow q to it, or
+			// keep extending the basis while no count reaches it.
+			m, ok := target.count(tv)
+			if !ok {
+				prev = nil
+				blk.Copy(wk)
+				continue
+			}
+			q = max(q, m)
+		}
+		if tv != nil {
+			tv = tv[:min(q, len(tv))]
+		}
+		settled := prev != nil && len(prev) >= q && k+b <= maxK
 		for j := 0; j < q && settled && tv != nil; j++ {
 			settled = math.Abs(tv[j]-prev[j]) <= valueSettle*math.Abs(tv[0])
 		}
@@ -239,7 +265,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 // residuals tested.
 const valueSettle = 1e-12
 
-// ritzValues returns the q leading eigenvalues of the projected matrix t in
+// ritzValues returns the q (≤ its order) leading eigenvalues of the projected matrix t in
 // descending order, without eigenvectors (nil if the eigensolver fails).
 func ritzValues(t *mat.Dense, q int) []float64 {
 	k, _ := t.Dims()
