@@ -21,7 +21,13 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 	br := exactBlockRows(n)
 	nb := (m + br - 1) / br
 	kern, h := k.cfg.Kernel, k.h
-	xraw := k.xc.RawMatrix()
+	// The training rows transposed (d × n): the product below is then
+	// gonum's NoTrans × NoTrans gemm, whose inner loop is an axpy along n,
+	// rather than one dot product of length d per kernel term, which for
+	// tabular d (under ~30) is mostly call overhead.
+	xt := mat.NewDense(d, n, nil)
+	xt.Copy(k.xc.T())
+	xtr := xt.RawMatrix()
 	done := 0
 	var progMu chan struct{}
 	if k.cfg.Progress != nil {
@@ -45,9 +51,9 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 				}
 				qn[i] = s
 			}
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
 				blas64.General{Rows: rows, Cols: d, Stride: d, Data: q},
-				blas64.General{Rows: n, Cols: d, Stride: xraw.Stride, Data: xraw.Data},
+				xtr,
 				0, blas64.General{Rows: rows, Cols: n, Stride: n, Data: g})
 			for i := 0; i < rows; i++ {
 				if ctx.Err() != nil {
@@ -95,8 +101,17 @@ func gaussianLogSum(g []float64, qn float64, sqn []float64, h float64) float64 {
 	}
 	// (r²/h)/h rather than r²/h²: h² underflows to 0 for h below 1e-154
 	// (and overflows above 1e154), which would make the exponents 0·∞.
-	for j, r2 := range g {
-		g[j] = -0.5 * ((r2 - minR2) / h) / h
+	// Two multiplications by 1/h (a division costs several) unless 1/h
+	// itself overflows.
+	if ih := 1 / h; !math.IsInf(ih, 0) {
+		ih2 := -0.5 * ih
+		for j, r2 := range g {
+			g[j] = ((r2 - minR2) * ih2) * ih
+		}
+	} else {
+		for j, r2 := range g {
+			g[j] = -0.5 * ((r2 - minR2) / h) / h
+		}
 	}
 	fastmath.Exp(g, g) // math.Exp to two ulps, four at a time
 	var s float64
