@@ -173,3 +173,25 @@ func TestScaleWidth(t *testing.T) {
 		}
 	}
 }
+
+// gaussianLogSum at bandwidths whose reciprocal overflows (h below
+// 1/MaxFloat64) and at ordinary ones: n coincident points give log n, and
+// two points r² = 2h² apart give log(1 + e⁻¹), the closed forms.
+func TestGaussianLogSumExtremeBandwidth(t *testing.T) {
+	for _, h := range []float64{5e-310, 1e-200, 0.3, 1e200} {
+		g := []float64{0, 0, 0}
+		if got := gaussianLogSum(g, 0, []float64{0, 0, 0}, h); math.Abs(got-math.Log(3)) > 1e-15 {
+			t.Errorf("h=%g: three coincident points give %v, want log 3", h, got)
+		}
+		if h < 1e-160 || h > 1e150 {
+			continue // 2h² is not representable
+		}
+		r2 := 2 * h * h
+		g = []float64{0, 0}
+		// query at the origin (qn = 0); training rows with |x|² = 0 and r2
+		got := gaussianLogSum(g, 0, []float64{0, r2}, h)
+		if want := math.Log(1 + math.Exp(-1)); math.Abs(got-want) > 1e-14 {
+			t.Errorf("h=%g: %v, want log(1+e⁻¹) = %v", h, got, want)
+		}
+	}
+}
