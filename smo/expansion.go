@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/fastmath"
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/kernel"
@@ -125,17 +126,23 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 				scratch = make([]float64, d)
 			}
 			var x, sv row
+			var arg []float64
 			for r := lo; r < hi; r++ {
 				x.setFrom(X, r, scratch)
 				var s float64
 				if rbf && x.x != nil && e.SVPtr == nil {
-					// Dense RBF: the loop of LIBSVM's kernel expansion.
+					// Dense RBF: LIBSVM's kernel expansion, with the
+					// exponents gathered and exponentiated four at a
+					// time (fastmath.Exp).
+					if arg == nil {
+						arg = make([]float64, len(e.Coef))
+					}
+					for i := range e.Coef {
+						arg[i] = negGamma * max(e.rows.sq[i]+x.sq-2*dot(e.rows.denseRow(i), x.x), 0)
+					}
+					fastmath.Exp(arg, arg)
 					for i, c := range e.Coef {
-						d2 := e.rows.sq[i] + x.sq - 2*dot(e.rows.denseRow(i), x.x)
-						if d2 < 0 {
-							d2 = 0
-						}
-						s += c * expNeg(negGamma*d2)
+						s += c * arg[i]
 					}
 					dst[r] = s
 					continue

@@ -8,6 +8,7 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -116,38 +117,31 @@ func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
 }
 
 // fillRBF is the RBF column: scale·exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)),
-// with expNeg written out in the loop (the compiler does not inline it).
+// the exponents gathered first and exponentiated four at a time
+// (fastmath.Exp, whose value depends on its argument only, so forPairs,
+// which does the same per row, gives the same float32 values).
 func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
 	d, data, sq := m.rows.d, m.rows.dense, m.rows.sq
 	xj := data[j*d : j*d+d : j*d+d]
 	sj, g, s := sq[j], -m.gamma, m.scale
-	const (
-		log2e = 1.4426950408889634
-		ln2hi = 6.93147180369123816490e-01
-		ln2lo = 1.90821492927058770002e-10
-	)
-	for _, i := range rows {
-		d2 := sq[i] + sj - 2*dot2(xj, data[i*d:i*d+d:i*d+d])
-		if d2 < 0 {
-			d2 = 0
-		}
-		x := g * d2
-		if x < -708 {
-			dst[i] = 0
-			continue
-		}
-		// expNeg(x), inlined.
-		k := int64(x*log2e - 0.5)
-		kf := float64(k)
-		r := (x - kf*ln2hi) - kf*ln2lo
-		r2 := r * r
-		r4 := r2 * r2
-		p := (1 + r) + r2*(1.0/2+r*(1.0/6)) +
-			r4*((1.0/24+r*(1.0/120))+r2*(1.0/720+r*(1.0/5040))) +
-			r4*r4*(1.0/40320+r*(1.0/362880))
-		dst[i] = float32(s * p * math.Float64frombits(uint64(k+1023)<<52))
+	bp := argPool.Get().(*[]float64)
+	if cap(*bp) < len(rows) {
+		*bp = make([]float64, len(rows))
 	}
+	arg := (*bp)[:len(rows)]
+	for k, i := range rows {
+		arg[k] = g * max(sq[i]+sj-2*dot2(xj, data[i*d:i*d+d:i*d+d]), 0)
+	}
+	fastmath.Exp(arg, arg)
+	for k, i := range rows {
+		dst[i] = float32(s * arg[k])
+	}
+	argPool.Put(bp)
 }
+
+// argPool holds fillRBF's exponent buffers (Column runs on several
+// goroutines, thousands of times per solve).
+var argPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // dot2 returns xᵀy (y at least as long as x) summed in two accumulators,
 // the even and the odd entries: the one order of the dense RBF paths
@@ -300,12 +294,15 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 				for i := i0; i < i1; i++ {
 					xi := data[i*d : i*d+d : i*d+d]
 					si, qi := sq[i], q[i-i0]
+					// The arithmetic of fillRBF, operation for
+					// operation, so the values are the columns' to the
+					// last bit.
 					for j := i; j < n; j++ {
-						// The arithmetic of fillRBF, operation for
-						// operation, so the values are the columns' to
-						// the last bit.
-						d2 := max(sq[j]+si-2*dot2(xi, data[j*d:j*d+d:j*d+d]), 0)
-						v := float64(float32(m.scale * expNeg(-m.gamma*d2)))
+						qi[j] = -m.gamma * max(sq[j]+si-2*dot2(xi, data[j*d:j*d+d:j*d+d]), 0)
+					}
+					fastmath.Exp(qi[i:], qi[i:])
+					for j := i; j < n; j++ {
+						v := float64(float32(m.scale * qi[j]))
 						if m.y != nil && m.y[i] != m.y[j] {
 							v = -v
 						}
