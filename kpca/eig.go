@@ -368,10 +368,45 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 		go func(lo, hi int) {
 			defer wg.Done()
 			zrow := func(c, from int) []float64 { return z[c*n+from : c*n+n] }
-			for i := lo; i < hi; i++ {
+			i := lo
+			// Rows in pairs (i, i+1): DotAxpy4x2 reads the block and the
+			// accumulator once for both.
+			for ; i+1 < hi; i += 2 {
 				if (i-lo)%256 == 0 && ctx.Err() != nil {
 					return
 				}
+				j := i + 1
+				aii, ajj, aij := ar.Data[i*ar.Stride+i], ar.Data[j*ar.Stride+j], ar.Data[i*ar.Stride+j]
+				x0 := ar.Data[i*ar.Stride+j+1 : i*ar.Stride+n]
+				x1 := ar.Data[j*ar.Stride+j+1 : j*ar.Stride+n]
+				outI := dr.Data[i*dr.Stride : i*dr.Stride+b]
+				outJ := dr.Data[j*dr.Stride : j*dr.Stride+b]
+				c := 0
+				for ; c+4 <= b; c += 4 {
+					y := [4][]float64{vrow(c, j+1), vrow(c+1, j+1), vrow(c+2, j+1), vrow(c+3, j+1)}
+					zz := [4][]float64{zrow(c, j+1), zrow(c+1, j+1), zrow(c+2, j+1), zrow(c+3, j+1)}
+					var coef [8]float64
+					for k := 0; k < 4; k++ {
+						coef[k], coef[4+k] = vr.Data[(c+k)*vr.Stride+i], vr.Data[(c+k)*vr.Stride+j]
+					}
+					sum := fastmath.DotAxpy4x2(x0, x1, &y, &zz, &coef)
+					for k := 0; k < 4; k++ {
+						vi, vj := coef[k], coef[4+k]
+						outI[c+k] = sum[k] + aii*vi + aij*vj
+						outJ[c+k] = sum[4+k] + ajj*vj
+						z[(c+k)*n+j] += aij * vi
+					}
+				}
+				for ; c < b; c++ {
+					vi, vj := vr.Data[c*vr.Stride+i], vr.Data[c*vr.Stride+j]
+					outI[c] = floats.Dot(x0, vrow(c, j+1)) + aii*vi + aij*vj
+					outJ[c] = floats.Dot(x1, vrow(c, j+1)) + ajj*vj
+					floats.AddScaled(zrow(c, j+1), vi, x0)
+					floats.AddScaled(zrow(c, j+1), vj, x1)
+					z[c*n+j] += aij * vi
+				}
+			}
+			for ; i < hi; i++ { // the last row of an odd range
 				aii := ar.Data[i*ar.Stride+i]
 				row := ar.Data[i*ar.Stride+i+1 : i*ar.Stride+n]
 				out := dr.Data[i*dr.Stride : i*dr.Stride+b]

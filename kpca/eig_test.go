@@ -76,3 +76,35 @@ func TestLanczosMatchesDense(t *testing.T) {
 		_ = wvec
 	}
 }
+
+// symMulBlock, reading only the upper triangle, equals the full product
+// a·v to rounding, for odd and even n (the row pairs and the odd row) and
+// block sizes with and without a remainder of four.
+func TestSymMulBlock(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 64, 301} {
+		for _, b := range []int{1, 4, 5, 8} {
+			a := gramOf(n, 3, 0.7, uint64(n))
+			lower := mat.DenseCopyOf(a)
+			for i := 0; i < n; i++ {
+				for j := 0; j < i; j++ {
+					lower.Set(i, j, math.NaN()) // must not be read
+				}
+			}
+			v := mat.NewDense(n, b, nil)
+			for i := 0; i < n; i++ {
+				for j := 0; j < b; j++ {
+					v.Set(i, j, math.Sin(float64(i*b+j)))
+				}
+			}
+			var want mat.Dense
+			want.Mul(a, v)
+			got := mat.NewDense(n, b, nil)
+			if err := symMulBlock(context.Background(), got, lower, v, mat.NewDense(b, n, nil), make([]float64, 2*b*n)); err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(got, &want, 1e-12*float64(n)) {
+				t.Errorf("n=%d b=%d: symMulBlock differs from a·v", n, b)
+			}
+		}
+	}
+}

@@ -37,3 +37,9 @@ func expAsm(dst, src []float64) (outOfRange bool)
 //
 //go:noescape
 func dotAxpy4Asm(x *float64, y, z *[4]*float64, a *[4]float64, n int) (s0, s1, s2, s3 float64)
+
+// dotAxpy4x2Asm is DotAxpy4 for two rows sharing the y and z reads (see
+// DotAxpy4x2); a holds each coefficient in four lanes, s accumulates.
+//
+//go:noescape
+func dotAxpy4x2Asm(x0, x1 *float64, y, z *[4]*float64, a *[8][4]float64, s *[8]float64, n int)

@@ -94,3 +94,57 @@ func TestDotAxpy4(t *testing.T) {
 		}
 	}
 }
+
+// DotAxpy4x2 equals eight sequential dot products (to 1e-13 relative to
+// Σ|x_j·y_j|) and the two-row axpys (to two roundings) for every length
+// from 0 to 70; values past the rows' length are left alone.
+func TestDotAxpy4x2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 0; n <= 70; n++ {
+		var x [2][]float64
+		for r := range x {
+			x[r] = make([]float64, n)
+			for i := range x[r] {
+				x[r][i] = rng.NormFloat64()
+			}
+		}
+		var y, z, z0 [4][]float64
+		var a [8]float64
+		for c := range y {
+			y[c], z[c] = make([]float64, n+3), make([]float64, n+3)
+			for i := range y[c] {
+				y[c][i], z[c][i] = rng.NormFloat64(), rng.NormFloat64()
+			}
+			z0[c] = append([]float64(nil), z[c]...)
+		}
+		for k := range a {
+			a[k] = rng.NormFloat64()
+		}
+		s := DotAxpy4x2(x[0], x[1], &y, &z, &a)
+		for r := range x {
+			for c := range y {
+				var want, mag float64
+				for j, v := range x[r] {
+					want += v * y[c][j]
+					mag += math.Abs(v * y[c][j])
+				}
+				if got := s[4*r+c]; math.Abs(got-want) > 1e-13*max(mag, 1) {
+					t.Fatalf("n=%d row %d col %d: dot %v, loop %v", n, r, c, got, want)
+				}
+			}
+		}
+		for c := range y {
+			for j := range z[c] {
+				want, mag := z0[c][j], math.Abs(z0[c][j])
+				if j < n {
+					p, q := a[c]*x[0][j], a[4+c]*x[1][j]
+					want += p + q
+					mag += math.Abs(p) + math.Abs(q)
+				}
+				if math.Abs(z[c][j]-want) > 0x1p-51*mag {
+					t.Fatalf("n=%d col %d, z[%d] = %v, want %v", n, c, j, z[c][j], want)
+				}
+			}
+		}
+	}
+}
