@@ -345,8 +345,9 @@ func orthonormalise(p *mat.Dense) {
 // only the upper triangle (j ≥ i) is read, and the n × b block v: one pass
 // over the triangle, each element read once and used twice. vt (b × n)
 // receives vᵀ and acc (at least 2·b·n values) is scratch. Row i's strictly
-// upper part gives, four columns of v at a time (fastmath.DotAxpy4, AVX2
-// fused multiply-adds where the machine has them), the dot products
+// upper part gives, four columns of v at a time and two rows at a time
+// (fastmath.DotAxpy4x2, which reads vᵀ and the accumulator once for both
+// rows; AVX2 fused multiply-adds where the machine has them), the dot products
 // Σ_{j>i} a_ij v_jc of (av)_i and the updates a_ij v_ic of the rows j > i,
 // which collect in a per-goroutine accumulator and are added at the end.
 // Reading half the matrix halves the memory traffic of what is a
