@@ -11,6 +11,7 @@ import (
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,6 +31,7 @@ type KernelMatrix struct {
 	gamma   float64
 	rbf     bool
 	workers int
+	xt      []float64 // dense RBF: the rows transposed, d × n
 }
 
 var _ Matrix = (*KernelMatrix)(nil)
@@ -50,6 +52,15 @@ func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *Ke
 	m := &KernelMatrix{k: k, rows: newRowStore(X, nil), y: y, scale: scale, workers: runtime.GOMAXPROCS(0)}
 	if r, ok := k.(kernel.RBF); ok {
 		m.rbf, m.gamma = true, r.Gamma
+		if m.rows.ptr == nil {
+			d := m.rows.d
+			m.xt = make([]float64, d*n)
+			for i := 0; i < n; i++ {
+				for k, v := range m.rows.dense[i*d : i*d+d] {
+					m.xt[k*n+i] = v
+				}
+			}
+		}
 	}
 	m.diag = make([]float64, n)
 	var a row
@@ -70,8 +81,13 @@ func (m *KernelMatrix) Len() int { return len(m.diag) }
 // Diag returns Scale · k(x_i, x_i).
 func (m *KernelMatrix) Diag(i int) float64 { return m.diag[i] }
 
-// Column sets dst[i] = Q_ij for every i in rows.
+// Column sets dst[i] = Q_ij for every i in rows; for the dense RBF matrix
+// it sets the whole column (columnRBF).
 func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
+	if m.xt != nil {
+		m.columnRBF(dst, j)
+		return
+	}
 	n := len(rows)
 	w := m.workers
 	if w < 2 || n < parallelMin {
@@ -96,15 +112,11 @@ func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
 }
 
 func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
-	if m.rbf && m.rows.ptr == nil {
-		m.fillRBF(dst, j, rows)
-	} else {
-		var a, b row
-		b.setStored(&m.rows, j)
-		for _, i := range rows {
-			a.setStored(&m.rows, i)
-			dst[i] = float32(m.scale * eval(m.k, m.rbf, -m.gamma, &a, &b, m.rows.d))
-		}
+	var a, b row
+	b.setStored(&m.rows, j)
+	for _, i := range rows {
+		a.setStored(&m.rows, i)
+		dst[i] = float32(m.scale * eval(m.k, m.rbf, -m.gamma, &a, &b, m.rows.d))
 	}
 	if m.y != nil {
 		yj := m.y[j]
@@ -116,49 +128,78 @@ func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
 	}
 }
 
-// fillRBF is the RBF column: scale·exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_iᵀx_j)),
-// the exponents gathered first and exponentiated four at a time
-// (fastmath.Exp, whose value depends on its argument only, so forPairs,
-// which does the same per row, gives the same float32 values).
-func (m *KernelMatrix) fillRBF(dst []float32, j int, rows []int) {
-	d, data, sq := m.rows.d, m.rows.dense, m.rows.sq
-	xj := data[j*d : j*d+d : j*d+d]
-	sj, g, s := sq[j], -m.gamma, m.scale
+// columnRBF sets the whole dense RBF column j, every row and not only
+// the active ones (the others are don't-care entries of the cache, and
+// vector work over all n beats a scalar gather over a subset): the cross
+// products x_jᵀx_i for contiguous row ranges as axpys along the transposed
+// rows, then scale·exp(−γ(‖x_i‖² + ‖x_j‖² − 2x_jᵀx_i)) with the exponents
+// four at a time. The ranges go to the workers when n is large.
+func (m *KernelMatrix) columnRBF(dst []float32, j int) {
+	n := len(m.diag)
+	w := m.workers
+	if w < 2 || n < parallelMin {
+		m.rbfRange(dst, j, 0, n)
+		return
+	}
+	w = min(w, n/(parallelMin/2))
+	var wg sync.WaitGroup
+	chunk := (n + w - 1) / w
+	for lo := chunk; lo < n; lo += chunk {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			m.rbfRange(dst, j, lo, hi)
+		}(lo, min(lo+chunk, n))
+	}
+	m.rbfRange(dst, j, 0, chunk)
+	wg.Wait()
+}
+
+// rbfRange sets dst[i], lo ≤ i < hi, to Q_ij for the dense RBF matrix.
+// The cross products are summed k = 0…d−1 from zero, one product and one
+// addition at a time (crossRange), the order forPairs uses, so the two
+// give the same values to the last bit.
+func (m *KernelMatrix) rbfRange(dst []float32, j, lo, hi int) {
+	d := m.rows.d
 	bp := argPool.Get().(*[]float64)
-	if cap(*bp) < len(rows) {
-		*bp = make([]float64, len(rows))
+	if cap(*bp) < hi-lo {
+		*bp = make([]float64, hi-lo)
 	}
-	arg := (*bp)[:len(rows)]
-	for k, i := range rows {
-		arg[k] = g * max(sq[i]+sj-2*dot2(xj, data[i*d:i*d+d:i*d+d]), 0)
+	g := (*bp)[:hi-lo]
+	m.crossRange(g, m.rows.dense[j*d:j*d+d], lo, hi)
+	sq, sj, ng := m.rows.sq[lo:hi], m.rows.sq[j], -m.gamma
+	for k, v := range g {
+		g[k] = ng * max(sq[k]+sj-2*v, 0)
 	}
-	fastmath.Exp(arg, arg)
-	for k, i := range rows {
-		dst[i] = float32(s * arg[k])
+	fastmath.Exp(g, g)
+	out := dst[lo:hi]
+	for k, v := range g {
+		out[k] = float32(m.scale * v)
+	}
+	if m.y != nil {
+		yj := m.y[j]
+		for k, yi := range m.y[lo:hi] {
+			if yi != yj {
+				out[k] = -out[k]
+			}
+		}
 	}
 	argPool.Put(bp)
+}
+
+// crossRange sets g[i−lo] = xᵀx_i for lo ≤ i < hi: zero, then one axpy
+// per coordinate along the transposed rows.
+func (m *KernelMatrix) crossRange(g, x []float64, lo, hi int) {
+	n := len(m.diag)
+	clear(g)
+	for k, xk := range x {
+		floats.AddScaled(g, xk, m.xt[k*n+lo:k*n+hi])
+	}
 }
 
 // argPool holds fillRBF's exponent buffers (Column runs on several
 // goroutines, thousands of times per solve).
 var argPool = sync.Pool{New: func() any { return new([]float64) }}
-
-// dot2 returns xᵀy (y at least as long as x) summed in two accumulators,
-// the even and the odd entries: the one order of the dense RBF paths
-// (fillRBF, forPairs), so their values agree to the last bit.
-func dot2(x, y []float64) float64 {
-	y = y[:len(x)]
-	var d0, d1 float64
-	t := 0
-	for ; t+2 <= len(x); t += 2 {
-		d0 += x[t] * y[t]
-		d1 += x[t+1] * y[t+1]
-	}
-	if t < len(x) {
-		d0 += x[t] * y[t]
-	}
-	return d0 + d1
-}
 
 // expNeg is e^x for x ≤ 0 with relative error below 1e-11 (far under the
 // single precision the cache stores): x = k·ln2 + r, |r| ≤ ln2/2, e^r by its
@@ -294,11 +335,12 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 				for i := i0; i < i1; i++ {
 					xi := data[i*d : i*d+d : i*d+d]
 					si, qi := sq[i], q[i-i0]
-					// The arithmetic of fillRBF, operation for
+					// The arithmetic of rbfRange, operation for
 					// operation, so the values are the columns' to the
 					// last bit.
+					m.crossRange(qi[i:n], xi, i, n)
 					for j := i; j < n; j++ {
-						qi[j] = -m.gamma * max(sq[j]+si-2*dot2(xi, data[j*d:j*d+d:j*d+d]), 0)
+						qi[j] = -m.gamma * max(sq[j]+si-2*qi[j], 0)
 					}
 					fastmath.Exp(qi[i:], qi[i:])
 					for j := i; j < n; j++ {

@@ -17,10 +17,11 @@ type Matrix interface {
 	Len() int
 	// Diag returns Q_ii.
 	Diag(i int) float64
-	// Column sets dst[i] = Q_ij for every i in rows (len(dst) = n; other
-	// entries are left alone). The solver calls Column from one goroutine;
-	// an implementation may use several goroutines inside, as the rows
-	// write disjoint entries.
+	// Column sets dst[i] = Q_ij for every i in rows (len(dst) = n). It
+	// may set other entries too, but only to their Q_ij (computing a whole
+	// column can be cheaper than a scattered subset). The solver calls
+	// Column from one goroutine; an implementation may use several
+	// goroutines inside, as the rows write disjoint entries.
 	Column(dst []float32, j int, rows []int)
 }
 
