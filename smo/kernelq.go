@@ -137,11 +137,11 @@ func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
 func (m *KernelMatrix) columnRBF(dst []float32, j int) {
 	n := len(m.diag)
 	w := m.workers
-	if w < 2 || n < parallelMin {
+	if w < 2 || n < rbfParallelMin {
 		m.rbfRange(dst, j, 0, n)
 		return
 	}
-	w = min(w, n/(parallelMin/2))
+	w = min(w, n/(rbfParallelMin/2))
 	var wg sync.WaitGroup
 	chunk := (n + w - 1) / w
 	for lo := chunk; lo < n; lo += chunk {
@@ -154,6 +154,11 @@ func (m *KernelMatrix) columnRBF(dst []float32, j int) {
 	m.rbfRange(dst, j, 0, chunk)
 	wg.Wait()
 }
+
+// rbfParallelMin is the column length from which columnRBF splits the
+// work: a vectorised column of 7,000 rows takes about 20 µs, which the
+// goroutine hand-off would eat.
+const rbfParallelMin = 1 << 14
 
 // rbfRange sets dst[i], lo ≤ i < hi, to Q_ij for the dense RBF matrix.
 // The cross products are summed k = 0…d−1 from zero, one product and one
@@ -169,19 +174,26 @@ func (m *KernelMatrix) rbfRange(dst []float32, j, lo, hi int) {
 	m.crossRange(g, m.rows.dense[j*d:j*d+d], lo, hi)
 	sq, sj, ng := m.rows.sq[lo:hi], m.rows.sq[j], -m.gamma
 	for k, v := range g {
-		g[k] = ng * max(sq[k]+sj-2*v, 0)
+		r := sq[k] + sj - 2*v
+		if r < 0 {
+			r = 0
+		}
+		g[k] = ng * r
 	}
 	fastmath.Exp(g, g)
-	out := dst[lo:hi]
-	for k, v := range g {
-		out[k] = float32(m.scale * v)
-	}
-	if m.y != nil {
-		yj := m.y[j]
-		for k, yi := range m.y[lo:hi] {
-			if yi != yj {
-				out[k] = -out[k]
+	out, s := dst[lo:hi], m.scale
+	if m.y == nil {
+		for k, v := range g {
+			out[k] = float32(s * v)
+		}
+	} else {
+		yj, y := m.y[j], m.y[lo:hi]
+		for k, v := range g {
+			f := float32(s * v)
+			if y[k] != yj {
+				f = -f
 			}
+			out[k] = f
 		}
 	}
 	argPool.Put(bp)
@@ -340,7 +352,11 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 					// last bit.
 					m.crossRange(qi[i:n], xi, i, n)
 					for j := i; j < n; j++ {
-						qi[j] = -m.gamma * max(sq[j]+si-2*qi[j], 0)
+						r := sq[j] + si - 2*qi[j]
+						if r < 0 {
+							r = 0
+						}
+						qi[j] = -m.gamma * r
 					}
 					fastmath.Exp(qi[i:], qi[i:])
 					for j := i; j < n; j++ {
