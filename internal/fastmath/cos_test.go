@@ -130,7 +130,7 @@ func TestCosAddPaths(t *testing.T) {
 // an out-of-range argument inside a block.
 func TestCosAffine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	for _, c := range []struct{ d, D, stride int }{{1, 4, 4}, {3, 9, 9}, {9, 2000, 2000}, {5, 17, 20}, {2, 3, 8}} {
+	for _, c := range []struct{ d, D, stride int }{{1, 4, 4}, {3, 9, 9}, {9, 2000, 2000}, {5, 17, 20}, {2, 3, 8}, {4, 12, 13}, {6, 20, 20}, {9, 1002, 1010}} {
 		x, wt, b := make([]float64, c.d), make([]float64, c.d*c.stride), make([]float64, c.D)
 		for i := range x {
 			x[i] = rng.NormFloat64()
