@@ -117,16 +117,18 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 					// registers, each feature written once.
 					w := wt.RawMatrix()
 					for i := 0; i < i1-i0; i++ {
-						fastmath.CosAffine(out.RawRowView(i), xb.RawRowView(i), w.Data, w.Stride, f.B, scale)
-						farRow(out.RawRowView(i))
+						if fastmath.CosAffine(out.RawRowView(i), xb.RawRowView(i), w.Data, w.Stride, f.B, scale) {
+							farRow(out.RawRowView(i))
+						}
 					}
 					return
 				}
 				out.Mul(xb, wt)
 			}
 			for i := 0; i < i1-i0; i++ {
-				cosRow(out.RawRowView(i), f.B, scale)
-				farRow(out.RawRowView(i))
+				if cosRow(out.RawRowView(i), f.B, scale) {
+					farRow(out.RawRowView(i))
+				}
 			}
 		}
 	})
@@ -146,14 +148,16 @@ func (f *Fourier) TransformRow(dst, x []float64) []float64 {
 	}
 	if d <= fusedMaxInput {
 		w := f.transposed().RawMatrix()
-		fastmath.CosAffine(dst, x, w.Data, w.Stride, f.B, math.Sqrt(2/float64(D)))
-		farRow(dst)
+		if fastmath.CosAffine(dst, x, w.Data, w.Stride, f.B, math.Sqrt(2/float64(D))) {
+			farRow(dst)
+		}
 		return dst
 	}
 	blas64.Gemv(blas.NoTrans, 1, f.W.RawMatrix(), blas64.Vector{N: d, Inc: 1, Data: x},
 		0, blas64.Vector{N: D, Inc: 1, Data: dst})
-	cosRow(dst, f.B, math.Sqrt(2/float64(D)))
-	farRow(dst)
+	if cosRow(dst, f.B, math.Sqrt(2/float64(D))) {
+		farRow(dst)
+	}
 	return dst
 }
 
@@ -162,7 +166,8 @@ func (f *Fourier) TransformRow(dst, x []float64) []float64 {
 // Such a row is infinitely far from every training row, where every
 // shift-invariant kernel is 0, so its features are set to 0: its inner
 // products with every embedding are exactly the kernel's limit. Rows of
-// ordinary size pass unchanged; the scan is one comparison per feature.
+// ordinary size pass unchanged; it runs only on rows where the cosine
+// kernel reported an argument beyond its range (the only way to a NaN).
 func farRow(row []float64) {
 	for _, v := range row {
 		if v != v { // NaN
@@ -180,9 +185,10 @@ const fusedMaxInput = 32
 
 // cosRow sets row[j] = scale·cos(row[j] + b[j]). The cosines are most of
 // the cost of every random Fourier feature map; internal/fastmath evaluates
-// them four at a time (AVX2/FMA) to within 2⁻⁵⁰ of math.Cos.
-func cosRow(row, b []float64, scale float64) {
-	fastmath.CosAdd(row, b[:len(row)], scale)
+// them four at a time (AVX2/FMA) to within 2⁻⁵⁰ of math.Cos. It reports
+// whether some argument was beyond the fast path's range (see farRow).
+func cosRow(row, b []float64, scale float64) (slow bool) {
+	return fastmath.CosAdd(row, b[:len(row)], scale)
 }
 
 // Orthogonal is the orthogonal random feature map of Yu et al. (2016) for an

@@ -9,8 +9,9 @@ import "math"
 // accumulate the product and take the cosine in registers, so the row is
 // written once; this beats a matrix product followed by CosAdd when len(x)
 // is small (tabular data), while for long x a blocked gemm reads wt better.
-// It panics if the lengths do not fit.
-func CosAffine(dst, x, wt []float64, stride int, b []float64, s float64) {
+// It panics if the lengths do not fit. It reports, as CosAdd does,
+// whether some argument was beyond MaxArg or NaN.
+func CosAffine(dst, x, wt []float64, stride int, b []float64, s float64) (slow bool) {
 	d, D := len(x), len(dst)
 	if len(b) < D || d == 0 || stride < D || len(wt) < (d-1)*stride+D {
 		panic("fastmath: CosAffine lengths do not fit")
@@ -19,6 +20,7 @@ func CosAffine(dst, x, wt []float64, stride int, b []float64, s float64) {
 	if useAsm && s < MaxArg && s > -MaxArg {
 		n4 = D &^ 3
 		if n4 > 0 && cosAffineAsm(dst[:n4], x, wt, stride, b[:n4], s) {
+			slow = true
 			for j, v := range dst[:n4] {
 				if !(v < MaxArg && v > -MaxArg) {
 					dst[j] = s * math.Cos(v)
@@ -27,7 +29,7 @@ func CosAffine(dst, x, wt []float64, stride int, b []float64, s float64) {
 		}
 	}
 	if n4 == D {
-		return
+		return slow
 	}
 	tail := dst[n4:]
 	clear(tail)
@@ -37,5 +39,5 @@ func CosAffine(dst, x, wt []float64, stride int, b []float64, s float64) {
 			tail[j] += xl * w
 		}
 	}
-	cosAddGeneric(tail, b[n4:D], s)
+	return cosAddGeneric(tail, b[n4:D], s) || slow
 }

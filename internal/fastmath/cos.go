@@ -26,10 +26,12 @@ const (
 // below 2⁵¹ to the nearest integer (ties to even) in two instructions.
 const round = 6755399441055744.0
 
-// CosAdd sets dst[j] = s·cos(dst[j] + b[j]) for every j. It panics if the
-// lengths differ. On amd64 with AVX2 and FMA, blocks of four run in
+// CosAdd sets dst[j] = s·cos(dst[j] + b[j]) for every j and reports
+// whether some argument was beyond MaxArg or NaN (those go through
+// math.Cos, the only way a result can be NaN for a finite s). It panics if
+// the lengths differ. On amd64 with AVX2 and FMA, blocks of four run in
 // assembly (the same reduction and polynomials, four lanes at a time).
-func CosAdd(dst, b []float64, s float64) {
+func CosAdd(dst, b []float64, s float64) (slow bool) {
 	if len(dst) != len(b) {
 		panic("fastmath: length mismatch")
 	}
@@ -37,6 +39,7 @@ func CosAdd(dst, b []float64, s float64) {
 	if useAsm && s < MaxArg && s > -MaxArg {
 		n4 = len(dst) &^ 3
 		if n4 > 0 && cosAddAsm(dst[:n4], b[:n4], s) {
+			slow = true
 			// Lanes whose argument was out of range hold the argument
 			// itself (|v| ≥ MaxArg, or NaN), never a result (|v| ≤ |s|).
 			for j, v := range dst[:n4] {
@@ -46,16 +49,18 @@ func CosAdd(dst, b []float64, s float64) {
 			}
 		}
 	}
-	cosAddGeneric(dst[n4:], b[n4:], s)
+	return cosAddGeneric(dst[n4:], b[n4:], s) || slow
 }
 
-// cosAddGeneric is the portable kernel.
-func cosAddGeneric(dst, b []float64, s float64) {
+// cosAddGeneric is the portable kernel; it reports whether some argument
+// went through math.Cos.
+func cosAddGeneric(dst, b []float64, s float64) (slow bool) {
 	b = b[:len(dst)]
 	for j, v := range dst {
 		x := v + b[j]
 		if !(x < MaxArg && x > -MaxArg) { // also catches NaN
 			dst[j] = s * math.Cos(x)
+			slow = true
 			continue
 		}
 		// The body of cos, inlined by hand: the compiler does not inline a
@@ -71,6 +76,7 @@ func cosAddGeneric(dst, b []float64, s float64) {
 		neg := uint64(((q+1)>>1)&1) << 63
 		dst[j] = s * math.Float64frombits(bits^neg)
 	}
+	return slow
 }
 
 // Cos returns cos(x) to a few ulp (math.Cos beyond MaxArg, and for NaN/Inf).
