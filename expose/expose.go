@@ -360,10 +360,11 @@ func scoreInto(ctx context.Context, dst []float64, fm randfeat.Map, w []float64,
 		wg.Add(1)
 		go func(wk int) {
 			defer wg.Done()
-			var buf mat.Dense
+			buf := chunkPool.Get().(*mat.Dense)
+			defer chunkPool.Put(buf)
 			for k := wk; k < nchunks && ctx.Err() == nil; k += workers {
 				lo, hi := k*chunk, min((k+1)*chunk, n)
-				z := featuresOf(fm, X, lo, hi, &buf)
+				z := featuresOf(fm, X, lo, hi, buf)
 				for i := 0; i < hi-lo; i++ {
 					dst[lo+i] = -floats.Dot(z.RawRowView(i), w)
 				}
@@ -394,13 +395,14 @@ func sumFeatures(ctx context.Context, fm randfeat.Map, X mat.Matrix, chunk int, 
 		go func(wk int) {
 			defer wg.Done()
 			acc := make([]float64, D)
-			var buf mat.Dense
+			buf := chunkPool.Get().(*mat.Dense)
+			defer chunkPool.Put(buf)
 			for k := wk; k < nchunks; k += workers {
 				if ctx.Err() != nil {
 					return
 				}
 				lo, hi := k*chunk, min((k+1)*chunk, n)
-				z := featuresOf(fm, X, lo, hi, &buf)
+				z := featuresOf(fm, X, lo, hi, buf)
 				for i := 0; i < hi-lo; i++ {
 					floats.Add(acc, z.RawRowView(i))
 				}
@@ -465,6 +467,12 @@ func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, reg regulari
 	}
 	return kept, nil
 }
+
+// chunkPool holds the workers' feature buffers (chunk × D) between the
+// passes of a fit and its scoring: a fresh buffer is zeroed by the runtime
+// and faulted in, which at the default chunk and D (8 MB) cost a fifth of a
+// fit + score of 10,000 rows.
+var chunkPool = sync.Pool{New: func() any { return new(mat.Dense) }}
 
 // featuresOf maps rows [lo, hi) of X into buf (resized as needed).
 func featuresOf(fm randfeat.Map, X mat.Matrix, lo, hi int, buf *mat.Dense) *mat.Dense {
