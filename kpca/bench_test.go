@@ -57,3 +57,27 @@ func BenchmarkFitDefault(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGrid is the Go side of testdata/bench_grid.py: Fit on the first
+// n of the 7,000 training rows with q = 5, 9, 20 and 50 components and at
+// the default rule (explained variance 0.5, 9 components on 10_cover).
+func BenchmarkGrid(b *testing.B) {
+	train, src := benchTrain()
+	for _, n := range []int{5000, 7000} {
+		x := train.Slice(0, n, 0, 10)
+		for _, q := range []int{5, 9, 20, 50, 0} {
+			name := fmt.Sprintf("q=%d", q)
+			if q == 0 {
+				name = "default"
+			}
+			b.Run(fmt.Sprintf("%s/n=%d/%s", src, n, name), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					p, _ := New(Config{Components: q})
+					if err := p.Fit(context.Background(), x); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
