@@ -114,7 +114,8 @@ func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 
 // blockLanczos computes the q leading eigenpairs of a by block Lanczos
 // (a block Krylov space K V_0, K² V_0, … with full reorthogonalisation and
-// Rayleigh–Ritz after every block). The block size is max(8, q/2) (on
+// Rayleigh–Ritz after every block). The block size is max(8, q/2), rounded
+// up to a multiple of four (q = 50 at 7,000 rows: 2.23 s → 1.77 s) (on
 // kernel matrices of 5,000 rows, q = 50, block sizes 12, 16, 25 and 40 took
 // 2.5, 2.1, 1.5–1.7 and 1.7 s with gonum's gemm for the product); each step
 // is one pass over a (symMulBlock). It stops when the wanted Ritz pairs
@@ -130,7 +131,7 @@ func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 // starting again with 2q).
 func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
-	b := max(8, q/2)
+	b := (max(8, q/2) + 3) &^ 3 // a multiple of four: symMulBlock takes columns four at a time
 	maxK := min(n/2, max(12*b, 10*q))
 	if target.q == 0 {
 		// A variance target may need more pairs than q: room for q to
