@@ -1,5 +1,14 @@
 #include "textflag.h"
 
+// HSUMADD adds the four lanes of y (x its low half) to the float64 at
+// off(CX) and stores the sum there; clobbers X8.
+#define HSUMADD(y, x, off) \
+	VEXTRACTF128 $1, y, X8; \
+	VADDPD       X8, x, x; \
+	VHADDPD      x, x, x; \
+	VADDSD       off(CX), x, x; \
+	VMOVSD       x, off(CX)
+
 // func dotAxpy4x2Asm(x0, x1 *float64, y, z *[4]*float64, a *[8][4]float64, s *[8]float64, n int)
 //
 // For n a positive multiple of 4 and c = 0…3:
@@ -82,46 +91,14 @@ loop:
 	JNZ  loop
 
 	MOVQ s+40(FP), CX
-	VEXTRACTF128 $1, Y0, X8
-	VADDPD       X8, X0, X0
-	VHADDPD      X0, X0, X0
-	VADDSD       0(CX), X0, X0
-	VMOVSD       X0, 0(CX)
-	VEXTRACTF128 $1, Y1, X8
-	VADDPD       X8, X1, X1
-	VHADDPD      X1, X1, X1
-	VADDSD       8(CX), X1, X1
-	VMOVSD       X1, 8(CX)
-	VEXTRACTF128 $1, Y2, X8
-	VADDPD       X8, X2, X2
-	VHADDPD      X2, X2, X2
-	VADDSD       16(CX), X2, X2
-	VMOVSD       X2, 16(CX)
-	VEXTRACTF128 $1, Y3, X8
-	VADDPD       X8, X3, X3
-	VHADDPD      X3, X3, X3
-	VADDSD       24(CX), X3, X3
-	VMOVSD       X3, 24(CX)
-	VEXTRACTF128 $1, Y4, X8
-	VADDPD       X8, X4, X4
-	VHADDPD      X4, X4, X4
-	VADDSD       32(CX), X4, X4
-	VMOVSD       X4, 32(CX)
-	VEXTRACTF128 $1, Y5, X8
-	VADDPD       X8, X5, X5
-	VHADDPD      X5, X5, X5
-	VADDSD       40(CX), X5, X5
-	VMOVSD       X5, 40(CX)
-	VEXTRACTF128 $1, Y6, X8
-	VADDPD       X8, X6, X6
-	VHADDPD      X6, X6, X6
-	VADDSD       48(CX), X6, X6
-	VMOVSD       X6, 48(CX)
-	VEXTRACTF128 $1, Y7, X8
-	VADDPD       X8, X7, X7
-	VHADDPD      X7, X7, X7
-	VADDSD       56(CX), X7, X7
-	VMOVSD       X7, 56(CX)
+	HSUMADD(Y0, X0, 0)
+	HSUMADD(Y1, X1, 8)
+	HSUMADD(Y2, X2, 16)
+	HSUMADD(Y3, X3, 24)
+	HSUMADD(Y4, X4, 32)
+	HSUMADD(Y5, X5, 40)
+	HSUMADD(Y6, X6, 48)
+	HSUMADD(Y7, X7, 56)
 
 	VZEROUPPER
 	RET

@@ -9,19 +9,13 @@ of 2 (1 for dense), in seconds.
 
     /usr/bin/python3 kpca/testdata/bench_grid.py
 """
-import os
 import time
-import numpy as np
-from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import MinMaxScaler
+
 from sklearn.decomposition import KernelPCA
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-z = np.load(os.path.join(HERE, "..", "..", "..", "shared", "data", "adbench", "10_cover.npz"))
-X, y = z["X"].astype(np.float64), z["y"].astype(np.int64).ravel()
-X, _, y, _ = train_test_split(X, y, train_size=10000, stratify=y, random_state=1)
-Xtr, _, _, _ = train_test_split(X, y, test_size=0.3, stratify=y, random_state=1)
-Xtr = MinMaxScaler().fit(Xtr).transform(Xtr)
+from bench_sklearn import cover_train
+
+Xtr = cover_train()
 for n in (5000, 7000):
     x = Xtr[:n]
     g = 1.0 / (x.shape[1] * x.var())
