@@ -195,5 +195,9 @@ func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) int64 {
 		return est
 	}
 	cache := min(int64(cacheMB*(1<<20)), 4*n*n+8*n)
-	return 2*rows + cache + 12*8*n
+	copies := int64(2) // the input and the kernel matrix's rows
+	if !s.Sparse {
+		copies = 3 // and, for the RBF kernel, the rows transposed
+	}
+	return copies*rows + cache + 12*8*n
 }

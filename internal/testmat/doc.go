@@ -1,13 +1,14 @@
 // Package testmat holds the small matrix and file helpers that the module's
 // tests share: a dense matrix from literal rows, a CSR copy of any matrix
-// (built with csr.NewBuilder, as the file readers build theirs), seeded
+// (its non-zeros in increasing column order, as the file readers keep
+// theirs), seeded
 // standard-normal and uniform matrices, readers of the JSON and .npy golden
 // files under a package's testdata, and the largest absolute difference of
 // two results.
 //
 // It exists so that these helpers are written once rather than copied into
 // each package's tests. It is imported only by tests. It depends on
-// internal/csr and gonum alone (never on a package whose tests use it, which
+// james-bowman/sparse and gonum alone (never on a package whose tests use it, which
 // would be an import cycle), prints nothing, and reports a failure through
 // the testing.TB it is given; the constructors that take no testing.TB panic
 // on input no test should pass.

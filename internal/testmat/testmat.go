@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/james-bowman/sparse"
-	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -22,24 +21,22 @@ func Dense(rows [][]float64) *mat.Dense {
 	return m
 }
 
-// CSR returns a CSR copy of m holding its non-zero entries, built row by
-// row with csr.NewBuilder; the copy has m's shape.
+// CSR returns a CSR copy of m holding its non-zero entries, row by row
+// in increasing column order; the copy has m's shape.
 func CSR(m mat.Matrix) *sparse.CSR {
 	r, c := m.Dims()
-	b := csr.NewBuilder(c)
+	indptr := make([]int, 1, r+1)
+	var ind []int
+	var vals []float64
 	for i := 0; i < r; i++ {
-		var cols []int
-		var vals []float64
 		for j := 0; j < c; j++ {
 			if v := m.At(i, j); v != 0 {
-				cols, vals = append(cols, j), append(vals, v)
+				ind, vals = append(ind, j), append(vals, v)
 			}
 		}
-		if err := b.AddRow(cols, vals); err != nil {
-			panic(err) // increasing in-range columns: cannot happen
-		}
+		indptr = append(indptr, len(ind))
 	}
-	return b.Build(c)
+	return sparse.NewCSR(r, c, indptr, ind, vals)
 }
 
 // Normal returns an n × d matrix of standard normal draws from src, filled
