@@ -360,10 +360,9 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 	vt.Copy(v.T())
 	ar, vr, dr := a.RawMatrix(), vt.RawMatrix(), dst.RawMatrix()
 	vrow := func(c, from int) []float64 { return vr.Data[c*vr.Stride+from : c*vr.Stride+n] }
-	split := int(float64(n) * (1 - 1/math.Sqrt2))
 	accs := [2][]float64{acc[:b*n], acc[b*n : 2*b*n]}
 	var wg sync.WaitGroup
-	for g, r := range [2][2]int{{0, split}, {split, n}} {
+	for g, r := range upperHalves(n) {
 		z := accs[g]
 		clear(z)
 		wg.Add(1)
@@ -408,19 +407,11 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 					z[c*n+j] += aij * vi
 				}
 			}
-			for ; i < hi; i++ { // the last row of an odd range
+			if i < hi { // the last row of an odd range: one row a pass
 				aii := ar.Data[i*ar.Stride+i]
 				row := ar.Data[i*ar.Stride+i+1 : i*ar.Stride+n]
 				out := dr.Data[i*dr.Stride : i*dr.Stride+b]
-				c := 0
-				for ; c+4 <= b; c += 4 {
-					y := [4][]float64{vrow(c, i+1), vrow(c+1, i+1), vrow(c+2, i+1), vrow(c+3, i+1)}
-					zz := [4][]float64{zrow(c, i+1), zrow(c+1, i+1), zrow(c+2, i+1), zrow(c+3, i+1)}
-					vi := [4]float64{vr.Data[c*vr.Stride+i], vr.Data[(c+1)*vr.Stride+i], vr.Data[(c+2)*vr.Stride+i], vr.Data[(c+3)*vr.Stride+i]}
-					s0, s1, s2, s3 := fastmath.DotAxpy4(row, &y, &zz, &vi)
-					out[c], out[c+1], out[c+2], out[c+3] = s0+aii*vi[0], s1+aii*vi[1], s2+aii*vi[2], s3+aii*vi[3]
-				}
-				for ; c < b; c++ {
+				for c := range out {
 					vi := vr.Data[c*vr.Stride+i]
 					out[c] = floats.Dot(row, vrow(c, i+1)) + aii*vi
 					floats.AddScaled(zrow(c, i+1), vi, row)

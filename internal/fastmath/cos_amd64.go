@@ -31,15 +31,9 @@ func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64)
 //go:noescape
 func expAsm(dst, src []float64) (outOfRange bool)
 
-// dotAxpy4Asm returns the four dot products of x with *y[c] and adds
-// a[c]·x to *z[c], over n elements, n a positive multiple of 4 (see
-// DotAxpy4).
-//
-//go:noescape
-func dotAxpy4Asm(x *float64, y, z *[4]*float64, a *[4]float64, n int) (s0, s1, s2, s3 float64)
 
-// dotAxpy4x2Asm is DotAxpy4 for two rows sharing the y and z reads (see
-// DotAxpy4x2); a holds each coefficient in four lanes, s accumulates.
+// dotAxpy4x2Asm is the assembly prefix of DotAxpy4x2 (n a positive
+// multiple of 4); a holds each coefficient in four lanes, s accumulates.
 //
 //go:noescape
 func dotAxpy4x2Asm(x0, x1 *float64, y, z *[4]*float64, a *[8][4]float64, s *[8]float64, n int)

@@ -49,52 +49,6 @@ func BenchmarkDot4(b *testing.B) {
 	b.ReportMetric(float64(8*n*b.N)/b.Elapsed().Seconds()/1e9, "GFlop/s")
 }
 
-// DotAxpy4 equals four sequential dot products (to 1e-13 relative to
-// Σ|x_j·y_j|) and four axpys (to one rounding) for every length from 0 to
-// 70, the tails included; values past len(x) are left alone.
-func TestDotAxpy4(t *testing.T) {
-	rng := rand.New(rand.NewPCG(2, 2))
-	for n := 0; n <= 70; n++ {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		var y, z, z0 [4][]float64
-		var a [4]float64
-		for c := range y {
-			y[c], z[c] = make([]float64, n+3), make([]float64, n+3)
-			for i := range y[c] {
-				y[c][i], z[c][i] = rng.NormFloat64(), rng.NormFloat64()
-			}
-			z0[c] = append([]float64(nil), z[c]...)
-			a[c] = rng.NormFloat64()
-		}
-		var got [4]float64
-		got[0], got[1], got[2], got[3] = DotAxpy4(x, &y, &z, &a)
-		for c := range y {
-			var want, mag float64
-			for j, v := range x {
-				want += v * y[c][j]
-				mag += math.Abs(v * y[c][j])
-			}
-			if math.Abs(got[c]-want) > 1e-13*max(mag, 1) {
-				t.Fatalf("n=%d row %d: dot %v, loop %v", n, c, got[c], want)
-			}
-			for j := range z[c] {
-				want, prod := z0[c][j], 0.0
-				if j < n {
-					prod = a[c] * x[j]
-					want += prod
-				}
-				// a fused multiply-add rounds once, the loop twice
-				if math.Abs(z[c][j]-want) > 0x1p-52*(math.Abs(want)+math.Abs(prod)) {
-					t.Fatalf("n=%d row %d, z[%d] = %v, want %v", n, c, j, z[c][j], want)
-				}
-			}
-		}
-	}
-}
-
 // DotAxpy4x2 equals eight sequential dot products (to 1e-13 relative to
 // Σ|x_j·y_j|) and the two-row axpys (to two roundings) for every length
 // from 0 to 70; values past the rows' length are left alone.

@@ -1,5 +1,20 @@
 #include "textflag.h"
 
+// DOT2 loads y_c from p into t and adds it times row i (Y8) to acc0 and
+// times row i+1 (Y9) to acc1.
+#define DOT2(p, t, acc0, acc1) \
+	VMOVUPD (p)(AX*1), t; \
+	VFMADD231PD t, Y8, acc0; \
+	VFMADD231PD t, Y9, acc1
+
+// AXPY2 updates z_c at p (through t): z += a[c]·row i + a[4+c]·row i+1,
+// the broadcast coefficients at off0(CX) and off1(CX).
+#define AXPY2(p, t, off0, off1) \
+	VMOVUPD (p)(AX*1), t; \
+	VFMADD231PD off0(CX), Y8, t; \
+	VFMADD231PD off1(CX), Y9, t; \
+	VMOVUPD t, (p)(AX*1)
+
 // HSUMADD adds the four lanes of y (x its low half) to the float64 at
 // off(CX) and stores the sum there; clobbers X8.
 #define HSUMADD(y, x, off) \
@@ -57,35 +72,14 @@ TEXT ·dotAxpy4x2Asm(SB), NOSPLIT, $0-56
 loop:
 	VMOVUPD (SI)(AX*1), Y8           // row i
 	VMOVUPD (DI)(AX*1), Y9           // row i+1
-	VMOVUPD (R8)(AX*1), Y10          // y0
-	VFMADD231PD Y10, Y8, Y0
-	VFMADD231PD Y10, Y9, Y4
-	VMOVUPD (R9)(AX*1), Y11          // y1
-	VFMADD231PD Y11, Y8, Y1
-	VFMADD231PD Y11, Y9, Y5
-	VMOVUPD (R10)(AX*1), Y12         // y2
-	VFMADD231PD Y12, Y8, Y2
-	VFMADD231PD Y12, Y9, Y6
-	VMOVUPD (R11)(AX*1), Y13         // y3
-	VFMADD231PD Y13, Y8, Y3
-	VFMADD231PD Y13, Y9, Y7
-
-	VMOVUPD (BX)(AX*1), Y10          // z0
-	VFMADD231PD 0(CX), Y8, Y10
-	VFMADD231PD 128(CX), Y9, Y10
-	VMOVUPD Y10, (BX)(AX*1)
-	VMOVUPD (DX)(AX*1), Y11          // z1
-	VFMADD231PD 32(CX), Y8, Y11
-	VFMADD231PD 160(CX), Y9, Y11
-	VMOVUPD Y11, (DX)(AX*1)
-	VMOVUPD (R12)(AX*1), Y12         // z2
-	VFMADD231PD 64(CX), Y8, Y12
-	VFMADD231PD 192(CX), Y9, Y12
-	VMOVUPD Y12, (R12)(AX*1)
-	VMOVUPD (R13)(AX*1), Y13         // z3
-	VFMADD231PD 96(CX), Y8, Y13
-	VFMADD231PD 224(CX), Y9, Y13
-	VMOVUPD Y13, (R13)(AX*1)
+	DOT2(R8, Y10, Y0, Y4)
+	DOT2(R9, Y11, Y1, Y5)
+	DOT2(R10, Y12, Y2, Y6)
+	DOT2(R11, Y13, Y3, Y7)
+	AXPY2(BX, Y10, 0, 128)
+	AXPY2(DX, Y11, 32, 160)
+	AXPY2(R12, Y12, 64, 192)
+	AXPY2(R13, Y13, 96, 224)
 
 	ADDQ $32, AX
 	JNZ  loop
