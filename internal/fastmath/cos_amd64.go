@@ -31,7 +31,6 @@ func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64)
 //go:noescape
 func expAsm(dst, src []float64) (outOfRange bool)
 
-
 // dotAxpy4x2Asm is the assembly prefix of DotAxpy4x2 (n a positive
 // multiple of 4); a holds each coefficient in four lanes, s accumulates.
 //

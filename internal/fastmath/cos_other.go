@@ -16,7 +16,6 @@ func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64) {
 
 func expAsm(dst, src []float64) bool { panic("fastmath: no assembly kernel") }
 
-
 func dotAxpy4x2Asm(x0, x1 *float64, y, z *[4]*float64, a *[8][4]float64, s *[8]float64, n int) {
 	panic("fastmath: no assembly kernel")
 }
