@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/kernelad/anomaly/internal/hugepage"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -555,46 +556,62 @@ func (d *npyDecoder) readFortran(r io.Reader, data []float64) error {
 	return nil
 }
 
+// transposeRows is the number of rows below which a panel is transposed
+// on one core; above it the rows are split between the cores (each
+// worker writes its own rows of data).
+const transposeRows = 2048
+
 // transpose writes the panel raw (len(cidx) columns of n prepared values of
 // h's dtype) into the rows of data (cols values a row) at offsets cidx.
 func (d *npyDecoder) transpose(data []float64, cols int, raw []byte, n int, cidx []int) {
 	p := unsafe.Pointer(unsafe.SliceData(raw))
 	m := n * len(cidx)
+	var f func(lo, hi int)
 	switch h := d.h; int(h.kind)<<4 | h.size {
 	case 'b'<<4 | 1, 'u'<<4 | 1:
-		transposeTo(data, cols, unsafe.Slice((*uint8)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*uint8)(p), m), n, cidx)
 	case 'i'<<4 | 1:
-		transposeTo(data, cols, unsafe.Slice((*int8)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*int8)(p), m), n, cidx)
 	case 'u'<<4 | 2:
-		transposeTo(data, cols, unsafe.Slice((*uint16)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*uint16)(p), m), n, cidx)
 	case 'i'<<4 | 2:
-		transposeTo(data, cols, unsafe.Slice((*int16)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*int16)(p), m), n, cidx)
 	case 'u'<<4 | 4:
-		transposeTo(data, cols, unsafe.Slice((*uint32)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*uint32)(p), m), n, cidx)
 	case 'i'<<4 | 4:
-		transposeTo(data, cols, unsafe.Slice((*int32)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*int32)(p), m), n, cidx)
 	case 'u'<<4 | 8:
-		transposeTo(data, cols, unsafe.Slice((*uint64)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*uint64)(p), m), n, cidx)
 	case 'i'<<4 | 8:
-		transposeTo(data, cols, unsafe.Slice((*int64)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*int64)(p), m), n, cidx)
 	case 'f'<<4 | 4:
-		transposeTo(data, cols, unsafe.Slice((*float32)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*float32)(p), m), n, cidx)
 	case 'f'<<4 | 8:
-		transposeTo(data, cols, unsafe.Slice((*float64)(p), m), n, cidx)
+		f = transposer(data, cols, unsafe.Slice((*float64)(p), m), n, cidx)
 	default:
 		panic("dataset: unchecked dtype " + h.descr)
 	}
+	if m < transposeRows*8 {
+		f(0, n)
+		return
+	}
+	parallel.ForRanges(n, transposeRows, f)
 }
 
-// transposeTo sets data[i·cols+cidx[k]] = src[k·n+i] for every row i and
-// panel column k. It works on tiles of rows and eight columns at a time:
-// eight source streams are read in step and each row receives eight values
-// (a whole cache line when, as in 2-D arrays, the columns are adjacent),
-// while the tile's destination lines stay cached.
-func transposeTo[T number](data []float64, cols int, src []T, n int, cidx []int) {
+// transposer returns transposeTo on rows lo..hi−1 of the panel.
+func transposer[T number](data []float64, cols int, src []T, n int, cidx []int) func(lo, hi int) {
+	return func(lo, hi int) { transposeTo(data, cols, src, n, cidx, lo, hi) }
+}
+
+// transposeTo sets data[i·cols+cidx[k]] = src[k·n+i] for the rows i of
+// lo..hi−1 and every panel column k. It works on tiles of rows and eight
+// columns at a time: eight source streams are read in step and each row
+// receives eight values (a whole cache line when, as in 2-D arrays, the
+// columns are adjacent), while the tile's destination lines stay cached.
+func transposeTo[T number](data []float64, cols int, src []T, n int, cidx []int, lo, hi int) {
 	const tile = 256
-	for i0 := 0; i0 < n; i0 += tile {
-		i1 := min(i0+tile, n)
+	for i0 := lo; i0 < hi; i0 += tile {
+		i1 := min(i0+tile, hi)
 		k := 0
 		for ; k+8 <= len(cidx); k += 8 {
 			s0 := src[k*n+i0 : k*n+i1]

@@ -153,10 +153,12 @@ func TestNPYDecodeMatchesReference(t *testing.T) {
 	// With a 64 KiB scratch budget, {300, 40} and {300, 7, 9, 5} take
 	// several Fortran panels (of 27 float64 columns: eight-column groups and
 	// a remainder) and a float64 column of {20000, 2} is larger than the
-	// budget, so it is read a block of rows at a time.
+	// budget, so it is read a block of rows at a time. The panels of
+	// {5000, 9} in the 1-, 2- and 4-byte dtypes hold 16,384 values or more,
+	// so their rows are transposed by two workers (transposeRows).
 	defer func(old int) { fortranScratch = old }(fortranScratch)
 	fortranScratch = 64 << 10
-	shapes := [][]int{{7}, {5, 3}, {1, 1}, {3, 1, 2}, {9, 8, 3, 2}, {300, 40}, {300, 7, 9, 5}, {20000, 2}}
+	shapes := [][]int{{7}, {5, 3}, {1, 1}, {3, 1, 2}, {9, 8, 3, 2}, {300, 40}, {300, 7, 9, 5}, {20000, 2}, {5000, 9}}
 	for _, dt := range allDtypes {
 		size := dtypeSize(dt)
 		for _, shape := range shapes {

@@ -58,9 +58,31 @@ func advise(base unsafe.Pointer, size uintptr, populate bool) {
 		return
 	}
 	b := unsafe.Slice((*byte)(unsafe.Add(base, start-p)), end-start)
+	if populate && resident(b) {
+		// A Go heap buffer whose span was reused: the runtime has just
+		// zeroed it, so it is backed already, and the advice would only
+		// walk its page tables again (0.5 ms for 8 MB here).
+		return
+	}
 	if unix.Madvise(b, unix.MADV_HUGEPAGE) == nil && populate {
 		_ = unix.Madvise(b, unix.MADV_POPULATE_WRITE)
 	}
+}
+
+// resident reports whether the first and the last page of b are in
+// memory (mincore): true for a buffer that has been written whole, false
+// for one fresh from the operating system. When mincore fails it reports
+// false, so that the caller advises as usual.
+func resident(b []byte) bool {
+	page := unix.Getpagesize()
+	var v [1]byte
+	for _, off := range []int{0, len(b) - page} {
+		_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[off])), uintptr(page), uintptr(unsafe.Pointer(&v[0])))
+		if errno != 0 || v[0]&1 == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Alloc returns a zeroed buffer of n float64 values mapped straight from

@@ -1,8 +1,12 @@
 // Command loadfile reads one data file with dataset.Load and prints its
-// dimensions: the readers alone, for peak-memory measurements such as
+// dimensions and the time Load took: the readers alone, in a fresh process
+// (memory straight from the operating system, as a command line sees it),
+// for peak-memory and one-shot timings such as
 //
 //	go build -o /tmp/loadfile ./dataset/testdata/loadfile
 //	/usr/bin/time -v /tmp/loadfile FILE
+//
+// dataset/testdata/numpy_oneshot.py times NumPy the same way.
 //
 // (a testdata folder, so ./... does not build it).
 package main
@@ -10,6 +14,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/kernelad/anomaly/dataset"
 )
@@ -19,11 +24,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: loadfile FILE")
 		os.Exit(2)
 	}
+	t0 := time.Now()
 	ds, err := dataset.Load(os.Args[1], dataset.Options{})
+	elapsed := time.Since(t0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	r, c := ds.X.Dims()
-	fmt.Println(r, c, ds.Shape)
+	fmt.Printf("%d %d %v load %.2f ms\n", r, c, ds.Shape, elapsed.Seconds()*1e3)
 }
