@@ -5,8 +5,6 @@ import (
 	"math"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,9 +20,9 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 	nb := (m + br - 1) / br
 	kern, h := k.cfg.Kernel, k.h
 	// The training rows transposed (d × n): the product below is then
-	// gonum's NoTrans × NoTrans gemm, whose inner loop is an axpy along n,
-	// rather than one dot product of length d per kernel term, which for
-	// tabular d (under ~30) is mostly call overhead.
+	// fastmath.MulNN's register-blocked q·Xᵀ (each inner product summed in
+	// registers, stored once) rather than one dot product of length d per
+	// kernel term, which for tabular d (under ~30) is mostly call overhead.
 	xt := mat.NewDense(d, n, nil)
 	xt.Copy(k.xc.T())
 	xtr := xt.RawMatrix()
@@ -45,16 +43,9 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 			for i := 0; i < rows; i++ {
 				row := q[i*d : (i+1)*d]
 				k.queryRow(row, X, lo+i, centred)
-				var s float64
-				for _, v := range row {
-					s += v * v
-				}
-				qn[i] = s
+				qn[i] = fastmath.SumSquares(row)
 			}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-				blas64.General{Rows: rows, Cols: d, Stride: d, Data: q},
-				xtr,
-				0, blas64.General{Rows: rows, Cols: n, Stride: n, Data: g})
+			fastmath.MulNN(g, n, q, d, xtr.Data, xtr.Stride, rows, n, d)
 			for i := 0; i < rows; i++ {
 				if ctx.Err() != nil {
 					return // forBlocks reports ctx.Err()

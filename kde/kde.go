@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
@@ -221,12 +222,10 @@ func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	sqn := make([]float64, n)
 	for i := 0; i < n; i++ {
 		row := xc.RawRowView(i)
-		var s float64
 		for j := range row {
 			row[j] -= mean[j]
-			s += row[j] * row[j]
 		}
-		sqn[i] = s
+		sqn[i] = fastmath.SumSquares(row) // MulNN's arithmetic: 0 from a row to itself
 	}
 	h := k.cfg.Bandwidth
 	if h == 0 {

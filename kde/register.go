@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -71,9 +72,7 @@ func (k *KDE) UnmarshalBinary(b []byte) error {
 	xc := mat.NewDense(s.N, s.D, s.X)
 	sqn := make([]float64, s.N)
 	for i := range sqn {
-		for _, v := range xc.RawRowView(i) {
-			sqn[i] += v * v
-		}
+		sqn[i] = fastmath.SumSquares(xc.RawRowView(i))
 	}
 	k.d, k.n, k.h, k.mean, k.xc, k.sqn, k.tree = s.D, s.N, s.H, s.Mean, xc, sqn, nil
 	k.logNorm = k.cfg.Kernel.logNorm(s.H, s.D) - math.Log(float64(s.N))

@@ -248,11 +248,11 @@ func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix
 	n, _ := xd.Dims()
 	m, d := yd.Dims()
 	// From transposedMin columns on, Y transposed (d × m): the block
-	// products are then NoTrans × NoTrans gemms, whose inner loop is an
-	// axpy along the block's columns; with Yᵀ as gonum's Trans operand each
-	// product is a dot of length d, mostly call overhead for tabular d
-	// (BenchmarkGramRBF n = 5,000: 116–125 ms → 44–45 ms). Below it the
-	// copy does not pay (n = 500: 0.9–1.4 ms → 2.3 ms).
+	// products are then fastmath.MulNN's register-blocked X·Yᵀ, each value
+	// summed in registers and stored once (with Yᵀ as gonum's Trans operand
+	// each product is a dot of length d, mostly call overhead for tabular
+	// d; gonum's NoTrans × NoTrans gemm reloads and stores the block once
+	// per feature). Below it the copy does not pay.
 	var yt *mat.Dense
 	if m >= transposedMin {
 		yt = mat.NewDense(d, m, nil)
@@ -266,11 +266,12 @@ func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix
 			if sym {
 				c0 = i0
 			}
-			var o mat.Dense
-			o.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: m - c0, Stride: out.Stride, Data: out.Data[i0*out.Stride+c0:]})
 			if yt != nil {
-				o.Mul(xd.Slice(i0, i1, 0, d), yt.Slice(0, d, c0, m))
+				xr, ytr := xd.RawMatrix(), yt.RawMatrix()
+				fastmath.MulNN(out.Data[i0*out.Stride+c0:], out.Stride, xr.Data[i0*xr.Stride:], xr.Stride, ytr.Data[c0:], ytr.Stride, i1-i0, m-c0, d)
 			} else {
+				var o mat.Dense
+				o.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: m - c0, Stride: out.Stride, Data: out.Data[i0*out.Stride+c0:]})
 				o.Mul(xd.Slice(i0, i1, 0, d), yd.Slice(c0, m, 0, d).T())
 			}
 			for i := i0; i < i1; i++ {
@@ -337,8 +338,7 @@ func rowSqNorms(x *mat.Dense) []float64 {
 	n, _ := x.Dims()
 	s := make([]float64, n)
 	for i := range s {
-		row := x.RawRowView(i)
-		s[i] = Dot(row, row)
+		s[i] = fastmath.SumSquares(x.RawRowView(i)) // MulNN's arithmetic: 0 from a row to itself
 	}
 	return s
 }

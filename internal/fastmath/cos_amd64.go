@@ -36,3 +36,9 @@ func expAsm(dst, src []float64) (outOfRange bool)
 //
 //go:noescape
 func dotAxpy4x2Asm(x0, x1 *float64, y, z *[4]*float64, a *[8][4]float64, s *[8]float64, n int)
+
+// mulNN4x8Asm is the assembly block of MulNN: four rows of C from c,
+// columns 0…n−1 (n a positive multiple of 8), over k ≥ 1 terms.
+//
+//go:noescape
+func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
