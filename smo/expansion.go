@@ -6,6 +6,7 @@ import (
 
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/fastmath"
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/kernel"
@@ -113,7 +114,14 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 		negGamma = -e.Kernel.(kernel.RBF).Gamma
 	}
 	_, sparseX := X.(*sparse.CSR)
-	_, raw := X.(mat.RawMatrixer)
+	rm, raw := X.(mat.RawMatrixer)
+	// Dense RBF against dense support vectors: the inner products of a
+	// block of rows with every support vector in one register-blocked
+	// product (fastmath.MulNN against the support vectors transposed).
+	var svT []float64
+	if rbf && raw && e.SVPtr == nil && len(e.Coef) > 0 && m >= evalBlock {
+		svT = e.transposedSV()
+	}
 	var wg sync.WaitGroup
 	chunk := (m + w - 1) / w
 	for lo := 0; lo < m; lo += chunk {
@@ -121,6 +129,10 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
+			if svT != nil {
+				e.evalRBFBlocks(dst, rm.RawMatrix(), svT, negGamma, lo, hi)
+				return
+			}
 			var scratch []float64
 			if !sparseX && !raw {
 				scratch = make([]float64, d)
@@ -157,4 +169,47 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 	}
 	wg.Wait()
 	return dst
+}
+
+// evalBlock is the number of rows evalRBFBlocks takes per product.
+const evalBlock = 16
+
+// transposedSV returns the dense support vectors transposed, D × len(Coef).
+func (e *Expansion) transposedSV() []float64 {
+	n, d := len(e.Coef), e.D
+	t := make([]float64, d*n)
+	for i := 0; i < n; i++ {
+		for j, v := range e.rows.denseRow(i) {
+			t[j*n+i] = v
+		}
+	}
+	return t
+}
+
+// evalRBFBlocks sets dst[r] = Σ_i Coef_i·exp(−γ‖sv_i − x_r‖²) for the rows
+// lo..hi−1 of the dense X, evalBlock rows at a time: their inner products
+// with all support vectors from one fastmath.MulNN (svT is the transposed
+// support vectors), then the distances ‖sv_i‖² + ‖x_r‖² − 2⟨sv_i, x_r⟩
+// (clamped at 0) exponentiated four at a time.
+func (e *Expansion) evalRBFBlocks(dst []float64, x blas64.General, svT []float64, negGamma float64, lo, hi int) {
+	n, d := len(e.Coef), e.D
+	g := make([]float64, evalBlock*n)
+	for r0 := lo; r0 < hi; r0 += evalBlock {
+		rows := min(evalBlock, hi-r0)
+		fastmath.MulNN(g, n, x.Data[r0*x.Stride:], x.Stride, svT, n, rows, n, d)
+		for r := 0; r < rows; r++ {
+			xr := x.Data[(r0+r)*x.Stride:][:d]
+			xsq := dot(xr, xr)
+			arg := g[r*n : (r+1)*n]
+			for i, v := range arg {
+				arg[i] = negGamma * max(e.rows.sq[i]+xsq-2*v, 0)
+			}
+			fastmath.Exp(arg, arg)
+			var s float64
+			for i, c := range e.Coef {
+				s += c * arg[i]
+			}
+			dst[r0+r] = s
+		}
+	}
 }

@@ -337,20 +337,23 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 	bounds[nb] = n
 	err := parallel.ForBlocksProgress(ctx, nb, func() func(int) {
 		visit := newWorker()
+		tile := make([]float64, pairTile*n)
 		q := make([][]float64, pairTile)
 		for r := range q {
-			q[r] = make([]float64, n)
+			q[r] = tile[r*n : (r+1)*n]
 		}
 		return func(c int) {
 			for i0 := bounds[c]; i0 < bounds[c+1]; i0 += pairTile {
 				i1 := min(i0+pairTile, bounds[c+1])
+				// The tile's cross products x_iᵀx_j, j ≥ i0, in one
+				// register-blocked product with the arithmetic of
+				// crossRange (sums from zero, one rounded product and
+				// addition per coordinate), so that with the steps below,
+				// those of rbfRange, the values are the columns' to the
+				// last bit.
+				fastmath.MulNNSeq(tile[i0:], n, data[i0*d:], d, m.xt[i0:], n, i1-i0, n-i0, d)
 				for i := i0; i < i1; i++ {
-					xi := data[i*d : i*d+d : i*d+d]
 					si, qi := sq[i], q[i-i0]
-					// The arithmetic of rbfRange, operation for
-					// operation, so the values are the columns' to the
-					// last bit.
-					m.crossRange(qi[i:n], xi, i, n)
 					for j := i; j < n; j++ {
 						r := sq[j] + si - 2*qi[j]
 						if r < 0 {

@@ -450,3 +450,36 @@ func TestFillAllEqualsColumns(t *testing.T) {
 		}
 	}
 }
+
+// The dense RBF expansion evaluated in blocks of rows (fastmath.MulNN
+// against the transposed support vectors, from evalBlock rows on, split
+// over the workers when the work is large) equals the sum of kernel values
+// term by term, for widths with and without whole blocks of the product.
+func TestExpansionRBFBlocks(t *testing.T) {
+	for _, d := range []int{1, 3, 13} {
+		X := randX(300, d, 6)
+		coef := make([]float64, 300)
+		for i := range coef {
+			if i%3 != 0 {
+				coef[i] = math.Sin(float64(i))
+			}
+		}
+		k := kernel.RBF{Gamma: 0.3}
+		e := NewExpansion(k, X, coef)
+		for _, m := range []int{15, 16, 37, 250} { // 250 × 200 SVs: two workers
+			Y := randX(m, d, 7)
+			got := e.Eval(nil, Y)
+			for i := 0; i < m; i++ {
+				var want, mag float64
+				for j, c := range coef {
+					v := c * k.Eval(X.RawRowView(j), Y.RawRowView(i))
+					want += v
+					mag += math.Abs(v)
+				}
+				if math.Abs(got[i]-want) > 1e-10*max(1, mag) {
+					t.Fatalf("d=%d m=%d row %d: %v, want %v", d, m, i, got[i], want)
+				}
+			}
+		}
+	}
+}

@@ -42,3 +42,8 @@ func dotAxpy4x2Asm(x0, x1 *float64, y, z *[4]*float64, a *[8][4]float64, s *[8]f
 //
 //go:noescape
 func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
+
+// mulNNSeq4x8Asm is mulNN4x8Asm with a multiply and an add per term.
+//
+//go:noescape
+func mulNNSeq4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)

@@ -23,3 +23,7 @@ func dotAxpy4x2Asm(x0, x1 *float64, y, z *[4]*float64, a *[8][4]float64, s *[8]f
 func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int) {
 	panic("fastmath: no assembly kernel")
 }
+
+func mulNNSeq4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int) {
+	panic("fastmath: no assembly kernel")
+}

@@ -7,66 +7,83 @@
 	VFMADD231PD  Y8, t, lo; \
 	VFMADD231PD  Y9, t, hi
 
+// ROW2SEQ is ROW2 with a separate multiply and add (products in Y14, Y15):
+// the rounding of a plain loop s += a·b.
+#define ROW2SEQ(addr, t, lo, hi) \
+	VBROADCASTSD addr, t; \
+	VMULPD       Y8, t, Y14; \
+	VADDPD       Y14, lo, lo; \
+	VMULPD       Y9, t, Y15; \
+	VADDPD       Y15, hi, hi
+
+// MULNN is the body of both kernels, ROW the update of one row's sums.
+#define MULNN(ROW) \
+	MOVQ c+0(FP), DI; \
+	MOVQ ldc+8(FP), R8; \
+	SHLQ $3, R8; \
+	MOVQ a+16(FP), SI; \
+	MOVQ lda+24(FP), R9; \
+	SHLQ $3, R9; \
+	MOVQ b+32(FP), DX; \
+	MOVQ ldb+40(FP), R10; \
+	SHLQ $3, R10; \
+	MOVQ n+48(FP), R11; \
+	SHLQ $3, R11; \
+	MOVQ k+56(FP), CX; \
+	LEAQ (R9)(R9*2), BX; \
+	XORQ R14, R14; \
+cols: \
+	VXORPD Y0, Y0, Y0; \
+	VXORPD Y1, Y1, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	VXORPD Y3, Y3, Y3; \
+	VXORPD Y4, Y4, Y4; \
+	VXORPD Y5, Y5, Y5; \
+	VXORPD Y6, Y6, Y6; \
+	VXORPD Y7, Y7, Y7; \
+	LEAQ (DX)(R14*1), R12; \
+	MOVQ SI, R13; \
+	MOVQ CX, AX; \
+terms: \
+	VMOVUPD (R12), Y8; \
+	VMOVUPD 32(R12), Y9; \
+	ROW((R13), Y10, Y0, Y1); \
+	ROW((R13)(R9*1), Y11, Y2, Y3); \
+	ROW((R13)(R9*2), Y12, Y4, Y5); \
+	ROW((R13)(BX*1), Y13, Y6, Y7); \
+	ADDQ $8, R13; \
+	ADDQ R10, R12; \
+	DECQ AX; \
+	JNZ  terms; \
+	LEAQ (DI)(R14*1), R12; \
+	VMOVUPD Y0, (R12); \
+	VMOVUPD Y1, 32(R12); \
+	VMOVUPD Y2, (R12)(R8*1); \
+	VMOVUPD Y3, 32(R12)(R8*1); \
+	VMOVUPD Y4, (R12)(R8*2); \
+	VMOVUPD Y5, 32(R12)(R8*2); \
+	LEAQ (R12)(R8*2), R13; \
+	VMOVUPD Y6, (R13)(R8*1); \
+	VMOVUPD Y7, 32(R13)(R8*1); \
+	ADDQ $64, R14; \
+	CMPQ R14, R11; \
+	JLT  cols; \
+	VZEROUPPER; \
+	RET
+
 // func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
 //
 // For rows i = 0…3 and columns j = 0…n−1 (n a positive multiple of 8):
 //   c[i·ldc+j] = Σ_{l<k} a[i·lda+l]·b[l·ldb+j],
-// eight columns at a time: 4 × 8 sums in Y0…Y7, one fused multiply-add
-// per term from zero, stored once.
+// eight columns at a time: 4 × 8 sums in Y0…Y7 (registers: c DI, its
+// stride R8, a SI and R13, its stride R9 and 3·lda BX, b DX and R12, its
+// stride R10, the column offset R14 up to n R11, k CX and its count AX),
+// one fused multiply-add per term from zero, stored once.
 TEXT ·mulNN4x8Asm(SB), NOSPLIT, $0-64
-	MOVQ c+0(FP), DI
-	MOVQ ldc+8(FP), R8
-	SHLQ $3, R8                      // ldc in bytes
-	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R9
-	SHLQ $3, R9                      // lda in bytes
-	MOVQ b+32(FP), DX
-	MOVQ ldb+40(FP), R10
-	SHLQ $3, R10                     // ldb in bytes
-	MOVQ n+48(FP), R11
-	SHLQ $3, R11                     // n in bytes
-	MOVQ k+56(FP), CX
-	LEAQ (R9)(R9*2), BX              // 3·lda
-	XORQ R14, R14                    // column offset in bytes
+	MULNN(ROW2)
 
-cols:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	LEAQ (DX)(R14*1), R12            // b[0, j]
-	MOVQ SI, R13                     // a[0, 0]
-	MOVQ CX, AX
-
-terms:
-	VMOVUPD (R12), Y8
-	VMOVUPD 32(R12), Y9
-	ROW2((R13), Y10, Y0, Y1)
-	ROW2((R13)(R9*1), Y11, Y2, Y3)
-	ROW2((R13)(R9*2), Y12, Y4, Y5)
-	ROW2((R13)(BX*1), Y13, Y6, Y7)
-	ADDQ $8, R13
-	ADDQ R10, R12
-	DECQ AX
-	JNZ  terms
-
-	LEAQ (DI)(R14*1), R12            // c[0, j]
-	VMOVUPD Y0, (R12)
-	VMOVUPD Y1, 32(R12)
-	VMOVUPD Y2, (R12)(R8*1)
-	VMOVUPD Y3, 32(R12)(R8*1)
-	VMOVUPD Y4, (R12)(R8*2)
-	VMOVUPD Y5, 32(R12)(R8*2)
-	LEAQ (R12)(R8*2), R13            // c[2, j]
-	VMOVUPD Y6, (R13)(R8*1)
-	VMOVUPD Y7, 32(R13)(R8*1)
-	ADDQ $64, R14
-	CMPQ R14, R11
-	JLT  cols
-
-	VZEROUPPER
-	RET
+// func mulNNSeq4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
+//
+// mulNN4x8Asm with a multiply and an add per term.
+TEXT ·mulNNSeq4x8Asm(SB), NOSPLIT, $0-64
+	MULNN(ROW2SEQ)

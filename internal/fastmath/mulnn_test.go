@@ -12,7 +12,8 @@ import (
 
 // MulNN gives every C value the sum Σ_l a_il·b_lj computed from zero in
 // the order of l, one fused multiply-add per term (where the assembly
-// runs; else a multiply and an add): the same bits as that loop, for
+// runs; else a multiply and an add), and MulNNSeq the same sum with each
+// product rounded: the same bits as those loops, for
 // shapes with and without whole 4 × 8 blocks, a column chunk boundary
 // (k = 40: chunks of 608 columns) and strides larger than the rows, and
 // with C's padding left alone.
@@ -29,30 +30,36 @@ func TestMulNN(t *testing.T) {
 		for i := range b {
 			b[i] = rng.NormFloat64()
 		}
-		c := make([]float64, m*ldc)
-		for i := range c {
-			c[i] = math.NaN()
-		}
-		MulNN(c, ldc, a, lda, b, ldb, m, n, k)
-		for i := 0; i < m; i++ {
-			for j := 0; j < ldc; j++ {
-				got := c[i*ldc+j]
-				if j >= n {
-					if !math.IsNaN(got) {
-						t.Fatalf("%v: padding C[%d,%d] written", s, i, j)
+		for _, fused := range []bool{true, false} {
+			c := make([]float64, m*ldc)
+			for i := range c {
+				c[i] = math.NaN()
+			}
+			if fused {
+				MulNN(c, ldc, a, lda, b, ldb, m, n, k)
+			} else {
+				MulNNSeq(c, ldc, a, lda, b, ldb, m, n, k)
+			}
+			for i := 0; i < m; i++ {
+				for j := 0; j < ldc; j++ {
+					got := c[i*ldc+j]
+					if j >= n {
+						if !math.IsNaN(got) {
+							t.Fatalf("%v: padding C[%d,%d] written", s, i, j)
+						}
+						continue
 					}
-					continue
-				}
-				var want float64
-				for l := 0; l < k; l++ {
-					if useAsm {
-						want = math.FMA(a[i*lda+l], b[l*ldb+j], want)
-					} else {
-						want += a[i*lda+l] * b[l*ldb+j]
+					var want float64
+					for l := 0; l < k; l++ {
+						if fused && useAsm {
+							want = math.FMA(a[i*lda+l], b[l*ldb+j], want)
+						} else {
+							want += float64(a[i*lda+l] * b[l*ldb+j])
+						}
 					}
-				}
-				if got != want {
-					t.Fatalf("%v: C[%d,%d] = %v, want %v", s, i, j, got, want)
+					if got != want {
+						t.Fatalf("%v fused=%v: C[%d,%d] = %v, want %v", s, fused, i, j, got, want)
+					}
 				}
 			}
 		}
@@ -87,6 +94,12 @@ func BenchmarkMulNN(b *testing.B) {
 		b.Run(fmt.Sprintf("MulNN/k=%d", k), func(b *testing.B) {
 			for b.Loop() {
 				MulNN(c, n, a, k, bb, n, m, n, k)
+			}
+			b.ReportMetric(float64(m*n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mvalues/s")
+		})
+		b.Run(fmt.Sprintf("MulNNSeq/k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				MulNNSeq(c, n, a, k, bb, n, m, n, k)
 			}
 			b.ReportMetric(float64(m*n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mvalues/s")
 		})
