@@ -45,7 +45,7 @@ func BenchmarkBatchFitScore(b *testing.B) {
 	train, test := shareddata.ADBenchSplit(b, "32_shuttle", 1)
 	ntr, _ := train.X.Dims()
 	nte, _ := test.X.Dims()
-	for _, D := range []int{500, 2000, 4000} {
+	for _, D := range []int{500, 2000, 4000, 8000} {
 		b.Run(fmt.Sprintf("D=%d", D), func(b *testing.B) {
 			var dst []float64
 			var err error

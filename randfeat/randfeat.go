@@ -89,8 +89,9 @@ func (f *Fourier) Dim() int { return len(f.B) }
 const transformRows = 256
 
 // Transform sets dst to z(X). Blocks of rows are mapped by
-// runtime.GOMAXPROCS(0) workers: for dense X each block is one gemm
-// X_b·Wᵀ; a *sparse.CSR X goes through csr.MulDense block by block and is
+// runtime.GOMAXPROCS(0) workers: for dense X each block is a few products
+// X_b·Wᵀ of eight rows (fastmath.MulNN), each followed by its cosines; a
+// *sparse.CSR X goes through csr.MulDense block by block and is
 // never densified; any other mat.Matrix is copied a block at a time.
 func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 	X = csr.Input(X)
@@ -111,19 +112,21 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 			if s, ok := X.(*sparse.CSR); ok {
 				csr.MulDense(out, csr.SliceRows(s, i0, i1), wt)
 			} else {
+				// A few rows at a time: their projections from the
+				// register-blocked product, then their cosines while
+				// the rows are still in the cache.
 				xb := rowBlock(X, i0, i1, &buf)
-				if c <= fusedMaxInput {
-					// One fused pass per row: product and cosine in
-					// registers, each feature written once.
-					w := wt.RawMatrix()
-					for i := 0; i < i1-i0; i++ {
-						if fastmath.CosAffine(out.RawRowView(i), xb.RawRowView(i), w.Data, w.Stride, f.B, scale) {
+				w, xr, o := wt.RawMatrix(), xb.RawMatrix(), out.RawMatrix()
+				for r0 := 0; r0 < i1-i0; r0 += cosRows {
+					r1 := min(r0+cosRows, i1-i0)
+					fastmath.MulNN(o.Data[r0*o.Stride:], o.Stride, xr.Data[r0*xr.Stride:], xr.Stride, w.Data, w.Stride, r1-r0, D, c)
+					for i := r0; i < r1; i++ {
+						if cosRow(out.RawRowView(i), f.B, scale) {
 							farRow(out.RawRowView(i))
 						}
 					}
-					return
 				}
-				out.Mul(xb, wt)
+				return
 			}
 			for i := 0; i < i1-i0; i++ {
 				if cosRow(out.RawRowView(i), f.B, scale) {
@@ -177,10 +180,15 @@ func farRow(row []float64) {
 	}
 }
 
-// fusedMaxInput is the largest input dimension d mapped by the fused
-// product-and-cosine kernel (fastmath.CosAffine), which reads all d rows of
-// Wᵀ for every block of four features: cheap while d·D values stay in
-// cache, and beaten by a blocked gemm beyond that.
+// cosRows is the number of rows whose projections Transform forms
+// (fastmath.MulNN) before taking their cosines: 8 rows of D = 2,000
+// features are 128 kB, still in the L2 cache for the cosine pass.
+const cosRows = 8
+
+// fusedMaxInput is the largest input dimension d for which TransformRow
+// uses the fused product-and-cosine kernel (fastmath.CosAffine), which
+// reads all d rows of Wᵀ for every block of four features: cheap while d·D
+// values stay in cache, and beaten by a gemv beyond that.
 const fusedMaxInput = 32
 
 // cosRow sets row[j] = scale·cos(row[j] + b[j]). The cosines are most of

@@ -21,7 +21,7 @@ X, _, y, _ = train_test_split(X, y, train_size=10000, stratify=y, random_state=1
 Xtr, Xte, _, _ = train_test_split(X, y, test_size=0.3, stratify=y, random_state=1)
 sc = MinMaxScaler().fit(Xtr); Xtr = np.ascontiguousarray(sc.transform(Xtr)); Xte = np.ascontiguousarray(sc.transform(Xte))
 gamma = 1.0 / (Xtr.shape[1] * Xtr.var())
-for D in (500, 2000, 4000):
+for D in (500, 2000, 4000, 8000):
     fits, scores = [], []
     for rep in range(7):
         t0 = time.perf_counter()

@@ -6,24 +6,26 @@ import "math"
 // three-part reduction loses bits and CosAdd calls math.Cos.
 const MaxArg = 1 << 20
 
-// Cody–Waite split of π/2: pio2a + pio2b + pio2c, each with trailing zero
-// bits so k·pio2a and k·pio2b are exact for |k| < 2²⁰ (values from
-// fdlibm's __rem_pio2: pio2_1, pio2_2, pio2_3).
+// Cody–Waite split of π: pia + pib + pic, each with trailing zero bits so
+// k·pia and k·pib are exact for |k| < 2²⁰ (twice fdlibm's pio2_1, pio2_2,
+// pio2_3 from __rem_pio2).
 const (
-	twoOverPi = 6.36619772367581382433e-01
-	pio2a     = 1.57079632673412561417e+00
-	pio2b     = 6.07710050630396597660e-11
-	pio2c     = 2.02226624871116645580e-21
+	invPi = 1 / math.Pi
+	pia   = 2 * 1.57079632673412561417e+00
+	pib   = 2 * 6.07710050630396597660e-11
+	pic   = 2 * 2.02226624871116645580e-21
 )
 
-// Cephes coefficients for sin and cos on [−π/4, π/4] (as in Go's math.sin).
+// Taylor coefficients t_k = (−1)^k/(2k)! of cos r = Σ t_k z^k, z = r², for
+// |r| ≤ π/2: the first term left out, (π/2)²²/22!, is below 2·10⁻¹⁷.
 const (
-	s0, s1, s2, s3, s4, s5 = 1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6, -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1
-	c0, c1, c2, c3, c4, c5 = -1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7, 2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2
+	t1, t2, t3, t4, t5 = -1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800
+	t6, t7, t8, t9, t10 = 1.0 / 479001600, -1.0 / 87178291200, 1.0 / 20922789888000, -1.0 / 6402373705728000, 1.0 / 2432902008176640000
 )
 
-// round is 1.5·2⁵²: adding and subtracting it rounds a float64 of magnitude
-// below 2⁵¹ to the nearest integer (ties to even) in two instructions.
+// round is 1.5·2⁵²: adding it to a float64 of magnitude below 2⁵¹ leaves
+// that value rounded to the nearest integer (ties to even) in the low bits
+// of the mantissa; subtracting it again gives the integer as a float64.
 const round = 6755399441055744.0
 
 // CosAdd sets dst[j] = s·cos(dst[j] + b[j]) for every j and reports
@@ -65,16 +67,15 @@ func cosAddGeneric(dst, b []float64, s float64) (slow bool) {
 		}
 		// The body of cos, inlined by hand: the compiler does not inline a
 		// function this size, and the call would cost a third of the time.
-		k := (x*twoOverPi + round) - round
-		r := ((x - k*pio2a) - k*pio2b) - k*pio2c
+		// x = kπ + r, |r| ≤ π/2, and cos x = (−1)^k cos r; k's parity is
+		// the low bit of kr.
+		kr := x*invPi + round
+		k := kr - round
+		r := ((x - k*pia) - k*pib) - k*pic
 		z := r * r
-		c := 1.0 - 0.5*z + z*z*((((((c0*z)+c1)*z+c2)*z+c3)*z+c4)*z+c5)
-		sn := r + r*z*((((((s0*z)+s1)*z+s2)*z+s3)*z+s4)*z+s5)
-		q := int64(k) & 3
-		odd := uint64(q&1) * ^uint64(0)
-		bits := (math.Float64bits(c) &^ odd) | (math.Float64bits(sn) & odd)
-		neg := uint64(((q+1)>>1)&1) << 63
-		dst[j] = s * math.Float64frombits(bits^neg)
+		c := 1 + z*(t1+z*(t2+z*(t3+z*(t4+z*(t5+z*(t6+z*(t7+z*(t8+z*(t9+z*t10)))))))))
+		neg := math.Float64bits(kr) << 63
+		dst[j] = s * math.Float64frombits(math.Float64bits(c)^neg)
 	}
 	return slow
 }

@@ -1,101 +1,122 @@
 #include "textflag.h"
 
-// Constants, each broadcast to four lanes (see cos.go for their meaning).
-DATA cosk<>+0x00(SB)/8, $0x3fe45f306dc9c883   // 2/π
-DATA cosk<>+0x08(SB)/8, $0x3ff921fb54400000   // pio2a
-DATA cosk<>+0x10(SB)/8, $0x3dd0b4611a600000   // pio2b
-DATA cosk<>+0x18(SB)/8, $0x3ba3198a2e000000   // pio2c
-DATA cosk<>+0x20(SB)/8, $0x3fe0000000000000   // 0.5
-DATA cosk<>+0x28(SB)/8, $0x3ff0000000000000   // 1.0
-DATA cosk<>+0x30(SB)/8, $0x7fffffffffffffff   // |x| mask
-DATA cosk<>+0x38(SB)/8, $0x4130000000000000   // MaxArg = 2^20
-// cos coefficients c0..c5
-DATA cosk<>+0x40(SB)/8, $0xbda8fa49a0861a9b
-DATA cosk<>+0x48(SB)/8, $0x3e21ee9d7b4e3f05
-DATA cosk<>+0x50(SB)/8, $0xbe927e4f7eac4bc6
-DATA cosk<>+0x58(SB)/8, $0x3efa01a019c844f5
-DATA cosk<>+0x60(SB)/8, $0xbf56c16c16c14f91
-DATA cosk<>+0x68(SB)/8, $0x3fa555555555554b
-// sin coefficients s0..s5
-DATA cosk<>+0x70(SB)/8, $0x3de5d8fd1fd19ccd
-DATA cosk<>+0x78(SB)/8, $0xbe5ae5e5a9291f5d
-DATA cosk<>+0x80(SB)/8, $0x3ec71de3567d48a1
-DATA cosk<>+0x88(SB)/8, $0xbf2a01a019bfdf03
-DATA cosk<>+0x90(SB)/8, $0x3f8111111110f7d0
-DATA cosk<>+0x98(SB)/8, $0xbfc5555555555548
-// integer 1 (quadrant bit test)
-DATA cosk<>+0xa0(SB)/8, $1
-GLOBL cosk<>(SB), RODATA|NOPTR, $0xa8
+// Constants, each stored four times (one 32-byte vector) so that the
+// reduction and polynomial steps take them as memory operands (see
+// cos.go for their meaning).
+DATA cosv<>+0x000(SB)/8, $0x3fd45f306dc9c883   // 1/π
+DATA cosv<>+0x008(SB)/8, $0x3fd45f306dc9c883
+DATA cosv<>+0x010(SB)/8, $0x3fd45f306dc9c883
+DATA cosv<>+0x018(SB)/8, $0x3fd45f306dc9c883
+DATA cosv<>+0x020(SB)/8, $0x4338000000000000   // round = 1.5·2⁵²
+DATA cosv<>+0x028(SB)/8, $0x4338000000000000
+DATA cosv<>+0x030(SB)/8, $0x4338000000000000
+DATA cosv<>+0x038(SB)/8, $0x4338000000000000
+DATA cosv<>+0x040(SB)/8, $0x400921fb54400000   // pia
+DATA cosv<>+0x048(SB)/8, $0x400921fb54400000
+DATA cosv<>+0x050(SB)/8, $0x400921fb54400000
+DATA cosv<>+0x058(SB)/8, $0x400921fb54400000
+DATA cosv<>+0x060(SB)/8, $0x3de0b4611a600000   // pib
+DATA cosv<>+0x068(SB)/8, $0x3de0b4611a600000
+DATA cosv<>+0x070(SB)/8, $0x3de0b4611a600000
+DATA cosv<>+0x078(SB)/8, $0x3de0b4611a600000
+DATA cosv<>+0x080(SB)/8, $0x3bb3198a2e000000   // pic
+DATA cosv<>+0x088(SB)/8, $0x3bb3198a2e000000
+DATA cosv<>+0x090(SB)/8, $0x3bb3198a2e000000
+DATA cosv<>+0x098(SB)/8, $0x3bb3198a2e000000
+DATA cosv<>+0x0a0(SB)/8, $0x7fffffffffffffff   // |x| mask
+DATA cosv<>+0x0a8(SB)/8, $0x7fffffffffffffff
+DATA cosv<>+0x0b0(SB)/8, $0x7fffffffffffffff
+DATA cosv<>+0x0b8(SB)/8, $0x7fffffffffffffff
+DATA cosv<>+0x0c0(SB)/8, $0x4130000000000000   // MaxArg = 2²⁰
+DATA cosv<>+0x0c8(SB)/8, $0x4130000000000000
+DATA cosv<>+0x0d0(SB)/8, $0x4130000000000000
+DATA cosv<>+0x0d8(SB)/8, $0x4130000000000000
+DATA cosv<>+0x0e0(SB)/8, $0x3ff0000000000000   // 1
+DATA cosv<>+0x0e8(SB)/8, $0x3ff0000000000000
+DATA cosv<>+0x0f0(SB)/8, $0x3ff0000000000000
+DATA cosv<>+0x0f8(SB)/8, $0x3ff0000000000000
+DATA cosv<>+0x100(SB)/8, $0xbfe0000000000000   // t1
+DATA cosv<>+0x108(SB)/8, $0xbfe0000000000000
+DATA cosv<>+0x110(SB)/8, $0xbfe0000000000000
+DATA cosv<>+0x118(SB)/8, $0xbfe0000000000000
+DATA cosv<>+0x120(SB)/8, $0x3fa5555555555555   // t2
+DATA cosv<>+0x128(SB)/8, $0x3fa5555555555555
+DATA cosv<>+0x130(SB)/8, $0x3fa5555555555555
+DATA cosv<>+0x138(SB)/8, $0x3fa5555555555555
+DATA cosv<>+0x140(SB)/8, $0xbf56c16c16c16c17   // t3
+DATA cosv<>+0x148(SB)/8, $0xbf56c16c16c16c17
+DATA cosv<>+0x150(SB)/8, $0xbf56c16c16c16c17
+DATA cosv<>+0x158(SB)/8, $0xbf56c16c16c16c17
+DATA cosv<>+0x160(SB)/8, $0x3efa01a01a01a01a   // t4
+DATA cosv<>+0x168(SB)/8, $0x3efa01a01a01a01a
+DATA cosv<>+0x170(SB)/8, $0x3efa01a01a01a01a
+DATA cosv<>+0x178(SB)/8, $0x3efa01a01a01a01a
+DATA cosv<>+0x180(SB)/8, $0xbe927e4fb7789f5c   // t5
+DATA cosv<>+0x188(SB)/8, $0xbe927e4fb7789f5c
+DATA cosv<>+0x190(SB)/8, $0xbe927e4fb7789f5c
+DATA cosv<>+0x198(SB)/8, $0xbe927e4fb7789f5c
+DATA cosv<>+0x1a0(SB)/8, $0x3e21eed8eff8d898   // t6
+DATA cosv<>+0x1a8(SB)/8, $0x3e21eed8eff8d898
+DATA cosv<>+0x1b0(SB)/8, $0x3e21eed8eff8d898
+DATA cosv<>+0x1b8(SB)/8, $0x3e21eed8eff8d898
+DATA cosv<>+0x1c0(SB)/8, $0xbda93974a8c07c9d   // t7
+DATA cosv<>+0x1c8(SB)/8, $0xbda93974a8c07c9d
+DATA cosv<>+0x1d0(SB)/8, $0xbda93974a8c07c9d
+DATA cosv<>+0x1d8(SB)/8, $0xbda93974a8c07c9d
+DATA cosv<>+0x1e0(SB)/8, $0x3d2ae7f3e733b81f   // t8
+DATA cosv<>+0x1e8(SB)/8, $0x3d2ae7f3e733b81f
+DATA cosv<>+0x1f0(SB)/8, $0x3d2ae7f3e733b81f
+DATA cosv<>+0x1f8(SB)/8, $0x3d2ae7f3e733b81f
+DATA cosv<>+0x200(SB)/8, $0xbca6827863b97d97   // t9
+DATA cosv<>+0x208(SB)/8, $0xbca6827863b97d97
+DATA cosv<>+0x210(SB)/8, $0xbca6827863b97d97
+DATA cosv<>+0x218(SB)/8, $0xbca6827863b97d97
+DATA cosv<>+0x220(SB)/8, $0x3c1e542ba4020225   // t10
+DATA cosv<>+0x228(SB)/8, $0x3c1e542ba4020225
+DATA cosv<>+0x230(SB)/8, $0x3c1e542ba4020225
+DATA cosv<>+0x238(SB)/8, $0x3c1e542ba4020225
+GLOBL cosv<>(SB), RODATA|NOPTR, $0x240
 
-#define K(off) cosk<>+off(SB)
-
-// COSSETUP loads the constants COS4 keeps in registers (2/π, the |x| mask,
-// MaxArg, integer 1) and clears the out-of-range accumulator Y10.
+// COSSETUP loads the constants COS4 keeps in registers (1/π, the |x|
+// mask, MaxArg, the rounding constant) and clears the out-of-range
+// accumulator Y10.
 #define COSSETUP \
-	VBROADCASTSD K(0x00), Y14; \
-	VBROADCASTSD K(0x30), Y13; \
-	VBROADCASTSD K(0x38), Y12; \
-	VPBROADCASTQ K(0xa0), Y11; \
+	VMOVUPD cosv<>+0x000(SB), Y14; \
+	VMOVUPD cosv<>+0x0a0(SB), Y13; \
+	VMOVUPD cosv<>+0x0c0(SB), Y12; \
+	VMOVUPD cosv<>+0x020(SB), Y11; \
 	VXORPD Y10, Y10, Y10;
 
 // COS4 sets Y6 = s·cos(Y0) lane by lane (s in Y15) and ORs the lanes whose
-// argument is out of range into Y10; those lanes of Y6 keep the argument.
-// Clobbers Y1-Y9. Needs COSSETUP and s in Y15.
+// argument is out of range (|x| not below MaxArg, or NaN: the unordered
+// "not less than" compare) into Y10; those lanes of Y6 keep the argument.
+// x·(1/π) + round leaves k = round(x/π) in the low mantissa bits (its
+// parity in bit 0); r = x − kπ by a three-part Cody–Waite reduction;
+// cos x = (−1)^k·cos r with cos r from its Taylor polynomial in z = r².
+// Clobbers Y1-Y6 and Y9. Needs COSSETUP and s in Y15.
 #define COS4 \
 	VANDPD   Y13, Y0, Y1; \
-	VCMPPD   $0x11, Y12, Y1, Y1; \
-	VXORPD   Y13, Y13, Y9; \
-	VCMPPD   $0, Y9, Y9, Y9; \
-	VXORPD   Y9, Y1, Y9; \
+	VCMPPD   $0x15, Y12, Y1, Y9; \
 	VORPD    Y9, Y10, Y10; \
-	VMULPD   Y14, Y0, Y2; \
-	VROUNDPD $8, Y2, Y2; \
-	VBROADCASTSD K(0x08), Y3; \
+	VMOVAPD  Y11, Y2; \
+	VFMADD231PD Y14, Y0, Y2; \
+	VSUBPD   Y11, Y2, Y3; \
 	VMOVAPD  Y0, Y4; \
-	VFNMADD231PD Y3, Y2, Y4; \
-	VBROADCASTSD K(0x10), Y3; \
-	VFNMADD231PD Y3, Y2, Y4; \
-	VBROADCASTSD K(0x18), Y3; \
-	VFNMADD231PD Y3, Y2, Y4; \
+	VFNMADD231PD cosv<>+0x040(SB), Y3, Y4; \
+	VFNMADD231PD cosv<>+0x060(SB), Y3, Y4; \
+	VFNMADD231PD cosv<>+0x080(SB), Y3, Y4; \
 	VMULPD   Y4, Y4, Y5; \
-	VBROADCASTSD K(0x40), Y6; \
-	VBROADCASTSD K(0x48), Y3; \
-	VFMADD213PD Y3, Y5, Y6; \
-	VBROADCASTSD K(0x50), Y3; \
-	VFMADD213PD Y3, Y5, Y6; \
-	VBROADCASTSD K(0x58), Y3; \
-	VFMADD213PD Y3, Y5, Y6; \
-	VBROADCASTSD K(0x60), Y3; \
-	VFMADD213PD Y3, Y5, Y6; \
-	VBROADCASTSD K(0x68), Y3; \
-	VFMADD213PD Y3, Y5, Y6; \
-	VMULPD   Y5, Y5, Y7; \
-	VMULPD   Y7, Y6, Y6; \
-	VBROADCASTSD K(0x20), Y3; \
-	VBROADCASTSD K(0x28), Y7; \
-	VFNMADD231PD Y3, Y5, Y7; \
-	VADDPD   Y6, Y7, Y6; \
-	VBROADCASTSD K(0x70), Y7; \
-	VBROADCASTSD K(0x78), Y3; \
-	VFMADD213PD Y3, Y5, Y7; \
-	VBROADCASTSD K(0x80), Y3; \
-	VFMADD213PD Y3, Y5, Y7; \
-	VBROADCASTSD K(0x88), Y3; \
-	VFMADD213PD Y3, Y5, Y7; \
-	VBROADCASTSD K(0x90), Y3; \
-	VFMADD213PD Y3, Y5, Y7; \
-	VBROADCASTSD K(0x98), Y3; \
-	VFMADD213PD Y3, Y5, Y7; \
-	VMULPD   Y5, Y4, Y8; \
-	VFMADD213PD Y4, Y8, Y7; \
-	VCVTPD2DQY Y2, X2; \
-	VPMOVSXDQ X2, Y2; \
-	VPAND    Y11, Y2, Y3; \
-	VPCMPEQQ Y11, Y3, Y3; \
-	VBLENDVPD Y3, Y7, Y6, Y6; \
-	VPADDQ   Y11, Y2, Y2; \
-	VPSRLQ   $1, Y2, Y2; \
-	VPAND    Y11, Y2, Y2; \
+	VMOVUPD  cosv<>+0x220(SB), Y6; \
+	VFMADD213PD cosv<>+0x200(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x1e0(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x1c0(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x1a0(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x180(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x160(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x140(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x120(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x100(SB), Y5, Y6; \
+	VFMADD213PD cosv<>+0x0e0(SB), Y5, Y6; \
 	VPSLLQ   $63, Y2, Y2; \
 	VXORPD   Y2, Y6, Y6; \
 	VMULPD   Y15, Y6, Y6; \
