@@ -25,6 +25,11 @@ type cache struct {
 	used   int64 // values held now
 	peak   int64 // largest used seen
 	head   []centry
+	// region, when set, is where new column buffers are carved from (the
+	// first unused at carved) before any is allocated: one mapping faulted
+	// in huge pages as the columns are first written.
+	region []float32
+	carved int
 	// LRU list: a circular doubly linked list through head with the sentinel
 	// at index l.
 }
@@ -87,6 +92,10 @@ func (c *cache) get(i int) *centry {
 			buf = old.data
 		}
 		old.data, old.state = nil, colEmpty
+	}
+	if buf == nil && c.carved+c.l <= len(c.region) {
+		buf = c.region[c.carved : c.carved+c.l : c.carved+c.l]
+		c.carved += c.l
 	}
 	if buf == nil {
 		buf = make([]float32, c.l)

@@ -115,6 +115,23 @@ func Alloc32(n int) (f []float32, free func()) {
 	return f, free
 }
 
+// Reserve32 is Alloc32 without populating: the buffer is mapped and
+// advised for huge pages, and its pages are faulted in (2 MiB at a time
+// where transparent huge pages are on) only when first written. It is for
+// a buffer that may be used only in part, such as a kernel cache's budget
+// of columns: svm-train allocates its columns as the solver asks for
+// them, and reserving the whole budget up front would cost the faults of
+// columns never computed.
+func Reserve32(n int) (f []float32, free func()) {
+	p, free := alloc(uintptr(n) * 4)
+	if p == nil {
+		return make([]float32, n), func() {}
+	}
+	f = unsafe.Slice((*float32)(p), n)
+	Advise32(f)
+	return f, free
+}
+
 // alloc maps size bytes at a 2 MiB boundary; nil when size is 0 or the
 // mapping fails.
 func alloc(size uintptr) (unsafe.Pointer, func()) {

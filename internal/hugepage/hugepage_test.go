@@ -57,5 +57,16 @@ func TestAlloc(t *testing.T) {
 			g[i] = 1
 		}
 		free32()
+		r, freeR := Reserve32(n)
+		if len(r) != n {
+			t.Fatalf("Reserve32(%d): length %d", n, len(r))
+		}
+		for i := range r {
+			if r[i] != 0 {
+				t.Fatalf("Reserve32(%d)[%d] = %v, want 0", n, i, r[i])
+			}
+			r[i] = 1
+		}
+		freeR()
 	}
 }
