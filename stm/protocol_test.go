@@ -135,20 +135,11 @@ func runAUC(t *testing.T, method, shape string, seed uint64, X *mat.Dense, y []i
 	if method == "1stm" || method == "r1stm" {
 		params["shape"] = shape
 	}
-	d, err := detector.New(method, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Fit(context.Background(), X); err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	s, err := d.Score(nil, X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return eval.AUCROC(s, y)
+	return runAUCp(t, method, params, X, y)
 }
 
+// runAUCp fits method with params to X and returns the AUC-ROC of its
+// training scores against y.
 func runAUCp(t *testing.T, method string, params map[string]string, X *mat.Dense, y []int) float64 {
 	d, err := detector.New(method, params)
 	if err != nil {

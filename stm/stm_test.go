@@ -15,6 +15,7 @@ import (
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
@@ -51,7 +52,7 @@ func paperData(rng *rand.Rand, n int, shape []int) (*mat.Dense, []int) {
 					fs[m][k] *= 1 + 0.05*rng.NormFloat64()
 				}
 			}
-			forEach(shape, func(idx []int) {
+			testmat.ForEachIndex(shape, func(idx []int) {
 				p := 1.0
 				for m, k := range idx {
 					p *= fs[m][k]
@@ -75,24 +76,6 @@ func paperData(rng *rand.Rand, n int, shape []int) (*mat.Dense, []int) {
 		}
 	}
 	return X, y
-}
-
-func forEach(shape []int, fn func(idx []int)) {
-	idx := make([]int, len(shape))
-	for {
-		fn(idx)
-		j := len(idx) - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			if idx[j] < shape[j] {
-				break
-			}
-			idx[j] = 0
-		}
-		if j < 0 {
-			return
-		}
-	}
 }
 
 // TestDetectors fits every method on the synthetic paper protocol and

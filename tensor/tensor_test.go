@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,25 +28,6 @@ func randMat(rng *rand.Rand, r, c int) *mat.Dense {
 		}
 	}
 	return m
-}
-
-// forEach calls fn with every multi-index of shape in row-major order.
-func forEach(shape []int, fn func(idx []int)) {
-	idx := make([]int, len(shape))
-	for {
-		fn(idx)
-		j := len(idx) - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			if idx[j] < shape[j] {
-				break
-			}
-			idx[j] = 0
-		}
-		if j < 0 {
-			return
-		}
-	}
 }
 
 var shapes = [][]int{{4}, {3, 5}, {2, 3, 4}, {3, 1, 4, 2}, {2, 2, 3, 2, 3}}
@@ -78,7 +60,7 @@ func TestUnfoldDefinition(t *testing.T) {
 			if r != shape[n] || r*c != x.Len() {
 				t.Fatalf("%v mode %d: unfolding is %d×%d", shape, n, r, c)
 			}
-			forEach(shape, func(idx []int) {
+			testmat.ForEachIndex(shape, func(idx []int) {
 				col := 0
 				for j, i := range idx {
 					if j != n {
@@ -132,7 +114,7 @@ func TestKhatriRaoUnfoldIdentity(t *testing.T) {
 			fs[n] = randMat(rng, s, R)
 		}
 		x := Zeros(shape...)
-		forEach(shape, func(idx []int) {
+		testmat.ForEachIndex(shape, func(idx []int) {
 			s := 0.0
 			for r := range R {
 				p := 1.0

@@ -1,10 +1,10 @@
 // Package testmat holds the small matrix and file helpers that the module's
 // tests share: a dense matrix from literal rows, a CSR copy of any matrix
 // (its non-zeros in increasing column order, as the file readers keep
-// theirs), seeded
-// standard-normal and uniform matrices, readers of the JSON and .npy golden
-// files under a package's testdata, and the largest absolute difference of
-// two results.
+// theirs), seeded standard-normal and uniform matrices, readers of the JSON
+// and .npy golden files under a package's testdata, the largest absolute
+// difference of two results, and a loop over the multi-indices of a tensor
+// shape.
 //
 // It exists so that these helpers are written once rather than copied into
 // each package's tests. It is imported only by tests. It depends on

@@ -125,3 +125,24 @@ func MaxAbsDiffMat(a, b mat.Matrix) float64 {
 	}
 	return m
 }
+
+// ForEachIndex calls fn with every multi-index of shape in row-major order
+// (the last index varies fastest). fn must not keep idx: it is one slice,
+// updated in place between calls.
+func ForEachIndex(shape []int, fn func(idx []int)) {
+	idx := make([]int, len(shape))
+	for {
+		fn(idx)
+		j := len(idx) - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			if idx[j] < shape[j] {
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return
+		}
+	}
+}

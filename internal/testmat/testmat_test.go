@@ -64,6 +64,25 @@ func TestMaxAbsDiffShapes(t *testing.T) {
 	}
 }
 
+// ForEachIndex visits a shape's indices in row-major order, and a shape
+// with no modes (a scalar) once.
+func TestForEachIndexOrder(t *testing.T) {
+	for _, c := range []struct {
+		shape []int
+		want  string
+	}{
+		{[]int{2, 3}, "[0 0][0 1][0 2][1 0][1 1][1 2]"},
+		{[]int{3}, "[0][1][2]"},
+		{nil, "[]"},
+	} {
+		got := ""
+		ForEachIndex(c.shape, func(idx []int) { got += fmt.Sprint(idx) })
+		if got != c.want {
+			t.Errorf("ForEachIndex(%v) visits %s, want %s", c.shape, got, c.want)
+		}
+	}
+}
+
 func TestReadJSON(t *testing.T) {
 	var v struct{ A []float64 }
 	ReadJSON(t, filepath.Join("testdata", "example.json"), &v)
