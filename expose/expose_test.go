@@ -1,7 +1,6 @@
 package expose
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
@@ -189,14 +189,7 @@ func TestSaveLoad(t *testing.T) {
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := detector.Save(&buf, d); err != nil {
-		t.Fatal(err)
-	}
-	l, err := detector.Load(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
+	l := detectortest.Reload(t, d)
 	if name, _, _ := detector.Describe(l); name != "expose" {
 		t.Fatalf("loaded a %q model", name)
 	}

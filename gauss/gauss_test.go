@@ -1,7 +1,6 @@
 package gauss
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -101,14 +100,7 @@ func TestLowRankEqualsDense(t *testing.T) {
 				t.Errorf("%s row %d: low-rank %.15g, dense %.15g", score, i, got[i], want[i])
 			}
 		}
-		var buf bytes.Buffer
-		if err := detector.Save(&buf, g); err != nil {
-			t.Fatal(err)
-		}
-		g2, err := detector.Load(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g2 := detectortest.Reload(t, g)
 		again, _ := g2.Score(nil, Q)
 		for i := range got {
 			if again[i] != got[i] {

@@ -1,7 +1,6 @@
 package kpca
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -147,14 +147,7 @@ func TestRegistryAndSave(t *testing.T) {
 		if want := int(c * 200); above < want-1 || above > want+1 {
 			t.Errorf("%v: %d of 200 training rows above the threshold, want about %d", p, above, want)
 		}
-		var buf bytes.Buffer
-		if err := detector.Save(&buf, d); err != nil {
-			t.Fatal(err)
-		}
-		back, err := detector.Load(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := detectortest.Reload(t, d)
 		a, _ := d.Score(nil, Y)
 		b, _ := back.Score(nil, Y)
 		for i := range a {

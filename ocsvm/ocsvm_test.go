@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
@@ -97,14 +98,7 @@ func TestPersistAndScore(t *testing.T) {
 			if math.Abs(float64(k)-c*300) > 3 {
 				t.Errorf("%d of 300 rows flagged, want about %v", k, c*300)
 			}
-			var buf bytes.Buffer
-			if err := detector.Save(&buf, d); err != nil {
-				t.Fatal(err)
-			}
-			d2, err := detector.Load(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d2 := detectortest.Reload(t, d)
 			s2, err := d2.Score(nil, X)
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package stm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
@@ -112,14 +112,7 @@ func TestDetectors(t *testing.T) {
 		if auc < 0.95 {
 			t.Errorf("%s %v: AUC %.4f < 0.95", c.name, c.params, auc)
 		}
-		var buf bytes.Buffer
-		if err := detector.Save(&buf, d); err != nil {
-			t.Fatal(err)
-		}
-		d2, err := detector.Load(&buf)
-		if err != nil {
-			t.Fatalf("%s: load: %v", c.name, err)
-		}
+		d2 := detectortest.Reload(t, d)
 		s2, err := d2.Score(nil, X)
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package svdd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
@@ -260,14 +260,7 @@ func TestPersist(t *testing.T) {
 			t.Fatal(err)
 		}
 		s1, _ := d.Score(nil, X)
-		var buf bytes.Buffer
-		if err := detector.Save(&buf, d); err != nil {
-			t.Fatal(err)
-		}
-		d2, err := detector.Load(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d2 := detectortest.Reload(t, d)
 		s2, _ := d2.Score(nil, X)
 		for i := range s1 {
 			if s1[i] != s2[i] {

@@ -322,6 +322,22 @@ func FlaggedBounds(sc []float64, c float64) (lo, hi, ties int) {
 	return max(0, int(math.Floor(cn))-ties), min(n, int(math.Ceil(cn))+ties), ties
 }
 
+// Reload saves d with detector.Save and loads it back with detector.Load,
+// as a model file would carry it, failing tb when either step fails. The
+// methods' own save/load tests compare what they need on the result.
+func Reload(tb testing.TB, d detector.Detector) detector.Detector {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := detector.Save(&buf, d); err != nil {
+		tb.Fatalf("Save: %v", err)
+	}
+	e, err := detector.Load(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		tb.Fatalf("Load of a just-saved model: %v", err)
+	}
+	return e
+}
+
 func (s *suite) contamination(t *testing.T) {
 	d := s.fitted(t, nil)
 	sc := mustScore(t, d, s.train)
@@ -564,14 +580,7 @@ const idleWindow = 500 * time.Millisecond
 
 func (s *suite) saveLoad(t *testing.T) {
 	d := s.fitted(t, nil)
-	var buf bytes.Buffer
-	if err := detector.Save(&buf, d); err != nil {
-		t.Fatalf("Save: %v", err)
-	}
-	e, err := detector.Load(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatalf("Load of a just-saved model: %v", err)
-	}
+	e := Reload(t, d)
 	name, params, _ := detector.Describe(d)
 	lname, lparams, ok := detector.Describe(e)
 	if !ok || lname != s.name || name != s.name || !reflect.DeepEqual(params, lparams) {

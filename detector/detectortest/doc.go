@@ -51,6 +51,9 @@
 //     (dataset.GaussianMixture, or dataset.Banana), the AUC-ROC on the other
 //     half is at least Options.AUCFloor.
 //
+// Reload (Save then Load, failing the test on an error) serves the methods'
+// own save/load tests, which compare more than the suite does.
+//
 // A check a method cannot meet by design goes in Options.Skip with the
 // reason; a reported defect awaiting its owner's fix goes in Options.Known,
 // which skips it with "KNOWN FAILURE: …" unless ANOMALY_STRICT=1 is set:
