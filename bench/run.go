@@ -170,16 +170,27 @@ type Result struct {
 type plan struct {
 	ref     string
 	tensor  bool
-	classes []int // class protocol when non-nil
+	classes []int            // class protocol when non-nil
+	ds      *dataset.Dataset // kept from inspect for the splits, or nil
 }
 
-// inspect loads a data set once to decide its protocol.
-func inspect(ref string) (plan, error) {
+// keepBytes is how much inspected data Run keeps in memory for writing the
+// splits (the data sets are then read once, not twice; the ADBench tables
+// take about 60 MB in all); beyond it a data set is read again when its
+// turn comes, so that the parent never holds more than this plus one set.
+const keepBytes = 256 << 20
+
+// inspect loads a data set to decide its protocol; the plan keeps the data
+// when keep is true.
+func inspect(ref string, keep bool) (plan, error) {
 	ds, err := Open(ref)
 	if err != nil {
 		return plan{}, err
 	}
 	p := plan{ref: ref, tensor: ds.Shape != nil}
+	if keep {
+		p.ds = ds
+	}
 	if ds.Y == nil {
 		if ds.Class == nil {
 			return plan{}, fmt.Errorf("bench: %s has no labels", ref)
@@ -239,13 +250,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var plans []plan
 	total := 0
+	kept := int64(0)
 	for _, ref := range refs {
-		p, err := inspect(ref)
+		p, err := inspect(ref, cfg.SplitDir != "" && len(methods) > 1 && kept < keepBytes)
 		if err != nil {
 			return nil, err
 		}
+		if p.ds != nil {
+			r, c := p.ds.X.Dims()
+			if kept += int64(r) * int64(c) * 8; kept > keepBytes {
+				p.ds = nil
+			}
+		}
 		plans = append(plans, p)
-		runtime.GC() // drop the inspected copy before the runs
+		runtime.GC() // drop an inspected copy not kept before the runs
 		per := len(seeds)
 		if p.classes != nil {
 			per *= len(p.classes)
@@ -258,8 +276,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Seeds: seeds, Methods: methods, Params: cfg.Params, Timeout: cfg.Timeout.Seconds(), Raw: cfg.Raw}
 	done := 0
-	for _, p := range plans {
+	for i, p := range plans {
 		splits, err := prepareSplits(cfg, p, methods, seeds)
+		p.ds, plans[i].ds = nil, nil // the splits hold what the runs need
 		if err != nil {
 			return res, err
 		}
@@ -322,9 +341,12 @@ func prepareSplits(cfg Config, p plan, methods []string, seeds []uint64) (map[[2
 	if n < 2 {
 		return nil, nil // one task per split: nothing to share
 	}
-	ds, err := Open(p.ref)
-	if err != nil {
-		return nil, nil // each task reports it
+	ds := p.ds
+	if ds == nil {
+		var err error
+		if ds, err = Open(p.ref); err != nil {
+			return nil, nil // each task reports it
+		}
 	}
 	classes := []int{-1}
 	if p.classes != nil {
