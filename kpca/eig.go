@@ -10,10 +10,9 @@ import (
 
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/hugepage"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/floats"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -153,6 +152,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 	t := mat.NewDense(maxK, maxK, nil)
 	blk := mat.NewDense(n, b, nil)
 	blkT := mat.NewDense(b, n, nil)
+	pt := make([]float64, b*n) // scratch of project and the new columns of T
 	acc := make([]float64, 2*b*n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < b; j++ {
@@ -169,7 +169,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		vk := v.Slice(0, n, 0, max(k, 1)).(*mat.Dense)
 		for pass := 0; pass < 2; pass++ {
 			if k > 0 {
-				project(blk, vk)
+				project(blk, vk, pt)
 			}
 			orthonormalise(blk)
 		}
@@ -184,12 +184,15 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		}
 		// new columns of T = Vᵀ A V
 		vAll := v.Slice(0, n, 0, k).(*mat.Dense)
-		tc := t.Slice(0, k, k-b, k).(*mat.Dense)
-		tc.Mul(vAll.T(), wk)
-		for i := 0; i < k; i++ {
-			for j := k - b; j < k; j++ {
+		// (wkᵀ V) is b × k: row c gives column k−b+c of T and, for the
+		// old columns i < k−b, its transposed entry.
+		h := mulTN(wk, vAll, pt)
+		for c := 0; c < b; c++ {
+			j := k - b + c
+			for i := 0; i < k; i++ {
+				t.Set(i, j, h[c*k+i])
 				if i < k-b {
-					t.Set(j, i, t.At(i, j))
+					t.Set(j, i, h[c*k+i])
 				}
 			}
 		}
@@ -318,22 +321,80 @@ func ritz(t, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
 			s.Set(i, j, u.At(i, order[j]))
 		}
 	}
-	n, _ := v.Dims()
-	y := mat.NewDense(n, q, nil)
-	y.Mul(v, s)
-	ky := mat.NewDense(n, q, nil)
-	ky.Mul(w, s)
-	return vals, y, ky, true
+	return vals, mulDense(v, s), mulDense(w, s), true
 }
 
-// project sets p = p − V(Vᵀp).
-func project(p, v *mat.Dense) {
-	_, b := p.Dims()
+// mulDense returns a·b through fastmath.MulNN (a row-major product summed
+// in registers): the Lanczos basis has up to a few hundred columns and
+// the blocks a few dozen, shapes where gonum's gemm reloads its output
+// once per inner index.
+func mulDense(a, b *mat.Dense) *mat.Dense {
+	m, k := a.Dims()
+	_, n := b.Dims()
+	c := mat.NewDense(m, max(n, 1), nil)
+	ar, br, cr := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
+	mulPar(cr.Data, cr.Stride, ar.Data, ar.Stride, br.Data, br.Stride, m, n, k)
+	return c
+}
+
+// mulPar is fastmath.MulNN with the rows of C (or, when there are few,
+// its columns in multiples of eight) split between the cores.
+func mulPar(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, m, n, k int) {
+	if m >= 64 {
+		parallel.ForRanges(m/4, 8, func(lo, hi int) {
+			lo, hi = 4*lo, 4*hi
+			if hi == m/4*4 {
+				hi = m
+			}
+			fastmath.MulNN(c[lo*ldc:], ldc, a[lo*lda:], lda, b, ldb, hi-lo, n, k)
+		})
+		return
+	}
+	parallel.ForRanges(n/8, 4, func(lo, hi int) {
+		lo, hi = 8*lo, 8*hi
+		if hi == n/8*8 {
+			hi = n
+		}
+		fastmath.MulNN(c[lo:], ldc, a, lda, b[lo:], ldb, m, hi-lo, k)
+	})
+}
+
+// mulTN returns pᵀ·v (b × k) for p (n × b) and v (n × k) as a row-major
+// slice: p is transposed into pt (at least b·n values), so that the sum
+// over the n rows is fastmath.MulNN's inner loop.
+func mulTN(p, v *mat.Dense, pt []float64) []float64 {
+	n, b := p.Dims()
 	_, k := v.Dims()
-	h := mat.NewDense(k, b, nil)
-	h.Mul(v.T(), p)
-	pr, vr, hr := p.RawMatrix(), v.RawMatrix(), h.RawMatrix()
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, vr, hr, 1, pr)
+	pr, vr := p.RawMatrix(), v.RawMatrix()
+	for i := 0; i < n; i++ {
+		for c, x := range pr.Data[i*pr.Stride : i*pr.Stride+b] {
+			pt[c*n+i] = x
+		}
+	}
+	h := make([]float64, b*k)
+	mulPar(h, k, pt, n, vr.Data, vr.Stride, b, k, n)
+	return h
+}
+
+// project sets p = p − V(Vᵀp), with pt (b·n values) as scratch.
+func project(p, v *mat.Dense, pt []float64) {
+	n, b := p.Dims()
+	_, k := v.Dims()
+	h := mulTN(p, v, pt) // (Vᵀp)ᵀ, b × k
+	ht := mat.NewDense(k, b, nil)
+	for c := 0; c < b; c++ {
+		for j := 0; j < k; j++ {
+			ht.Set(j, c, h[c*k+j])
+		}
+	}
+	vh := mulDense(v, ht)
+	pr, vr := p.RawMatrix(), vh.RawMatrix()
+	for i := 0; i < n; i++ {
+		row := pr.Data[i*pr.Stride : i*pr.Stride+b]
+		for c, x := range vr.Data[i*vr.Stride : i*vr.Stride+b] {
+			row[c] -= x
+		}
+	}
 }
 
 // orthonormalise replaces the columns of p by an orthonormal basis of their
