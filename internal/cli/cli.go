@@ -150,12 +150,15 @@ func noArgs(c *cobra.Command, args []string) error {
 	return nil
 }
 
-// require reports a missing required flag as a usage error.
-func require(c *cobra.Command, flags ...string) error {
-	for _, f := range flags {
-		if !c.Flags().Changed(f) {
-			return usagef("%s: flag --%s is required", c.CommandPath(), f)
+// runRequired is runE for a command with required flags: the first of
+// flags that was not given is a usage error, reported before run is called.
+func runRequired(flags []string, run func(ctx context.Context) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		for _, f := range flags {
+			if !c.Flags().Changed(f) {
+				return usagef("%s: flag --%s is required", c.CommandPath(), f)
+			}
 		}
+		return runE(run)(c, args)
 	}
-	return nil
 }

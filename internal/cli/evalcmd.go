@@ -61,10 +61,7 @@ model's threshold) and threshold.`,
 		Example: `  anomaly eval --model model.bin --data test.csv --json`,
 		Args:    noArgs,
 	}
-	c.RunE = runE(func(context.Context) error {
-		if err := require(c, "model", "data"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"model", "data"}, func(context.Context) error {
 		return runEval(o, stdout)
 	})
 	f := c.Flags()

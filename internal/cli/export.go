@@ -41,10 +41,7 @@ command's anomaly column uses.`,
   svm-predict test.libsvm model.libsvm predictions.txt`,
 		Args: noArgs,
 	}
-	c.RunE = runE(func(context.Context) error {
-		if err := require(c, "model", "out"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"model", "out"}, func(context.Context) error {
 		return runExport(o, stderr)
 	})
 	f := c.Flags()

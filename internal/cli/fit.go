@@ -52,10 +52,7 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 		Example: `  anomaly fit --method expose --data train.csv --out model.bin --set features=4000 --seed 1`,
 		Args:    noArgs,
 	}
-	c.RunE = runE(func(ctx context.Context) error {
-		if err := require(c, "method", "data", "out"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"method", "data", "out"}, func(ctx context.Context) error {
 		o.hasContamination = c.Flags().Changed("contamination")
 		o.hasSeed = c.Flags().Changed("seed")
 		return runFit(ctx, o, stderr)

@@ -74,10 +74,7 @@ func newCurveCmd(kind string, stderr io.Writer) *cobra.Command {
 		Short: "Draw " + name + " curves of methods on one data set",
 		Args:  noArgs,
 	}
-	c.RunE = runE(func(ctx context.Context) error {
-		if err := require(c, "out"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
 		return runCurves(ctx, kind, o, stderr)
 	})
 	f := c.Flags()
@@ -203,10 +200,7 @@ func newMapCmd(stderr io.Writer) *cobra.Command {
 		Short: "Draw a method's scores over the banana data set (EXPoSE paper, Figure 1)",
 		Args:  noArgs,
 	}
-	c.RunE = runE(func(ctx context.Context) error {
-		if err := require(c, "out"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
 		return runMap(ctx, o, stderr)
 	})
 	f := c.Flags()
@@ -265,10 +259,7 @@ func newSGDCmd(stderr io.Writer) *cobra.Command {
 		Short: "Draw EXPoSE's SGD convergence: ‖w_t − w*‖ and AUC against t (EXPoSE paper, Figure 2)",
 		Args:  noArgs,
 	}
-	c.RunE = runE(func(ctx context.Context) error {
-		if err := require(c, "out"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
 		return runSGD(ctx, o, stderr)
 	})
 	f := c.Flags()
@@ -341,10 +332,7 @@ error after sweep k comes from a run with MaxIter = k (cpd has no
 per-sweep callback; the runs are deterministic, so they trace one path).`,
 		Args: noArgs,
 	}
-	c.RunE = runE(func(ctx context.Context) error {
-		if err := require(c, "out"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
 		return runCPALS(ctx, o, stderr)
 	})
 	f := c.Flags()

@@ -32,10 +32,7 @@ A label column in the data file is ignored.`,
 		Example: `  anomaly score --model model.bin --data new.csv --out scores.csv`,
 		Args:    noArgs,
 	}
-	c.RunE = runE(func(context.Context) error {
-		if err := require(c, "model", "data"); err != nil {
-			return err
-		}
+	c.RunE = runRequired([]string{"model", "data"}, func(context.Context) error {
 		return runScore(o, stdout)
 	})
 	f := c.Flags()
