@@ -226,30 +226,11 @@ func writeBenchFiles(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "data.svm"), svm.Bytes(), 0o644)
 }
 
-// benchNPY returns an .npy 1.0 file: the header for descr, order and shape,
-// then the data bytes that fill appends (size of them).
+// benchNPY returns an .npy 1.0 file: the header for descr, order and shape
+// (npyPrefix), then the data bytes that fill appends (size of them).
 func benchNPY(descr string, fortran bool, shape []int, size int, fill func([]byte) []byte) []byte {
-	sh := ""
-	for _, s := range shape {
-		sh += strconv.Itoa(s) + ", "
-	}
-	if len(shape) > 1 {
-		sh = sh[:len(sh)-2]
-	}
-	ord := "False"
-	if fortran {
-		ord = "True"
-	}
-	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, ord, sh)
-	for (10+len(hdr)+1)%64 != 0 {
-		hdr += " "
-	}
-	hdr += "\n"
-	buf := make([]byte, 0, 10+len(hdr)+size)
-	buf = append(buf, "\x93NUMPY\x01\x00"...)
-	buf = binary.LittleEndian.AppendUint16(buf, uint16(len(hdr)))
-	buf = append(buf, hdr...)
-	return fill(buf)
+	hdr := npyPrefix(descr, fortran, shape)
+	return fill(append(make([]byte, 0, len(hdr)+size), hdr...))
 }
 
 // benchNPZ writes X.npy and y.npy into a zip file with the given method.

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -20,26 +19,12 @@ func sameRead(t *testing.T, data []byte, opt Options) {
 	t.Helper()
 	got, gerr := readCSV(bytes.NewReader(data), int64(len(data)), "f.csv", opt)
 	want, werr := refReadCSV(bytes.NewReader(data), "f.csv", opt)
-	if (gerr == nil) != (werr == nil) {
-		t.Fatalf("%q: error %v, reference %v", data, gerr, werr)
-	}
-	if werr != nil {
-		var ge, we *Error
-		if !errors.As(gerr, &ge) || !errors.As(werr, &we) {
-			t.Fatalf("%q: errors %T %T", data, gerr, werr)
-		}
-		if gerr.Error() != werr.Error() || ge.Row != we.Row || ge.Col != we.Col || ge.Line != we.Line {
-			t.Fatalf("%q: error %q (%d,%d,%d), reference %q (%d,%d,%d)", data, gerr, ge.Row, ge.Col, ge.Line, werr, we.Row, we.Col, we.Line)
-		}
+	if sameErr(t, data, gerr, werr) {
 		return
 	}
 	gx := got.X.(*mat.Dense)
 	wx := want.X.(*mat.Dense)
-	gr, gc := gx.Dims()
-	wr, wc := wx.Dims()
-	if gr != wr || gc != wc {
-		t.Fatalf("%q: %d × %d, reference %d × %d", data, gr, gc, wr, wc)
-	}
+	gr, gc := sameDims(t, data, gx, wx)
 	for i := range gr {
 		for j := range gc {
 			if math.Float64bits(gx.At(i, j)) != math.Float64bits(wx.At(i, j)) {

@@ -4,17 +4,53 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
-// npyBytes encodes an .npy file by hand: descr, order and shape go into the
-// header verbatim; vals are written with the dtype of descr (little-endian
-// f8, i2, u1 or i8) in the order given.
-func npyBytes(descr string, fortran bool, shape []int, vals []float64) []byte {
+// sameErr checks the errors of a reader (gerr) and of its reference
+// reader (werr) on data: both nil, or both an *Error with the same
+// message, row, column and line. It reports whether there was an error,
+// so that the caller compares the results only when there was none.
+func sameErr(t *testing.T, data []byte, gerr, werr error) bool {
+	t.Helper()
+	if (gerr == nil) != (werr == nil) {
+		t.Fatalf("%q: error %v, reference %v", data, gerr, werr)
+	}
+	if werr == nil {
+		return false
+	}
+	var ge, we *Error
+	if !errors.As(gerr, &ge) || !errors.As(werr, &we) {
+		t.Fatalf("%q: errors %T %T", data, gerr, werr)
+	}
+	if gerr.Error() != werr.Error() || ge.Row != we.Row || ge.Col != we.Col || ge.Line != we.Line {
+		t.Fatalf("%q: error %q (%d,%d,%d), reference %q (%d,%d,%d)", data, gerr, ge.Row, ge.Col, ge.Line, werr, we.Row, we.Col, we.Line)
+	}
+	return true
+}
+
+// sameDims checks that the matrices a reader (got) and its reference
+// (want) read from data have the same shape, and returns it.
+func sameDims(t *testing.T, data []byte, got, want mat.Matrix) (r, c int) {
+	t.Helper()
+	r, c = got.Dims()
+	if wr, wc := want.Dims(); r != wr || c != wc {
+		t.Fatalf("%q: %d × %d, reference %d × %d", data, r, c, wr, wc)
+	}
+	return r, c
+}
+
+// npyPrefix returns the start of an .npy 1.0 file: the magic, the header
+// length and the header dict, with descr, order and shape verbatim, padded
+// with spaces so that the data start on a 64-byte boundary.
+func npyPrefix(descr string, fortran bool, shape []int) []byte {
 	sh := "("
 	for _, s := range shape {
 		sh += fmt.Sprintf("%d, ", s)
@@ -34,18 +70,24 @@ func npyBytes(descr string, fortran bool, shape []int, vals []float64) []byte {
 		hdr += " "
 	}
 	hdr += "\n"
-	var b bytes.Buffer
-	b.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
-	b.WriteString(hdr)
+	b := []byte("\x93NUMPY\x01\x00")
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
+	return append(b, hdr...)
+}
+
+// npyBytes encodes an .npy file by hand: descr, order and shape go into the
+// header verbatim (npyPrefix); vals are written with the dtype of descr
+// (little-endian f8, i2, u1 or i8) in the order given.
+func npyBytes(descr string, fortran bool, shape []int, vals []float64) []byte {
+	b := bytes.NewBuffer(npyPrefix(descr, fortran, shape))
 	for _, v := range vals {
 		switch descr {
 		case "<f8":
-			binary.Write(&b, binary.LittleEndian, math.Float64bits(v))
+			binary.Write(b, binary.LittleEndian, math.Float64bits(v))
 		case "<i8":
-			binary.Write(&b, binary.LittleEndian, int64(v))
+			binary.Write(b, binary.LittleEndian, int64(v))
 		case "<i2":
-			binary.Write(&b, binary.LittleEndian, int16(v))
+			binary.Write(b, binary.LittleEndian, int16(v))
 		case "|u1":
 			b.WriteByte(uint8(v))
 		default:

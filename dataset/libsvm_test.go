@@ -21,25 +21,11 @@ func sameLIBSVM(t *testing.T, data []byte) {
 	t.Helper()
 	got, gerr := readLIBSVM(bytes.NewReader(data), "f.svm", Options{})
 	want, werr := refReadLIBSVM(bytes.NewReader(data), "f.svm", Options{})
-	if (gerr == nil) != (werr == nil) {
-		t.Fatalf("%q: error %v, reference %v", data, gerr, werr)
-	}
-	if werr != nil {
-		var ge, we *Error
-		if !errors.As(gerr, &ge) || !errors.As(werr, &we) {
-			t.Fatalf("%q: errors %T %T", data, gerr, werr)
-		}
-		if gerr.Error() != werr.Error() || ge.Row != we.Row || ge.Col != we.Col || ge.Line != we.Line {
-			t.Fatalf("%q: error %q, reference %q", data, gerr, werr)
-		}
+	if sameErr(t, data, gerr, werr) {
 		return
 	}
 	g, w := got.X.(*sparse.CSR), want.X.(*sparse.CSR)
-	gr, gc := g.Dims()
-	wr, wc := w.Dims()
-	if gr != wr || gc != wc {
-		t.Fatalf("%q: %d × %d, reference %d × %d", data, gr, gc, wr, wc)
-	}
+	gr, _ := sameDims(t, data, g, w)
 	for i := range gr {
 		gi, gv := csr.Row(g, i)
 		wi, wv := csr.Row(w, i)
