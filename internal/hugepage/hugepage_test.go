@@ -29,44 +29,36 @@ func ExampleFloats() {
 }
 
 // Alloc gives a zeroed, writable, 2 MiB-aligned (on Linux) buffer of the
-// length asked, and free returns it.
+// length asked, and free returns it; so do Alloc32 and Reserve32 in single
+// precision.
 func TestAlloc(t *testing.T) {
 	for _, n := range []int{0, 1, 1000, 3 << 20} {
 		f, free := Alloc(n)
-		if len(f) != n {
-			t.Fatalf("Alloc(%d): length %d", n, len(f))
-		}
-		for i := range f {
-			if f[i] != 0 {
-				t.Fatalf("Alloc(%d)[%d] = %v, want 0", n, i, f[i])
-			}
-			f[i] = float64(i)
-		}
+		zeroedWritable(t, "Alloc", n, f, func(i int) float64 { return float64(i) })
 		if n > 0 && f[n-1] != float64(n-1) {
 			t.Fatal("write lost")
 		}
 		free()
 		g, free32 := Alloc32(n)
-		if len(g) != n {
-			t.Fatalf("Alloc32(%d): length %d", n, len(g))
-		}
-		for i := range g {
-			if g[i] != 0 {
-				t.Fatalf("Alloc32(%d)[%d] = %v, want 0", n, i, g[i])
-			}
-			g[i] = 1
-		}
+		zeroedWritable(t, "Alloc32", n, g, func(int) float32 { return 1 })
 		free32()
 		r, freeR := Reserve32(n)
-		if len(r) != n {
-			t.Fatalf("Reserve32(%d): length %d", n, len(r))
-		}
-		for i := range r {
-			if r[i] != 0 {
-				t.Fatalf("Reserve32(%d)[%d] = %v, want 0", n, i, r[i])
-			}
-			r[i] = 1
-		}
+		zeroedWritable(t, "Reserve32", n, r, func(int) float32 { return 1 })
 		freeR()
+	}
+}
+
+// zeroedWritable checks that f, from the allocator name asked for n
+// values, has length n and is all zeros, then writes value(i) to each f[i].
+func zeroedWritable[T float32 | float64](t *testing.T, name string, n int, f []T, value func(i int) T) {
+	t.Helper()
+	if len(f) != n {
+		t.Fatalf("%s(%d): length %d", name, n, len(f))
+	}
+	for i := range f {
+		if f[i] != 0 {
+			t.Fatalf("%s(%d)[%d] = %v, want 0", name, n, i, f[i])
+		}
+		f[i] = value(i)
 	}
 }
