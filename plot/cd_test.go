@@ -2,7 +2,6 @@ package plot_test
 
 import (
 	"fmt"
-	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -79,13 +78,7 @@ func TestCDPictures(t *testing.T) {
 		if err := tc.save(path); err != nil {
 			t.Fatal(err)
 		}
-		f, _ := os.Open(path)
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b := img.Bounds(); b.Dx() != 576 || b.Dy() != tc.h {
+		if b := pngBounds(t, path); b.Dx() != 576 || b.Dy() != tc.h {
 			t.Errorf("%s: %v, want 576 × %d", tc.name, b, tc.h)
 		}
 	}

@@ -3,6 +3,7 @@ package plot_test
 import (
 	"context"
 	"fmt"
+	"image"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -81,13 +82,7 @@ func TestSavePNG(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, _ := os.Open(path)
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b := img.Bounds(); b.Dx() != 576 || b.Dy() != 432*tc.ps {
+		if b := pngBounds(t, path); b.Dx() != 576 || b.Dy() != 432*tc.ps {
 			t.Errorf("%s: %v", tc.name, b)
 		}
 	}
@@ -97,4 +92,20 @@ func TestSavePNG(t *testing.T) {
 	if _, _, err := plot.Convergence("", []float64{1}, []float64{0}, []float64{1}, 1); err == nil {
 		t.Error("zero distance on a log scale: no error")
 	}
+}
+
+// pngBounds decodes the PNG file at path and returns its bounds, failing t
+// when the file does not decode.
+func pngBounds(t *testing.T, path string) image.Rectangle {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img.Bounds()
 }
