@@ -13,6 +13,7 @@ import (
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
 
@@ -66,15 +67,7 @@ func (d *norm2) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 
 func (d *norm2) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, c := X.Dims()
-	dst = detector.ScoreDst(dst, r)
-	for i := range dst {
-		var s float64
-		for j := 0; j < c; j++ {
-			s += X.At(i, j) * X.At(i, j)
-		}
-		dst[i] = s
-	}
-	return dst, nil
+	return testmat.SqDists(detector.ScoreDst(dst, r), X, make([]float64, c)), nil // distance to the origin
 }
 
 func TestMedian(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 )
 
@@ -34,13 +35,7 @@ func newMeanDist(cfg meanDistConfig) (*meanDist, error) {
 
 func (m *meanDist) Fit(ctx context.Context, X mat.Matrix) error {
 	return m.FitWith(ctx, X, func(_ context.Context, X mat.Matrix) ([]float64, error) {
-		r, c := X.Dims()
-		m.mean = make([]float64, c)
-		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				m.mean[j] += X.At(i, j) / float64(r)
-			}
-		}
+		m.mean = testmat.ColMeans(X)
 		return m.score(nil, X)
 	})
 }
@@ -50,14 +45,9 @@ func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 }
 
 func (m *meanDist) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	r, c := X.Dims()
-	dst = ScoreDst(dst, r)
-	for i := 0; i < r; i++ {
-		var s float64
-		for j := 0; j < c; j++ {
-			d := X.At(i, j) - m.mean[j]
-			s += d * d
-		}
+	r, _ := X.Dims()
+	dst = testmat.SqDists(ScoreDst(dst, r), X, m.mean)
+	for i, s := range dst {
 		dst[i] = math.Sqrt(s)
 	}
 	return dst, nil

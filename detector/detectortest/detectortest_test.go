@@ -12,6 +12,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 )
 
@@ -65,14 +66,9 @@ func (m *centroid) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 }
 
 func (m *centroid) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	r, c := X.Dims()
-	dst = detector.ScoreDst(dst, r)
-	for i := 0; i < r; i++ {
-		var s float64
-		for j := 0; j < c; j++ {
-			d := X.At(i, j) - m.mean[j]
-			s += d * d
-		}
+	r, _ := X.Dims()
+	dst = testmat.SqDists(detector.ScoreDst(dst, r), X, m.mean)
+	for i, s := range dst {
 		dst[i] = math.Sqrt(s)
 	}
 	return dst, nil

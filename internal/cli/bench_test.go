@@ -17,6 +17,7 @@ import (
 
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
 )
@@ -57,13 +58,7 @@ func (d *benchVec) Fit(ctx context.Context, X mat.Matrix) error {
 		if d.block {
 			select {} // a method that ignores ctx: only killing the process stops it
 		}
-		r, c := X.Dims()
-		d.mean = make([]float64, c)
-		for i := 0; i < r; i++ {
-			for j := range d.mean {
-				d.mean[j] += X.At(i, j) / float64(r)
-			}
-		}
+		d.mean = testmat.ColMeans(X)
 		return d.score(nil, X)
 	})
 }
@@ -74,15 +69,7 @@ func (d *benchVec) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 
 func (d *benchVec) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, _ := X.Dims()
-	dst = detector.ScoreDst(dst, r)
-	for i := range dst {
-		var s float64
-		for j, m := range d.mean {
-			s += (X.At(i, j) - m) * (X.At(i, j) - m)
-		}
-		dst[i] = s
-	}
-	return dst, nil
+	return testmat.SqDists(detector.ScoreDst(dst, r), X, d.mean), nil
 }
 
 // benchCSV has 57 normal rows on a small grid around (0.5, 0.5) and 3

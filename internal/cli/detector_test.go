@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
 )
@@ -78,16 +79,7 @@ func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 
 func (m *meanDist) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, _ := X.Dims()
-	dst = detector.ScoreDst(dst, r)
-	for i := range dst {
-		var s float64
-		for j, mu := range m.mean {
-			d := X.At(i, j) - mu
-			s += d * d
-		}
-		dst[i] = s
-	}
-	return dst, nil
+	return testmat.SqDists(detector.ScoreDst(dst, r), X, m.mean), nil
 }
 
 func (m *meanDist) MarshalBinary() ([]byte, error) {

@@ -126,6 +126,35 @@ func MaxAbsDiffMat(a, b mat.Matrix) float64 {
 	return m
 }
 
+// ColMeans returns the mean of each column of X, summing x_ij/n down the
+// rows in order.
+func ColMeans(X mat.Matrix) []float64 {
+	r, c := X.Dims()
+	mean := make([]float64, c)
+	for i := 0; i < r; i++ {
+		for j := range mean {
+			mean[j] += X.At(i, j) / float64(r)
+		}
+	}
+	return mean
+}
+
+// SqDists sets dst[i] to the squared Euclidean distance Σ_j (x_ij − p_j)²
+// of row i of X to the point p (len(p) columns, summed in order), for the
+// len(dst) first rows, and returns dst: the score of the test-only
+// distance-to-the-mean detectors.
+func SqDists(dst []float64, X mat.Matrix, p []float64) []float64 {
+	for i := range dst {
+		var s float64
+		for j, v := range p {
+			d := X.At(i, j) - v
+			s += d * d
+		}
+		dst[i] = s
+	}
+	return dst
+}
+
 // ForEachIndex calls fn with every multi-index of shape in row-major order
 // (the last index varies fastest). fn must not keep idx: it is one slice,
 // updated in place between calls.

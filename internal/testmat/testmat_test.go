@@ -64,6 +64,23 @@ func TestMaxAbsDiffShapes(t *testing.T) {
 	}
 }
 
+// ColMeans and SqDists on a 2 × 2 matrix worked by hand: the means are
+// (2, 3); the rows (1, 2) and (3, 4) are at squared distance 1 + 1 = 2
+// from them and at 1 + 4 = 5 and 9 + 16 = 25 from the origin.
+func TestColMeansSqDists(t *testing.T) {
+	X := Dense([][]float64{{1, 2}, {3, 4}})
+	mean := ColMeans(X)
+	if mean[0] != 2 || mean[1] != 3 {
+		t.Errorf("ColMeans = %v, want [2 3]", mean)
+	}
+	if d := SqDists(make([]float64, 2), X, mean); d[0] != 2 || d[1] != 2 {
+		t.Errorf("SqDists to the mean = %v, want [2 2]", d)
+	}
+	if d := SqDists(make([]float64, 2), X, []float64{0, 0}); d[0] != 5 || d[1] != 25 {
+		t.Errorf("SqDists to the origin = %v, want [5 25]", d)
+	}
+}
+
 // ForEachIndex visits a shape's indices in row-major order, and a shape
 // with no modes (a scalar) once.
 func TestForEachIndexOrder(t *testing.T) {
