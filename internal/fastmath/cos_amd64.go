@@ -47,3 +47,13 @@ func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, 
 //
 //go:noescape
 func mulNNSeq4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
+
+// mulNN4x4Asm is the four-column block of MulNN (k ≥ 1).
+//
+//go:noescape
+func mulNN4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int)
+
+// mulNNSeq4x4Asm is mulNN4x4Asm with a multiply and an add per term.
+//
+//go:noescape
+func mulNNSeq4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int)

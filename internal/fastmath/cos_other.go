@@ -27,3 +27,11 @@ func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, 
 func mulNNSeq4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int) {
 	panic("fastmath: no assembly kernel")
 }
+
+func mulNN4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int) {
+	panic("fastmath: no assembly kernel")
+}
+
+func mulNNSeq4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int) {
+	panic("fastmath: no assembly kernel")
+}

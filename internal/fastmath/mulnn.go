@@ -58,19 +58,29 @@ func mulNN(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, m, 
 		j8 := j1
 		i := 0
 		if useAsm {
+			// Blocks of 4 rows: 8 columns at a time, then 4.
 			j8 = j0 + (j1-j0)&^7
-			if j8 > j0 {
-				for ; i+4 <= m; i += 4 {
+			j4 := j8 + (j1-j8)&^3
+			for ; i+4 <= m; i += 4 {
+				if j8 > j0 {
 					if fused {
 						mulNN4x8Asm(&c[i*ldc+j0], ldc, &a[i*lda], lda, &b[j0], ldb, j8-j0, k)
 					} else {
 						mulNNSeq4x8Asm(&c[i*ldc+j0], ldc, &a[i*lda], lda, &b[j0], ldb, j8-j0, k)
 					}
 				}
+				if j4 > j8 {
+					if fused {
+						mulNN4x4Asm(&c[i*ldc+j8], ldc, &a[i*lda], lda, &b[j8], ldb, k)
+					} else {
+						mulNNSeq4x4Asm(&c[i*ldc+j8], ldc, &a[i*lda], lda, &b[j8], ldb, k)
+					}
+				}
 			}
+			j8 = j4
 		}
 		// Rows below the last block of four, and the columns after the
-		// last block of eight.
+		// last block of eight or four (j8).
 		for r := 0; r < m; r++ {
 			lo := j0
 			if r < i {

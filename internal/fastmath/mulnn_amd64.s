@@ -71,6 +71,52 @@ terms: \
 	VZEROUPPER; \
 	RET
 
+// ROW1 and ROW1SEQ are ROW2 and ROW2SEQ for one B vector (Y8).
+#define ROW1(addr, t, acc) \
+	VBROADCASTSD addr, t; \
+	VFMADD231PD  Y8, t, acc
+
+#define ROW1SEQ(addr, t, acc) \
+	VBROADCASTSD addr, t; \
+	VMULPD       Y8, t, Y14; \
+	VADDPD       Y14, acc, acc
+
+// MULNN4 is MULNN for four columns: one vector of sums per row (Y0…Y3).
+#define MULNN4(ROW) \
+	MOVQ c+0(FP), DI; \
+	MOVQ ldc+8(FP), R8; \
+	SHLQ $3, R8; \
+	MOVQ a+16(FP), SI; \
+	MOVQ lda+24(FP), R9; \
+	SHLQ $3, R9; \
+	MOVQ b+32(FP), R12; \
+	MOVQ ldb+40(FP), R10; \
+	SHLQ $3, R10; \
+	MOVQ k+48(FP), AX; \
+	LEAQ (R9)(R9*2), BX; \
+	VXORPD Y0, Y0, Y0; \
+	VXORPD Y1, Y1, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	VXORPD Y3, Y3, Y3; \
+	MOVQ SI, R13; \
+terms4: \
+	VMOVUPD (R12), Y8; \
+	ROW((R13), Y10, Y0); \
+	ROW((R13)(R9*1), Y11, Y1); \
+	ROW((R13)(R9*2), Y12, Y2); \
+	ROW((R13)(BX*1), Y13, Y3); \
+	ADDQ $8, R13; \
+	ADDQ R10, R12; \
+	DECQ AX; \
+	JNZ  terms4; \
+	VMOVUPD Y0, (DI); \
+	VMOVUPD Y1, (DI)(R8*1); \
+	VMOVUPD Y2, (DI)(R8*2); \
+	LEAQ (DI)(R8*2), R13; \
+	VMOVUPD Y3, (R13)(R8*1); \
+	VZEROUPPER; \
+	RET
+
 // func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
 //
 // For rows i = 0…3 and columns j = 0…n−1 (n a positive multiple of 8):
@@ -87,3 +133,16 @@ TEXT ·mulNN4x8Asm(SB), NOSPLIT, $0-64
 // mulNN4x8Asm with a multiply and an add per term.
 TEXT ·mulNNSeq4x8Asm(SB), NOSPLIT, $0-64
 	MULNN(ROW2SEQ)
+
+// func mulNN4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int)
+//
+// mulNN4x4Asm sets the 4 × 4 block c[i·ldc+j] = Σ_{l<k} a[i·lda+l]·b[l·ldb+j]
+// with one fused multiply-add per term (k ≥ 1).
+TEXT ·mulNN4x4Asm(SB), NOSPLIT, $0-56
+	MULNN4(ROW1)
+
+// func mulNNSeq4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int)
+//
+// mulNN4x4Asm with a multiply and an add per term.
+TEXT ·mulNNSeq4x4Asm(SB), NOSPLIT, $0-56
+	MULNN4(ROW1SEQ)
