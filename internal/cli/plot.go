@@ -57,6 +57,15 @@ func newPlotCmd(stderr io.Writer) *cobra.Command {
 	return c
 }
 
+// newPictureCmd returns a plot subcommand that takes no positional
+// arguments and draws with run into the picture file of the required flag
+// --out, which it binds to out (outUsage is its help).
+func newPictureCmd(use, short string, out *string, outUsage string, run func(ctx context.Context) error) *cobra.Command {
+	c := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: runRequired([]string{"out"}, run)}
+	c.Flags().StringVar(out, "out", "", outUsage)
+	return c
+}
+
 type curveOptions struct {
 	data    string
 	methods string
@@ -69,21 +78,16 @@ type curveOptions struct {
 func newCurveCmd(kind string, stderr io.Writer) *cobra.Command {
 	var o curveOptions
 	name := map[string]string{"roc": "ROC", "pr": "precision-recall"}[kind]
-	c := &cobra.Command{
-		Use:   kind + " --out FILE [--data FILE] [--methods a,b]",
-		Short: "Draw " + name + " curves of methods on one data set",
-		Args:  noArgs,
-	}
-	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
-		return runCurves(ctx, kind, o, stderr)
-	})
+	c := newPictureCmd(kind+" --out FILE [--data FILE] [--methods a,b]", "Draw "+name+" curves of methods on one data set",
+		&o.out, "picture file to write (.png, .svg, .pdf)", func(ctx context.Context) error {
+			return runCurves(ctx, kind, o, stderr)
+		})
 	f := c.Flags()
 	f.StringVar(&o.data, "data", bench.EmbeddedPrefix+"6_cardio", "data file or embedded:NAME")
 	f.StringVar(&o.methods, "methods", "all", "comma-separated methods, or all")
 	f.Uint64Var(&o.seed, "seed", 1, "split seed (below 2^32)")
 	f.IntVar(&o.class, "class", 0, "normal class for class-labelled data")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter METHOD.KEY=VALUE (repeatable)")
-	f.StringVar(&o.out, "out", "", "picture file to write (.png, .svg, .pdf)")
 	return c
 }
 
@@ -195,14 +199,8 @@ type mapOptions struct {
 
 func newMapCmd(stderr io.Writer) *cobra.Command {
 	var o mapOptions
-	c := &cobra.Command{
-		Use:   "map --out FILE [--method NAME] [--set k=v]...",
-		Short: "Draw a method's scores over the banana data set (EXPoSE paper, Figure 1)",
-		Args:  noArgs,
-	}
-	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
-		return runMap(ctx, o, stderr)
-	})
+	c := newPictureCmd("map --out FILE [--method NAME] [--set k=v]...", "Draw a method's scores over the banana data set (EXPoSE paper, Figure 1)",
+		&o.out, "picture file to write", func(ctx context.Context) error { return runMap(ctx, o, stderr) })
 	f := c.Flags()
 	f.StringVar(&o.method, "method", "expose", "detection method")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
@@ -210,7 +208,6 @@ func newMapCmd(stderr io.Writer) *cobra.Command {
 	f.Float64Var(&o.anomalies, "anomalies", 0.05, "share of uniform anomalies, in [0, 1)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the data and the method")
 	f.IntVar(&o.steps, "steps", 150, "grid steps per axis")
-	f.StringVar(&o.out, "out", "", "picture file to write")
 	return c
 }
 
@@ -254,21 +251,14 @@ type sgdOptions struct {
 
 func newSGDCmd(stderr io.Writer) *cobra.Command {
 	var o sgdOptions
-	c := &cobra.Command{
-		Use:   "sgd --out FILE [--data FILE]",
-		Short: "Draw EXPoSE's SGD convergence: ‖w_t − w*‖ and AUC against t (EXPoSE paper, Figure 2)",
-		Args:  noArgs,
-	}
-	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
-		return runSGD(ctx, o, stderr)
-	})
+	c := newPictureCmd("sgd --out FILE [--data FILE]", "Draw EXPoSE's SGD convergence: ‖w_t − w*‖ and AUC against t (EXPoSE paper, Figure 2)",
+		&o.out, "picture file to write (.png)", func(ctx context.Context) error { return runSGD(ctx, o, stderr) })
 	f := c.Flags()
 	f.StringVar(&o.data, "data", bench.EmbeddedPrefix+"6_cardio", "labelled data file or embedded:NAME (ADBench split)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the split, the feature map and the samples")
 	f.IntVar(&o.features, "features", 2000, "random Fourier features D")
 	f.IntVar(&o.iterations, "iterations", 2000, "SGD iterations T")
 	f.IntVar(&o.every, "every", 10, "iterations between recorded points")
-	f.StringVar(&o.out, "out", "", "picture file to write (.png)")
 	return c
 }
 
@@ -322,26 +312,19 @@ type cpalsOptions struct {
 
 func newCPALSCmd(stderr io.Writer) *cobra.Command {
 	var o cpalsOptions
-	c := &cobra.Command{
-		Use:   "cpals --out FILE [--shape 40x40x40] [--rank 5] [--noise 0.01]",
-		Short: "Draw CP-ALS relative error against sweeps, SVD and random initialisation",
-		Long: `Draw the relative error of CP-ALS (package cpd) against the sweep, for SVD
+	c := newPictureCmd("cpals --out FILE [--shape 40x40x40] [--rank 5] [--noise 0.01]", "Draw CP-ALS relative error against sweeps, SVD and random initialisation",
+		&o.out, "picture file to write", func(ctx context.Context) error { return runCPALS(ctx, o, stderr) })
+	c.Long = `Draw the relative error of CP-ALS (package cpd) against the sweep, for SVD
 and random initialisation, on a planted tensor: standard normal factors of
 the given rank, unit weights, Gaussian noise of relative level --noise. The
 error after sweep k comes from a run with MaxIter = k (cpd has no
-per-sweep callback; the runs are deterministic, so they trace one path).`,
-		Args: noArgs,
-	}
-	c.RunE = runRequired([]string{"out"}, func(ctx context.Context) error {
-		return runCPALS(ctx, o, stderr)
-	})
+per-sweep callback; the runs are deterministic, so they trace one path).`
 	f := c.Flags()
 	f.StringVar(&o.shape, "shape", "40x40x40", "tensor shape")
 	f.IntVar(&o.rank, "rank", 5, "planted and fitted rank")
 	f.Float64Var(&o.noise, "noise", 0.01, "relative noise level")
 	f.IntVar(&o.iterations, "iterations", 40, "sweeps to trace (the cost grows as its square)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the tensor and the random initialisation")
-	f.StringVar(&o.out, "out", "", "picture file to write")
 	return c
 }
 
