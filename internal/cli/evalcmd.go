@@ -13,11 +13,8 @@ import (
 )
 
 type evalOptions struct {
-	maxMemory string
-	model     string
-	data      string
-	label     string
-	json      bool
+	applyOptions
+	json bool
 	// normalClass >= 0 names the normal class of a file with class indices.
 	normalClass int
 }
@@ -64,18 +61,15 @@ model's threshold) and threshold.`,
 	c.RunE = runRequired([]string{"model", "data"}, func(context.Context) error {
 		return runEval(o, stdout)
 	})
+	o.bind(c, "labelled data file")
 	f := c.Flags()
-	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
-	f.StringVar(&o.data, "data", "", "labelled data file")
-	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
-	f.StringVar(&o.maxMemory, "max-memory", "", "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): the normal class, every other class an anomaly (-1: none)")
 	f.BoolVar(&o.json, "json", false, `print JSON: {"auc_roc", "auc_pr", "precision_at_n", "n", "anomalies", "flagged", "threshold"}`)
 	return c
 }
 
 func runEval(o evalOptions, out io.Writer) error {
-	d, ds, err := loadModelAndData(o.model, o.data, o.label, o.maxMemory)
+	d, ds, err := o.load()
 	if err != nil {
 		return err
 	}

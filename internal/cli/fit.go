@@ -61,7 +61,7 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	f.StringVar(&o.method, "method", "", "detection method (see 'anomaly methods')")
 	f.StringVar(&o.data, "data", "", "training data file")
 	f.StringVar(&o.out, "out", "", "model file to write (- for standard output)")
-	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
+	f.StringVar(&o.label, "label", "", labelUsage)
 	f.StringVar(&o.shape, "shape", "", "sample shape of tensor data, as in 24x51 (the product is the feature count)")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
 	f.Float64Var(&o.contamination, "contamination", detector.DefaultContamination, "expected share of anomalies in the training data, in (0, 0.5]")

@@ -11,6 +11,7 @@ import (
 	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
+	"github.com/spf13/cobra"
 )
 
 // loadData reads a data file; every failure is bad data (exit 2) and names
@@ -46,22 +47,41 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 	return name, params, d, nil
 }
 
-// loadModelAndData reads a model and a data file to apply it to, checking
-// that a tensor file's sample shape is the model's and that scoring it fits
-// the memory budget (--max-memory).
-func loadModelAndData(modelPath, dataPath, label, maxMemory string) (detector.Detector, *dataset.Dataset, error) {
-	name, params, d, err := loadModel(modelPath)
+// labelUsage is the help of --label, the label column of a data file.
+const labelUsage = "name of the label column (CSV) or class attribute (ARFF)"
+
+// applyOptions are the flags of the commands that apply a fitted model to
+// the rows of a data file (score, eval).
+type applyOptions struct {
+	model, data, label, maxMemory string
+}
+
+// bind adds --model, --data (dataUsage is its help), --label and
+// --max-memory to c.
+func (o *applyOptions) bind(c *cobra.Command, dataUsage string) {
+	f := c.Flags()
+	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
+	f.StringVar(&o.data, "data", "", dataUsage)
+	f.StringVar(&o.label, "label", "", labelUsage)
+	f.StringVar(&o.maxMemory, "max-memory", "", "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
+}
+
+// load reads the model and the data file to apply it to, checking that a
+// tensor file's sample shape is the model's and that scoring it fits the
+// memory budget (--max-memory).
+func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
+	name, params, d, err := loadModel(o.model)
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := loadData(dataPath, label, nil)
+	ds, err := loadData(o.data, o.label, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkShape(params, ds, dataPath); err != nil {
+	if err := checkShape(params, ds, o.data); err != nil {
 		return nil, nil, err
 	}
-	if err := checkMemory(d, detector.ScoreOp, ds, maxMemory, name, nil); err != nil {
+	if err := checkMemory(d, detector.ScoreOp, ds, o.maxMemory, name, nil); err != nil {
 		return nil, nil, err
 	}
 	return d, ds, nil

@@ -10,11 +10,8 @@ import (
 )
 
 type scoreOptions struct {
-	maxMemory string
-	model     string
-	data      string
-	out       string
-	label     string
+	applyOptions
+	out string
 }
 
 func newScoreCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -35,12 +32,8 @@ A label column in the data file is ignored.`,
 	c.RunE = runRequired([]string{"model", "data"}, func(context.Context) error {
 		return runScore(o, stdout)
 	})
-	f := c.Flags()
-	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
-	f.StringVar(&o.data, "data", "", "data file to score")
-	f.StringVar(&o.out, "out", "", "CSV file to write (default or -: standard output)")
-	f.StringVar(&o.label, "label", "", "name of the label column (CSV) or class attribute (ARFF)")
-	f.StringVar(&o.maxMemory, "max-memory", "", "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
+	o.bind(c, "data file to score")
+	c.Flags().StringVar(&o.out, "out", "", "CSV file to write (default or -: standard output)")
 	return c
 }
 
@@ -52,7 +45,7 @@ func runScore(o scoreOptions, stdout io.Writer) error {
 	if err := checkOutput(path, o.model, o.data); err != nil {
 		return err
 	}
-	d, ds, err := loadModelAndData(o.model, o.data, o.label, o.maxMemory)
+	d, ds, err := o.load()
 	if err != nil {
 		return err
 	}
