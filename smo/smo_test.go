@@ -393,18 +393,12 @@ func TestMulAddEqualsColumns(t *testing.T) {
 				}
 			}
 			want, wantB := make([]float64, n), make([]float64, n)
-			col := make([]float32, n)
-			all := make([]int, n)
-			for i := range all {
-				all[i] = i
-			}
-			for j := 0; j < n; j++ {
-				q.Column(col, j, all)
+			eachColumn(q, n, func(j int, col []float32) {
 				for i := range want {
 					want[i] += a[j] * float64(col[i])
 					wantB[i] += b[j] * float64(col[i])
 				}
-			}
+			})
 			got, gotB := make([]float64, n), make([]float64, n)
 			if ok, err := q.mulAdd(context.Background(), got, a, gotB, b, nil); !ok || err != nil {
 				t.Fatal("mulAdd declined a dense RBF matrix")
@@ -436,18 +430,26 @@ func TestFillAllEqualsColumns(t *testing.T) {
 	if ok, err := q.fillAll(context.Background(), cols, nil); !ok || err != nil {
 		t.Fatalf("fillAll: %v %v", ok, err)
 	}
-	want := make([]float32, n)
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
-	for j := 0; j < n; j++ {
-		q.Column(want, j, all)
+	eachColumn(q, n, func(j int, want []float32) {
 		for i := range want {
 			if cols[j][i] != want[i] {
 				t.Fatalf("Q[%d][%d]: fillAll %v, Column %v", i, j, cols[j][i], want[i])
 			}
 		}
+	})
+}
+
+// eachColumn calls fn with each column j of the n × n matrix q, every row
+// active, as Column gives it; col is one slice, refilled between calls.
+func eachColumn(q *KernelMatrix, n int, fn func(j int, col []float32)) {
+	col := make([]float32, n)
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	for j := 0; j < n; j++ {
+		q.Column(col, j, all)
+		fn(j, col)
 	}
 }
 
