@@ -173,6 +173,16 @@ func savePicture(path string, inputs []string, plots ...*gplot.Plot) error {
 	return savePictureSized(path, inputs, aplot.Width, aplot.Height, plots...)
 }
 
+// savePictureNoted is savePicture of the one picture p, which depends on
+// no input file, followed by a note on stderr that it was written.
+func savePictureNoted(stderr io.Writer, path string, p *gplot.Plot) error {
+	if err := savePicture(path, nil, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "plot: wrote %s\n", path)
+	return nil
+}
+
 // savePictureSized is savePicture on a canvas of w × h.
 func savePictureSized(path string, inputs []string, w, h vg.Length, plots ...*gplot.Plot) error {
 	out, err := createOutput(path, nil, inputs...)
@@ -235,11 +245,7 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataErr(err)
 	}
-	if err := savePicture(o.out, nil, p); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "plot: wrote %s\n", o.out)
-	return nil
+	return savePictureNoted(stderr, o.out, p)
 }
 
 type sgdOptions struct {
@@ -357,11 +363,7 @@ func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataErr(err)
 	}
-	if err := savePicture(o.out, nil, p); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "plot: wrote %s\n", o.out)
-	return nil
+	return savePictureNoted(stderr, o.out, p)
 }
 
 // curveSet is the scores of every method on one data set of a bench run:
