@@ -409,6 +409,23 @@ func blas64Gemm(at, x blas64.General, tt []float64, P int) {
 	blas64.Gemm('N', 'T', 1, at, x, 0, blas64.General{Rows: at.Rows, Cols: P, Stride: P, Data: tt})
 }
 
+// noisyGram adds noise times a standard normal draw from rng to every
+// entry of x, row by row (nothing when noise is 0), and returns the Gram
+// matrix x xᵀ: the test matrices of the eigensolvers.
+func noisyGram(rng *rand.Rand, x *mat.Dense, noise float64) *mat.SymDense {
+	if noise > 0 {
+		r, c := x.Dims()
+		for i := range r {
+			for j := range c {
+				x.Set(i, j, x.At(i, j)+noise*rng.NormFloat64())
+			}
+		}
+	}
+	var g mat.SymDense
+	g.SymOuterK(1, x)
+	return &g
+}
+
 // TestTopEigen checks the subspace iteration against syev: on a Gram
 // matrix with a clear gap (rank 3 plus 1% noise) it must converge and give
 // the leading eigenvectors; on a flat spectrum (Wishart noise) it may give
@@ -439,15 +456,7 @@ func TestTopEigen(t *testing.T) {
 			}
 			x.RankOne(x, float64(c.rank-r), mat.NewVecDense(c.n, a), mat.NewVecDense(m, b))
 		}
-		if c.noise > 0 {
-			for i := range c.n {
-				for j := range m {
-					x.Set(i, j, x.At(i, j)+c.noise*rng.NormFloat64())
-				}
-			}
-		}
-		var g mat.SymDense
-		g.SymOuterK(1, x)
+		g := noisyGram(rng, x, c.noise)
 		var s eigScratch
 		out := make([]float64, c.n*k)
 		ok := s.topEigen(g.RawSymmetric(), k, subspaceBlock(c.n, k), out)
@@ -459,7 +468,7 @@ func TestTopEigen(t *testing.T) {
 			continue
 		}
 		var eig mat.EigenSym
-		eig.Factorize(&g, true)
+		eig.Factorize(g, true)
 		var v mat.Dense
 		eig.VectorsTo(&v)
 		got := mat.NewDense(c.n, k, out)

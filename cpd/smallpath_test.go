@@ -145,17 +145,9 @@ func TestSmallEigen(t *testing.T) {
 					x.RankOne(x, s, ua.ColView(r), ub.ColView(r))
 				}
 			}
-			if c.noise > 0 {
-				for i := range c.n {
-					for j := range m {
-						x.Set(i, j, x.At(i, j)+c.noise*rng.NormFloat64())
-					}
-				}
-			}
-			var g mat.SymDense
-			g.SymOuterK(1, x)
+			g := noisyGram(rng, x, c.noise)
 			orig := mat.NewSymDense(c.n, nil)
-			orig.CopySym(&g)
+			orig.CopySym(g)
 			var s eigScratch
 			s.ensure(c.n)
 			out := make([]float64, c.n*c.k)
@@ -164,7 +156,7 @@ func TestSmallEigen(t *testing.T) {
 				t.Fatalf("smallEigen reported %v, want %v", ok, c.wantOK)
 			}
 			if !ok {
-				if !mat.EqualApprox(&g, orig, 0) {
+				if !mat.EqualApprox(g, orig, 0) {
 					t.Error("the matrix was not restored after giving up")
 				}
 				return
