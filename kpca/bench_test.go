@@ -3,8 +3,10 @@ package kpca
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
@@ -79,5 +81,39 @@ func BenchmarkGrid(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkSymMulBlock times one Lanczos pass (symMulBlock) over the upper
+// triangle of an n × n matrix mapped as Fit maps it (hugepage.Alloc),
+// with blocks of b = 8 (the default target's) and 28 (50 components).
+func BenchmarkSymMulBlock(b *testing.B) {
+	for _, n := range []int{5000, 7000} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		data, free := hugepage.Alloc(n * n)
+		a := mat.NewDense(n, n, data)
+		raw := a.RawMatrix()
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				raw.Data[i*n+j] = rng.Float64()
+			}
+		}
+		for _, bs := range []int{8, 28} {
+			v := mat.NewDense(n, bs, nil)
+			for i := 0; i < n; i++ {
+				for j := 0; j < bs; j++ {
+					v.Set(i, j, rng.NormFloat64())
+				}
+			}
+			dst := mat.NewDense(n, bs, nil)
+			vt := mat.NewDense(bs, n, nil)
+			acc := make([]float64, 2*bs*n)
+			b.Run(fmt.Sprintf("n=%d/b=%d", n, bs), func(b *testing.B) {
+				for b.Loop() {
+					symMulBlock(context.Background(), dst, a, v, vt, acc)
+				}
+			})
+		}
+		free()
 	}
 }

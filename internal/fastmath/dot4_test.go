@@ -52,12 +52,35 @@ func BenchmarkDot4(b *testing.B) {
 // DotAxpy4x2 equals eight sequential dot products (to 1e-13 relative to
 // Σ|x_j·y_j|) and the two-row axpys (to two roundings) for every length
 // from 0 to 70; values past the rows' length are left alone.
+// Every slice of DotAxpy4x2 at its own allocation (mis = −1) or all at
+// the same offset mis from a 32-byte boundary, where the first 4 − mis
+// values go through the loop so that the assembly runs aligned.
 func TestDotAxpy4x2(t *testing.T) {
+	for mis := -1; mis < 4; mis++ {
+		testDotAxpy4x2(t, mis)
+	}
+}
+
+// alignedAt returns a zeroed slice of length n whose first value lies mis
+// values past a 32-byte boundary (any placement for mis < 0).
+func alignedAt(n, mis int) []float64 {
+	if mis < 0 {
+		return make([]float64, n)
+	}
+	buf := make([]float64, n+8)
+	k := 0
+	for misalign(buf[k:]) != mis {
+		k++
+	}
+	return buf[k : k+n]
+}
+
+func testDotAxpy4x2(t *testing.T, mis int) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for n := 0; n <= 70; n++ {
 		var x [2][]float64
 		for r := range x {
-			x[r] = make([]float64, n)
+			x[r] = alignedAt(n, mis)
 			for i := range x[r] {
 				x[r][i] = rng.NormFloat64()
 			}
@@ -65,7 +88,7 @@ func TestDotAxpy4x2(t *testing.T) {
 		var y, z, z0 [4][]float64
 		var a [8]float64
 		for c := range y {
-			y[c], z[c] = make([]float64, n+3), make([]float64, n+3)
+			y[c], z[c] = alignedAt(n+3, mis), alignedAt(n+3, mis)
 			for i := range y[c] {
 				y[c][i], z[c][i] = rng.NormFloat64(), rng.NormFloat64()
 			}
@@ -83,7 +106,7 @@ func TestDotAxpy4x2(t *testing.T) {
 					mag += math.Abs(v * y[c][j])
 				}
 				if got := s[4*r+c]; math.Abs(got-want) > 1e-13*max(mag, 1) {
-					t.Fatalf("n=%d row %d col %d: dot %v, loop %v", n, r, c, got, want)
+					t.Fatalf("mis=%d n=%d row %d col %d: dot %v, loop %v", mis, n, r, c, got, want)
 				}
 			}
 		}
@@ -96,7 +119,7 @@ func TestDotAxpy4x2(t *testing.T) {
 					mag += math.Abs(p) + math.Abs(q)
 				}
 				if math.Abs(z[c][j]-want) > 0x1p-51*mag {
-					t.Fatalf("n=%d col %d, z[%d] = %v, want %v", n, c, j, z[c][j], want)
+					t.Fatalf("mis=%d n=%d col %d, z[%d] = %v, want %v", mis, n, c, j, z[c][j], want)
 				}
 			}
 		}

@@ -1,5 +1,7 @@
 package fastmath
 
+import "unsafe"
+
 // DotAxpy4x2 returns the dot products s[c] = Σ_j x0[j]·y[c][j] and
 // s[4+c] = Σ_j x1[j]·y[c][j] and adds a[c]·x0 + a[4+c]·x1 to z[c], for
 // c = 0…3 and two rows x0, x1 of equal length: the kernel of a symmetric
@@ -18,18 +20,41 @@ func DotAxpy4x2(x0, x1 []float64, y, z *[4][]float64, a *[8]float64) (s [8]float
 	x1 = x1[:n]
 	y0, y1, y2, y3 := y[0][:n], y[1][:n], y[2][:n], y[3][:n]
 	z0, z1, z2, z3 := z[0][:n], z[1][:n], z[2][:n], z[3][:n]
-	m := 0
-	if useAsm && n >= 4 {
-		m = n &^ 3
-		yp := [4]*float64{&y0[0], &y1[0], &y2[0], &y3[0]}
-		zp := [4]*float64{&z0[0], &z1[0], &z2[0], &z3[0]}
+	p, m := 0, 0
+	if useAsm && n >= 8 {
+		// When every slice lies at the same offset from a 32-byte
+		// boundary (the rows of a matrix whose row length is a multiple
+		// of four, on an aligned allocation), the first few values go
+		// through the loop below so that the assembly reads and writes
+		// whole aligned vectors, none split across two cache lines.
+		mis := misalign(x0)
+		if mis != 0 && misalign(x1) == mis && misalign(y0) == mis && misalign(y1) == mis && misalign(y2) == mis && misalign(y3) == mis &&
+			misalign(z0) == mis && misalign(z1) == mis && misalign(z2) == mis && misalign(z3) == mis {
+			p = 4 - mis
+			dotAxpy4x2Loop(x0, x1, y0, y1, y2, y3, z0, z1, z2, z3, a, &s, 0, p)
+		}
+		m = p + (n-p)&^3
+		yp := [4]*float64{&y0[p], &y1[p], &y2[p], &y3[p]}
+		zp := [4]*float64{&z0[p], &z1[p], &z2[p], &z3[p]}
 		var av [8][4]float64
 		for k, v := range a {
 			av[k] = [4]float64{v, v, v, v}
 		}
-		dotAxpy4x2Asm(&x0[0], &x1[0], &yp, &zp, &av, &s, m)
+		dotAxpy4x2Asm(&x0[p], &x1[p], &yp, &zp, &av, &s, m-p)
 	}
-	for j := m; j < n; j++ {
+	dotAxpy4x2Loop(x0, x1, y0, y1, y2, y3, z0, z1, z2, z3, a, &s, m, n)
+	return s
+}
+
+// misalign returns the offset of x's first value from a 32-byte boundary,
+// in values (0…3).
+func misalign(x []float64) int {
+	return int(uintptr(unsafe.Pointer(unsafe.SliceData(x))) % 32 / 8)
+}
+
+// dotAxpy4x2Loop is DotAxpy4x2's plain loop over j = lo…hi−1.
+func dotAxpy4x2Loop(x0, x1, y0, y1, y2, y3, z0, z1, z2, z3 []float64, a *[8]float64, s *[8]float64, lo, hi int) {
+	for j := lo; j < hi; j++ {
 		u, v := x0[j], x1[j]
 		s[0] += u * y0[j]
 		s[1] += u * y1[j]
@@ -44,5 +69,4 @@ func DotAxpy4x2(x0, x1 []float64, y, z *[4][]float64, a *[8]float64) (s [8]float
 		z2[j] += a[2]*u + a[6]*v
 		z3[j] += a[3]*u + a[7]*v
 	}
-	return s
 }
