@@ -19,13 +19,19 @@ import (
 func loadData(path, label string, shape []int) (*dataset.Dataset, error) {
 	ds, err := dataset.Load(path, dataset.Options{Label: label, Shape: shape})
 	if err != nil {
-		var de *dataset.Error
-		if !errors.As(err, &de) {
-			err = fmt.Errorf("%s: %w", path, err)
-		}
-		return nil, dataErr(err)
+		return nil, dataFileErr(path, err)
 	}
 	return ds, nil
+}
+
+// dataFileErr is err, from reading the data file path, as bad data (exit
+// 2) that names the file: a *dataset.Error names it already.
+func dataFileErr(path string, err error) error {
+	var de *dataset.Error
+	if !errors.As(err, &de) {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return dataErr(err)
 }
 
 // loadModel reads a model file written by fit. A missing, unreadable,

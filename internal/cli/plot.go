@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -95,11 +94,7 @@ func newCurveCmd(kind string, stderr io.Writer) *cobra.Command {
 func openData(ref string) (*dataset.Dataset, error) {
 	ds, err := bench.Open(ref)
 	if err != nil {
-		var de *dataset.Error
-		if !errors.As(err, &de) {
-			err = fmt.Errorf("%s: %w", ref, err)
-		}
-		return nil, dataErr(err)
+		return nil, dataFileErr(ref, err)
 	}
 	return ds, nil
 }
