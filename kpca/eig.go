@@ -151,9 +151,13 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 	w := mat.NewDense(n, maxK, wData) // a · v
 	t := mat.NewDense(maxK, maxK, nil)
 	blk := mat.NewDense(n, b, nil)
-	blkT := mat.NewDense(b, n, nil)
+	// vᵀ and the accumulators of symMulBlock with rows of a multiple of
+	// four values, like the matrix's (see fit): then all its slices lie
+	// at one offset from a 32-byte boundary and its kernel runs aligned.
+	ps := paddedStride(n)
+	blkT := mat.NewDense(b, ps, nil).Slice(0, b, 0, n).(*mat.Dense)
 	pt := make([]float64, b*n) // scratch of project and the new columns of T
-	acc := make([]float64, 2*b*n)
+	acc := make([]float64, 2*b*ps)
 	for i := 0; i < n; i++ {
 		for j := 0; j < b; j++ {
 			blk.Set(i, j, rng.NormFloat64())
@@ -413,10 +417,15 @@ func orthonormalise(p *mat.Dense) {
 	lapack64.Orgqr(raw, tau, work, len(work))
 }
 
+// paddedStride is the row stride of kernel PCA's n × n matrix and of the
+// Lanczos pass's vectors: n rounded up to a multiple of four.
+func paddedStride(n int) int { return (n + 3) &^ 3 }
+
 // symMulBlock sets dst = a·v for the symmetric n × n matrix a, of which
 // only the upper triangle (j ≥ i) is read, and the n × b block v: one pass
 // over the triangle, each element read once and used twice. vt (b × n)
-// receives vᵀ and acc (at least 2·b·n values) is scratch. Row i's strictly
+// receives vᵀ and acc (2·b·s values: two accumulators of b rows of stride
+// s ≥ n) is scratch. Row i's strictly
 // upper part gives, four columns of v at a time and two rows at a time
 // (fastmath.DotAxpy4x2, which reads vᵀ and the accumulator once for both
 // rows; AVX2 fused multiply-adds where the machine has them), the dot products
@@ -431,7 +440,8 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 	vt.Copy(v.T())
 	ar, vr, dr := a.RawMatrix(), vt.RawMatrix(), dst.RawMatrix()
 	vrow := func(c, from int) []float64 { return vr.Data[c*vr.Stride+from : c*vr.Stride+n] }
-	accs := [2][]float64{acc[:b*n], acc[b*n : 2*b*n]}
+	zs := len(acc) / (2 * b) // the accumulators' row stride
+	accs := [2][]float64{acc[:b*zs], acc[b*zs : 2*b*zs]}
 	var wg sync.WaitGroup
 	for g, r := range upperHalves(n) {
 		z := accs[g]
@@ -439,7 +449,7 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
-			zrow := func(c, from int) []float64 { return z[c*n+from : c*n+n] }
+			zrow := func(c, from int) []float64 { return z[c*zs+from : c*zs+n] }
 			i := lo
 			// Rows in pairs (i, i+1): DotAxpy4x2 reads the block and the
 			// accumulator once for both.
@@ -466,7 +476,7 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 						vi, vj := coef[k], coef[4+k]
 						outI[c+k] = sum[k] + aii*vi + aij*vj
 						outJ[c+k] = sum[4+k] + ajj*vj
-						z[(c+k)*n+j] += aij * vi
+						z[(c+k)*zs+j] += aij * vi
 					}
 				}
 				for ; c < b; c++ {
@@ -475,7 +485,7 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 					outJ[c] = floats.Dot(x1, vrow(c, j+1)) + ajj*vj
 					floats.AddScaled(zrow(c, j+1), vi, x0)
 					floats.AddScaled(zrow(c, j+1), vj, x1)
-					z[c*n+j] += aij * vi
+					z[c*zs+j] += aij * vi
 				}
 			}
 			if i < hi { // the last row of an odd range: one row a pass
@@ -497,7 +507,7 @@ func symMulBlock(ctx context.Context, dst, a, v, vt *mat.Dense, acc []float64) e
 	for i := 0; i < n; i++ {
 		out := dr.Data[i*dr.Stride : i*dr.Stride+b]
 		for c := range out {
-			out[c] += accs[0][c*n+i] + accs[1][c*n+i]
+			out[c] += accs[0][c*zs+i] + accs[1][c*zs+i]
 		}
 	}
 	return nil

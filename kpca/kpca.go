@@ -225,16 +225,22 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	// for the fit: mapped for it (huge pages, populated in one call, not
 	// zeroed again by the Go runtime) and unmapped when the fit returns;
 	// nothing kept by the model refers to it.
-	buf, free := hugepage.Alloc(n * n)
+	// Rows of a multiple of four values (paddedStride): every row then
+	// starts at the same offset from a 32-byte boundary as the Lanczos
+	// vectors, and the pass runs on aligned vectors.
+	s := paddedStride(n)
+	buf, free := hugepage.Alloc((n-1)*s + n)
 	defer free()
-	sym := mat.NewSymDense(n, buf)
-	if err := kernel.GramProgress(ctx, sym, f.kern, x, func(done, total int) { f.progress("gram", done, total) }); err != nil {
+	var sym mat.SymDense
+	sym.SetRawSymmetric(blas64.Symmetric{N: n, Stride: s, Data: buf, Uplo: blas.Upper})
+	if err := kernel.GramProgress(ctx, &sym, f.kern, x, func(done, total int) { f.progress("gram", done, total) }); err != nil {
 		return nil, err
 	}
 	// Only the upper triangle is ever read: the centring below, the
 	// Lanczos passes and the dense eigensolver all take it as the matrix.
 	raw := sym.RawSymmetric()
-	k := mat.NewDense(n, n, raw.Data[:(n-1)*raw.Stride+n])
+	k := &mat.Dense{}
+	k.SetRawMatrix(blas64.General{Rows: n, Cols: n, Stride: raw.Stride, Data: raw.Data[:(n-1)*raw.Stride+n]})
 	f.progress("gram", n, n)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -43,7 +43,7 @@ func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
 		m := min(int64(p.cfg.Landmarks), n)
 		return 2*8*n*m + 2*8*m*m + 8*m*d
 	}
-	return 8*n*n + 8*n*d + 8*n*4*(q+8)
+	return 8*n*((n+3)&^3) + 8*n*d + 8*n*4*(q+8) // the matrix's rows padded to a multiple of four
 }
 
 type state struct {
