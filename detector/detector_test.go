@@ -3,7 +3,6 @@ package detector
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"math"
 	"strings"
@@ -54,21 +53,15 @@ func (m *meanDist) score(dst []float64, X mat.Matrix) ([]float64, error) {
 }
 
 func (m *meanDist) MarshalBinary() ([]byte, error) {
-	b := make([]byte, 8*len(m.mean))
-	for i, v := range m.mean {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
-	}
-	return b, nil
+	return testmat.AppendFloat64s(make([]byte, 0, 8*len(m.mean)), m.mean), nil
 }
 
 func (m *meanDist) UnmarshalBinary(b []byte) error {
-	if len(b) < 8 || len(b)%8 != 0 {
+	mean, ok := testmat.Float64s(b)
+	if !ok {
 		return errors.New("bad state length")
 	}
-	m.mean = make([]float64, len(b)/8)
-	for i := range m.mean {
-		m.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
+	m.mean = mean
 	return nil
 }
 

@@ -2,7 +2,6 @@ package detectortest_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -78,21 +77,15 @@ func (m *centroid) MarshalBinary() ([]byte, error) {
 	if m.mean == nil {
 		return nil, detector.ErrNotFitted
 	}
-	var b []byte
-	for _, v := range m.mean {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-	}
-	return b, nil
+	return testmat.AppendFloat64s(nil, m.mean), nil
 }
 
 func (m *centroid) UnmarshalBinary(b []byte) error {
-	if len(b) < 8 || len(b)%8 != 0 {
+	mean, ok := testmat.Float64s(b)
+	if !ok {
 		return errors.New("centroid: bad state length")
 	}
-	m.mean = make([]float64, len(b)/8)
-	for i := range m.mean {
-		m.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
+	m.mean = mean
 	return nil
 }
 

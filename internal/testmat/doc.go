@@ -4,8 +4,9 @@
 // theirs), seeded standard-normal and uniform matrices, readers of the JSON
 // and .npy golden files under a package's testdata, the largest absolute
 // difference of two results, a loop over the multi-indices of a tensor
-// shape, and the column means and squared distances to a point that the
-// tests' small distance-to-the-mean detectors score with.
+// shape, and the column means, squared distances to a point and
+// little-endian state encoding of the tests' small distance-to-the-mean
+// detectors.
 //
 // It exists so that these helpers are written once rather than copied into
 // each package's tests. It is imported only by tests. It depends on

@@ -1,6 +1,7 @@
 package testmat
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -153,6 +154,28 @@ func SqDists(dst []float64, X mat.Matrix, p []float64) []float64 {
 		dst[i] = s
 	}
 	return dst
+}
+
+// AppendFloat64s appends v to b as little-endian IEEE 754 doubles, eight
+// bytes each: the state of the tests' small detectors.
+func AppendFloat64s(b []byte, v []float64) []byte {
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
+}
+
+// Float64s decodes b as AppendFloat64s wrote it. ok is false when b does
+// not hold a whole, non-zero number of values.
+func Float64s(b []byte) (v []float64, ok bool) {
+	if len(b) < 8 || len(b)%8 != 0 {
+		return nil, false
+	}
+	v = make([]float64, len(b)/8)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return v, true
 }
 
 // ForEachIndex calls fn with every multi-index of shape in row-major order

@@ -81,6 +81,27 @@ func TestColMeansSqDists(t *testing.T) {
 	}
 }
 
+// Float64s reads back what AppendFloat64s wrote, bit for bit, and refuses
+// a length that is not a whole, non-zero number of values.
+func TestFloat64sRoundTrip(t *testing.T) {
+	v := []float64{1.5, -0.0, math.Inf(1), math.SmallestNonzeroFloat64}
+	b := AppendFloat64s([]byte{}, v)
+	got, ok := Float64s(b)
+	if !ok || len(got) != len(v) {
+		t.Fatalf("Float64s of %d bytes = %v, %v", len(b), got, ok)
+	}
+	for i := range v {
+		if math.Float64bits(got[i]) != math.Float64bits(v[i]) {
+			t.Errorf("value %d: %v, want %v", i, got[i], v[i])
+		}
+	}
+	for _, n := range []int{0, 7, 9} {
+		if _, ok := Float64s(make([]byte, n)); ok {
+			t.Errorf("Float64s accepted %d bytes", n)
+		}
+	}
+}
+
 // ForEachIndex visits a shape's indices in row-major order, and a shape
 // with no modes (a scalar) once.
 func TestForEachIndexOrder(t *testing.T) {
