@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -41,8 +40,7 @@ func serveTasks(ctx context.Context, in io.Reader, out io.Writer) error {
 		} else if err != nil {
 			return usagef("bench-task: reading the task: %v", err)
 		}
-		runtime.GC()
-		debug.FreeOSMemory()
+		debug.FreeOSMemory() // a collection, then the freed heap back to the system
 		reset := resetPeakRSS()
 		o := runBenchTask(ctx, t)
 		if rss := selfPeakRSS(); rss > 0 && (reset || first) {
