@@ -90,10 +90,14 @@ func gaussianLogSum(g []float64, qn float64, sqn []float64, h float64) float64 {
 			minR2 = r2
 		}
 	}
-	// (r²/h)/h rather than r²/h²: h² underflows to 0 for h below 1e-154
-	// (and overflows above 1e154), which would make the exponents 0·∞.
-	// Two multiplications by 1/h (a division costs several) unless 1/h
-	// itself overflows.
+	// The terms e^{−(r² − min)/(2h²)} scaled, exponentiated and summed in
+	// one pass (fastmath.ExpSum) while −1/(2h²) is a finite number.
+	// Otherwise (r²/h)/h rather than r²/h²: h² underflows to 0 for h below
+	// 1e-154 (and overflows above 1e154), which would make the exponents
+	// 0·∞; two multiplications by 1/h unless 1/h itself overflows.
+	if sc := -0.5 / h / h; !math.IsInf(sc, 0) && sc != 0 {
+		return -0.5*(minR2/h)/h + math.Log(fastmath.ExpSum(g, minR2, sc))
+	}
 	if ih := 1 / h; !math.IsInf(ih, 0) {
 		ih2 := -0.5 * ih
 		for j, r2 := range g {

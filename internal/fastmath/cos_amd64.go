@@ -57,3 +57,9 @@ func mulNN4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, 
 //
 //go:noescape
 func mulNNSeq4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int)
+
+// expSumAsm returns Σ_j e^{(x[j] − shift)·scale} for len(x) a multiple of
+// four (see ExpSum).
+//
+//go:noescape
+func expSumAsm(x []float64, shift, scale float64) (sum float64)

@@ -35,3 +35,5 @@ func mulNN4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, 
 func mulNNSeq4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int) {
 	panic("fastmath: no assembly kernel")
 }
+
+func expSumAsm(x []float64, shift, scale float64) float64 { panic("fastmath: no assembly kernel") }

@@ -16,9 +16,48 @@ DATA expk<>+0x58(SB)/8, $0x4338000000000000   // its bits, as an integer
 DATA expk<>+0x60(SB)/8, $1023                 // exponent bias
 DATA expk<>+0x68(SB)/8, $0xc086232bdd7abcd2   // −708.39641853226408 (below: subnormal)
 DATA expk<>+0x70(SB)/8, $0x40862e42fefa39ef   // 709.78271289338397 (above: overflow)
-GLOBL expk<>(SB), RODATA|NOPTR, $0x78
+DATA expk<>+0x78(SB)/8, $0x7ff0000000000000   // +Inf
+GLOBL expk<>(SB), RODATA|NOPTR, $0x80
 
 #define K(off) expk<>+off(SB)
+
+// EXP4 sets Y7 = e^Y0 lane by lane for arguments in [−708.396, 709.78]
+// (other lanes undefined), with math.Exp's algorithm (see expAsm).
+// Needs Y12-Y15 as expAsm sets them; clobbers Y1-Y8.
+#define EXP4 \
+	VMULPD  Y15, Y0, Y1; \
+	VROUNDPD $0, Y1, Y1; \
+	VMOVAPD Y0, Y2; \
+	VFNMADD231PD Y14, Y1, Y2; \
+	VMULPD  Y13, Y1, Y3; \
+	VSUBPD  Y3, Y2, Y4; \
+	VMULPD  Y4, Y4, Y5; \
+	VBROADCASTSD K(0x38), Y6; \
+	VBROADCASTSD K(0x30), Y7; \
+	VFMADD213PD Y7, Y5, Y6; \
+	VBROADCASTSD K(0x28), Y7; \
+	VFMADD213PD Y7, Y5, Y6; \
+	VBROADCASTSD K(0x20), Y7; \
+	VFMADD213PD Y7, Y5, Y6; \
+	VBROADCASTSD K(0x18), Y7; \
+	VFMADD213PD Y7, Y5, Y6; \
+	VMULPD  Y5, Y6, Y6; \
+	VSUBPD  Y6, Y4, Y6; \
+	VMULPD  Y6, Y4, Y7; \
+	VBROADCASTSD K(0x48), Y8; \
+	VSUBPD  Y6, Y8, Y8; \
+	VDIVPD  Y8, Y7, Y7; \
+	VSUBPD  Y7, Y3, Y7; \
+	VSUBPD  Y2, Y7, Y7; \
+	VBROADCASTSD K(0x40), Y8; \
+	VSUBPD  Y7, Y8, Y7; \
+	VADDPD  Y12, Y1, Y1; \
+	VPBROADCASTQ K(0x58), Y8; \
+	VPSUBQ  Y8, Y1, Y1; \
+	VPBROADCASTQ K(0x60), Y8; \
+	VPADDQ  Y8, Y1, Y1; \
+	VPSLLQ  $52, Y1, Y1; \
+	VMULPD  Y1, Y7, Y7
 
 // func expAsm(dst, src []float64) (outOfRange bool)
 //
@@ -51,42 +90,7 @@ loop:
 	VORPD   Y2, Y1, Y1
 	VORPD   Y1, Y9, Y9
 
-	VMULPD  Y15, Y0, Y1              // x·log2e
-	VROUNDPD $0, Y1, Y1              // k, nearest
-	VMOVAPD Y0, Y2
-	VFNMADD231PD Y14, Y1, Y2         // hi = x − k·ln2hi
-	VMULPD  Y13, Y1, Y3              // lo = k·ln2lo
-	VSUBPD  Y3, Y2, Y4               // r = hi − lo
-	VMULPD  Y4, Y4, Y5               // t = r²
-
-	VBROADCASTSD K(0x38), Y6         // P5
-	VBROADCASTSD K(0x30), Y7
-	VFMADD213PD Y7, Y5, Y6           // P4 + t·P5
-	VBROADCASTSD K(0x28), Y7
-	VFMADD213PD Y7, Y5, Y6           // P3 + t·(…)
-	VBROADCASTSD K(0x20), Y7
-	VFMADD213PD Y7, Y5, Y6           // P2 + t·(…)
-	VBROADCASTSD K(0x18), Y7
-	VFMADD213PD Y7, Y5, Y6           // P1 + t·(…)
-	VMULPD  Y5, Y6, Y6               // t·(P1 + …)
-	VSUBPD  Y6, Y4, Y6               // c = r − t·(…)
-
-	VMULPD  Y6, Y4, Y7               // r·c
-	VBROADCASTSD K(0x48), Y8         // 2
-	VSUBPD  Y6, Y8, Y8               // 2 − c
-	VDIVPD  Y8, Y7, Y7               // r·c/(2 − c)
-	VSUBPD  Y7, Y3, Y7               // lo − r·c/(2 − c)
-	VSUBPD  Y2, Y7, Y7               // (…) − hi
-	VBROADCASTSD K(0x40), Y8         // 1
-	VSUBPD  Y7, Y8, Y7               // y = 1 − (…)
-
-	VADDPD  Y12, Y1, Y1              // k + magic: k in the low bits
-	VPBROADCASTQ K(0x58), Y8
-	VPSUBQ  Y8, Y1, Y1               // k as int64
-	VPBROADCASTQ K(0x60), Y8
-	VPADDQ  Y8, Y1, Y1               // k + 1023
-	VPSLLQ  $52, Y1, Y1              // bits of 2^k
-	VMULPD  Y1, Y7, Y7               // y·2^k
+	EXP4
 
 	VMOVUPD Y7, (DI)
 	ADDQ $32, DI
@@ -98,5 +102,49 @@ done:
 	VMOVMSKPD Y9, AX
 	TESTQ AX, AX
 	SETNE outOfRange+48(FP)
+	VZEROUPPER
+	RET
+
+// func expSumAsm(x []float64, shift, scale float64) (sum float64)
+//
+// sum = Σ_j e^{(x[j] − shift)·scale} over len(x), a multiple of four, with
+// EXP4: arguments below −708.396 add 0 (their e^a is below 2⁻¹⁰²², nothing
+// beside a term of 1), above 709.78 add +Inf, NaN adds NaN. Four partial
+// sums, added at the end.
+TEXT ·expSumAsm(SB), NOSPLIT, $0-48
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	VBROADCASTSD shift+24(FP), Y9
+	VBROADCASTSD scale+32(FP), Y10
+	VBROADCASTSD K(0x00), Y15        // log2e
+	VBROADCASTSD K(0x08), Y14        // ln2hi
+	VBROADCASTSD K(0x10), Y13        // ln2lo
+	VBROADCASTSD K(0x50), Y12        // magic
+	VXORPD       Y11, Y11, Y11       // the sums
+	SHRQ $2, CX
+	JZ   sdone
+
+sloop:
+	VMOVUPD (SI), Y0
+	VSUBPD  Y9, Y0, Y0               // x − shift
+	VMULPD  Y10, Y0, Y0              // a = (x − shift)·scale
+	EXP4
+	VBROADCASTSD K(0x68), Y1         // lower limit
+	VCMPPD  $1, Y1, Y0, Y2           // a < lower (false for NaN)
+	VANDNPD Y7, Y2, Y7               // those lanes add 0
+	VBROADCASTSD K(0x70), Y1         // upper limit
+	VCMPPD  $30, Y1, Y0, Y2          // a > upper, ordered
+	VBROADCASTSD K(0x78), Y1         // +Inf
+	VBLENDVPD Y2, Y1, Y7, Y7         // those lanes add +Inf
+	VADDPD  Y7, Y11, Y11
+	ADDQ $32, SI
+	DECQ CX
+	JNZ  sloop
+
+sdone:
+	VEXTRACTF128 $1, Y11, X1
+	VADDPD       X1, X11, X11
+	VHADDPD      X11, X11, X11
+	VMOVSD       X11, sum+40(FP)
 	VZEROUPPER
 	RET

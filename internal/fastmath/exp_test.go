@@ -79,3 +79,37 @@ func BenchmarkExp(b *testing.B) {
 		b.ReportMetric(float64(len(src)*b.N)/b.Elapsed().Seconds()/1e6, "Mexp/s")
 	})
 }
+
+// ExpSum equals the sum of math.Exp((x − shift)·scale) to rounding (1e-14
+// relative) for every length up to 70 and exponents from 0 down past the
+// subnormal range (those add nothing visible beside the term of 1), and
+// gives +Inf for an exponent beyond 709.78 and NaN for a NaN.
+func TestExpSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for n := 0; n <= 70; n++ {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.Float64() * 900 // (x − 0)·(−1): exponents 0 … −900
+		}
+		if n > 0 {
+			x[rng.IntN(n)] = 0 // the largest term, 1
+		}
+		var want float64
+		for _, v := range x {
+			want += math.Exp(-v)
+		}
+		if got := ExpSum(x, 0, -1); math.Abs(got-want) > 1e-14*want {
+			t.Fatalf("n=%d: ExpSum %v, loop %v", n, got, want)
+		}
+	}
+	for _, c := range []struct {
+		x    float64
+		want float64
+	}{{710, math.Inf(1)}, {math.NaN(), math.NaN()}} {
+		x := []float64{0, 0, c.x, 0, 0}
+		got := ExpSum(x, 0, 1)
+		if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Fatalf("ExpSum with %v: %v, want %v", c.x, got, c.want)
+		}
+	}
+}
