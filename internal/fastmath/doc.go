@@ -15,7 +15,8 @@
 //
 // Beside it are the other inner loops the detectors spend their time in,
 // each in AVX2/FMA assembly on amd64 with a plain Go loop elsewhere: Exp
-// (math.Exp to two ulps, four at a time: RBF kernel values and KDE sums),
+// (math.Exp to two ulps, four at a time: RBF kernel values) and ExpSum (a
+// log-sum-exp's shifted, scaled terms summed in the same pass: KDE),
 // Dot4 and DotAxpy4x2 (kernel PCA's projections and its Lanczos products
 // over one triangle of the kernel matrix), and MulNN with SumSquares (the
 // small-inner-dimension product X·Yᵀ behind the Gram, cross-kernel and
