@@ -363,8 +363,18 @@ func scoreInto(ctx context.Context, dst []float64, fm randfeat.Map, w []float64,
 			defer wg.Done()
 			buf := chunkPool.Get().(*mat.Dense)
 			defer chunkPool.Put(buf)
+			dm, fused := fm.(randfeat.DotMap)
 			for k := wk; k < nchunks && ctx.Err() == nil; k += workers {
 				lo, hi := k*chunk, min((k+1)*chunk, n)
+				if fused {
+					// Features and their inner products with w in one
+					// pass over each row.
+					dm.TransformDot(dst[lo:hi], rowSlice(X, lo, hi), w, chunkBuf(buf, hi-lo, fm.Dim()))
+					for i := lo; i < hi; i++ {
+						dst[i] = -dst[i]
+					}
+					continue
+				}
 				z := featuresOf(fm, X, lo, hi, buf)
 				for i := 0; i < hi-lo; i++ {
 					dst[lo+i] = -floats.Dot(z.RawRowView(i), w)
@@ -493,15 +503,18 @@ var chunkPool = sync.Pool{New: func() any { return new(mat.Dense) }}
 
 // featuresOf maps rows [lo, hi) of X into buf (resized as needed).
 func featuresOf(fm randfeat.Map, X mat.Matrix, lo, hi int, buf *mat.Dense) *mat.Dense {
-	sub := rowSlice(X, lo, hi)
-	D := fm.Dim()
-	if r, c := buf.Dims(); buf.IsEmpty() || r < hi-lo || c != D {
-		buf.Reset()
-		buf.ReuseAs(hi-lo, D)
-	}
-	z := buf.Slice(0, hi-lo, 0, D).(*mat.Dense)
-	fm.Transform(z, sub)
+	z := chunkBuf(buf, hi-lo, fm.Dim())
+	fm.Transform(z, rowSlice(X, lo, hi))
 	return z
+}
+
+// chunkBuf returns the first rows × D of buf, resized as needed.
+func chunkBuf(buf *mat.Dense, rows, D int) *mat.Dense {
+	if r, c := buf.Dims(); buf.IsEmpty() || r < rows || c != D {
+		buf.Reset()
+		buf.ReuseAs(rows, D)
+	}
+	return buf.Slice(0, rows, 0, D).(*mat.Dense)
 }
 
 // rowSlice returns rows [lo, hi) of X without copying where the type allows.

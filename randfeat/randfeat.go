@@ -12,6 +12,7 @@ import (
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,6 +26,18 @@ type Map interface {
 	// *sparse.CSR, which is never densified.
 	Transform(dst *mat.Dense, X mat.Matrix)
 }
+
+// DotMap is a Map that also forms the inner products ⟨z(x_i), w⟩ of the
+// rows of X with a vector w of length Dim without the caller reading the
+// features back: dst[i] = ⟨z(x_i), w⟩, with z (rows × Dim, as Transform's
+// dst) as scratch that holds z(X) afterwards. It runs on the calling
+// goroutine (the caller splits the rows between workers).
+type DotMap interface {
+	Map
+	TransformDot(dst []float64, X mat.Matrix, w []float64, z *mat.Dense)
+}
+
+var _ DotMap = (*Fourier)(nil)
 
 // RowMap is a Map that also maps a single row without allocating: dst is
 // resliced to Dim when its capacity allows and returned.
@@ -135,6 +148,45 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 			}
 		}
 	})
+}
+
+// TransformDot sets dst[i] = ⟨z(x_i), w⟩ for the rows of X (see DotMap):
+// for dense X eight rows at a time, their projections from
+// fastmath.MulNN and then each row's cosines and its inner product with w
+// in one pass (fastmath.CosAddDot); other X go through Transform.
+func (f *Fourier) TransformDot(dst []float64, X mat.Matrix, w []float64, z *mat.Dense) {
+	X = csr.Input(X)
+	c, D := f.InputDim(), f.Dim()
+	n := sizeDst(z, X, c, D)
+	if len(dst) != n || len(w) != D {
+		panic("randfeat: TransformDot lengths do not fit")
+	}
+	if n == 0 {
+		return
+	}
+	rm, dense := X.(mat.RawMatrixer)
+	if _, sp := X.(*sparse.CSR); sp || !dense {
+		f.Transform(z, X)
+		for i := range dst {
+			dst[i] = floats.Dot(z.RawRowView(i), w)
+		}
+		return
+	}
+	scale := math.Sqrt(2 / float64(D))
+	wt, xr, o := f.transposed().RawMatrix(), rm.RawMatrix(), z.RawMatrix()
+	for r0 := 0; r0 < n; r0 += cosRows {
+		r1 := min(r0+cosRows, n)
+		fastmath.MulNN(o.Data[r0*o.Stride:], o.Stride, xr.Data[r0*xr.Stride:], xr.Stride, wt.Data, wt.Stride, r1-r0, D, c)
+		for i := r0; i < r1; i++ {
+			row := z.RawRowView(i)
+			s, slow := fastmath.CosAddDot(row, f.B, scale, w)
+			if slow {
+				farRow(row)
+				s = floats.Dot(row, w)
+			}
+			dst[i] = s
+		}
+	}
 }
 
 // TransformRow returns z(x) in dst, resliced to D when cap(dst) ≥ D (no

@@ -314,3 +314,44 @@ func TestTransformNoRows(t *testing.T) {
 		t.Fatal("dst allocated for zero rows")
 	}
 }
+
+// TransformDot equals Transform followed by the inner products with w (to
+// 1e-12) and leaves z(X) in its scratch, for dense input (blocks of eight
+// rows and a remainder), a CSR copy, a non-raw mat.Matrix, and a row whose
+// projections are out of the cosine's fast range (as far from the data as
+// float64 allows: its features are 0).
+func TestTransformDot(t *testing.T) {
+	const n, d = 203, 9
+	x := testmat.Uniform(n, d, 0.6, rand.NewPCG(3, 2))
+	for j := 0; j < d; j++ {
+		x.Set(17, j, 1.7e308) // projections overflow: cosines NaN
+	}
+	k := kernel.RBF{Gamma: 0.5}
+	for name, f := range map[string]DotMap{
+		"fourier":    NewFourier(k, d, 301, rand.NewPCG(1, 3)),
+		"orthogonal": NewOrthogonal(k, d, 300, rand.NewPCG(1, 3)),
+	} {
+		w := make([]float64, f.Dim())
+		for i := range w {
+			w[i] = math.Sin(float64(i))
+		}
+		var want mat.Dense
+		f.Transform(&want, x)
+		for in, X := range map[string]mat.Matrix{"dense": x, "csr": testmat.CSR(x), "other": mat.Transpose{Matrix: mat.DenseCopyOf(x.T())}} {
+			got := make([]float64, n)
+			var z mat.Dense
+			f.TransformDot(got, X, w, &z)
+			if e := testmat.MaxAbsDiffMat(&want, &z); e > 1e-12 {
+				t.Errorf("%s %s: features differ from Transform by %g", name, in, e)
+			}
+			for i := range got {
+				if d := math.Abs(got[i] - mat.Dot(want.RowView(i), mat.NewVecDense(len(w), w))); d > 1e-12 {
+					t.Fatalf("%s %s: row %d inner product off by %g", name, in, i, d)
+				}
+			}
+			if got[17] != 0 {
+				t.Errorf("%s %s: far row's inner product %v, want 0", name, in, got[17])
+			}
+		}
+	}
+}

@@ -54,6 +54,43 @@ func CosAdd(dst, b []float64, s float64) (slow bool) {
 	return cosAddGeneric(dst[n4:], b[n4:], s) || slow
 }
 
+// CosAddDot is CosAdd followed by the dot product of the new dst with w
+// (len(w) ≥ len(dst)): a feature row and its inner product with an
+// embedding in one pass over the row where the assembly runs, the products
+// summed four at a time. When some argument was out of range (slow, as
+// CosAdd reports) the dot product is recomputed over the finished row,
+// and a caller that then changes the row recomputes it again.
+func CosAddDot(dst, b []float64, s float64, w []float64) (dot float64, slow bool) {
+	if len(dst) != len(b) || len(w) < len(dst) {
+		panic("fastmath: length mismatch")
+	}
+	n4 := 0
+	if useAsm && s < MaxArg && s > -MaxArg {
+		n4 = len(dst) &^ 3
+		if n4 > 0 {
+			dot, slow = cosAddDotAsm(dst[:n4], b[:n4], w[:n4], s)
+			if slow {
+				for j, v := range dst[:n4] {
+					if !(v < MaxArg && v > -MaxArg) {
+						dst[j] = s * math.Cos(v)
+					}
+				}
+			}
+		}
+	}
+	if cosAddGeneric(dst[n4:], b[n4:], s) {
+		slow = true
+	}
+	lo := n4
+	if slow {
+		dot, lo = 0, 0
+	}
+	for j := lo; j < len(dst); j++ {
+		dot += dst[j] * w[j]
+	}
+	return dot, slow
+}
+
 // cosAddGeneric is the portable kernel; it reports whether some argument
 // went through math.Cos.
 func cosAddGeneric(dst, b []float64, s float64) (slow bool) {

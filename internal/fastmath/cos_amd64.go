@@ -63,3 +63,9 @@ func mulNNSeq4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb in
 //
 //go:noescape
 func expSumAsm(x []float64, shift, scale float64) (sum float64)
+
+// cosAddDotAsm is cosAddAsm that also returns Σ dst[j]·w[j] over the new
+// values of the lanes in range (see CosAddDot).
+//
+//go:noescape
+func cosAddDotAsm(dst, b, w []float64, s float64) (dot float64, outOfRange bool)

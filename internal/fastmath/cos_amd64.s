@@ -77,12 +77,11 @@ DATA cosv<>+0x230(SB)/8, $0x3c1e542ba4020225
 DATA cosv<>+0x238(SB)/8, $0x3c1e542ba4020225
 GLOBL cosv<>(SB), RODATA|NOPTR, $0x240
 
-// COSSETUP loads the constants COS4 keeps in registers (1/π, the |x|
-// mask, MaxArg, the rounding constant) and clears the out-of-range
-// accumulator Y10.
+// COSSETUP loads the constants COS4 keeps in registers (1/π, MaxArg, the
+// rounding constant) and clears the out-of-range accumulator Y10. Y13 is
+// left to the kernels (cosAddDotAsm's sum).
 #define COSSETUP \
 	VMOVUPD cosv<>+0x000(SB), Y14; \
-	VMOVUPD cosv<>+0x0a0(SB), Y13; \
 	VMOVUPD cosv<>+0x0c0(SB), Y12; \
 	VMOVUPD cosv<>+0x020(SB), Y11; \
 	VXORPD Y10, Y10, Y10;
@@ -95,7 +94,7 @@ GLOBL cosv<>(SB), RODATA|NOPTR, $0x240
 // cos x = (−1)^k·cos r with cos r from its Taylor polynomial in z = r².
 // Clobbers Y1-Y6 and Y9. Needs COSSETUP and s in Y15.
 #define COS4 \
-	VANDPD   Y13, Y0, Y1; \
+	VANDPD   cosv<>+0x0a0(SB), Y0, Y1; \
 	VCMPPD   $0x15, Y12, Y1, Y9; \
 	VORPD    Y9, Y10, Y10; \
 	VMOVAPD  Y11, Y2; \
@@ -191,5 +190,44 @@ adone:
 	VMOVMSKPD Y10, AX
 	TESTQ AX, AX
 	SETNE outOfRange+112(FP)
+	VZEROUPPER
+	RET
+
+// func cosAddDotAsm(dst, b, w []float64, s float64) (dot float64, outOfRange bool)
+// dst[j] = s·cos(dst[j] + b[j]) as cosAddAsm, and dot = Σ_j dst[j]·w[j]
+// over the lanes in range (out-of-range lanes add 0), four partial sums in
+// Y13, in the same pass.
+TEXT ·cosAddDotAsm(SB), NOSPLIT, $0-89
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ b_base+24(FP), SI
+	MOVQ w_base+48(FP), DX
+	VBROADCASTSD s+72(FP), Y15
+	COSSETUP
+	VXORPD Y13, Y13, Y13
+	SHRQ $2, CX
+	JZ   ddone
+
+dloop:
+	VMOVUPD (DI), Y0
+	VADDPD  (SI), Y0, Y0             // x = dst + b
+	COS4
+	VMOVUPD  Y6, (DI)
+	VANDNPD  Y6, Y9, Y7              // lanes out of range: 0
+	VFMADD231PD (DX), Y7, Y13        // dot += z·w
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ  dloop
+
+ddone:
+	VEXTRACTF128 $1, Y13, X1
+	VADDPD       X1, X13, X13
+	VHADDPD      X13, X13, X13
+	VMOVSD       X13, dot+80(FP)
+	VMOVMSKPD Y10, AX
+	TESTQ AX, AX
+	SETNE outOfRange+88(FP)
 	VZEROUPPER
 	RET

@@ -37,3 +37,7 @@ func mulNNSeq4x4Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb in
 }
 
 func expSumAsm(x []float64, shift, scale float64) float64 { panic("fastmath: no assembly kernel") }
+
+func cosAddDotAsm(dst, b, w []float64, s float64) (float64, bool) {
+	panic("fastmath: no assembly kernel")
+}

@@ -159,3 +159,40 @@ func TestCosAffine(t *testing.T) {
 		}
 	}
 }
+
+// CosAddDot leaves dst as CosAdd does (bit for bit) and returns its dot
+// product with w to rounding, for every length up to 70 (assembly blocks
+// and the tail), with and without arguments out of the fast range.
+func TestCosAddDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for n := 0; n <= 70; n++ {
+		for _, far := range []bool{false, true} {
+			x, b, w := make([]float64, n), make([]float64, n), make([]float64, n+2)
+			for i := range x {
+				x[i], b[i] = rng.NormFloat64()*30, rng.Float64()*2*math.Pi
+			}
+			for i := range w {
+				w[i] = rng.NormFloat64()
+			}
+			if far && n > 5 {
+				x[1], x[5] = 3e7, -2e9
+			}
+			got, want := append([]float64(nil), x...), append([]float64(nil), x...)
+			dot, slow := CosAddDot(got, b, 0.7, w)
+			wslow := CosAdd(want, b, 0.7)
+			var wdot, mag float64
+			for j, v := range want {
+				wdot += v * w[j]
+				mag += math.Abs(v * w[j])
+			}
+			for j := range got {
+				if got[j] != want[j] {
+					t.Fatalf("n=%d far=%v: dst[%d] %v, CosAdd %v", n, far, j, got[j], want[j])
+				}
+			}
+			if slow != wslow || math.Abs(dot-wdot) > 1e-14*max(mag, 1) {
+				t.Fatalf("n=%d far=%v: dot %v slow %v, want %v %v", n, far, dot, slow, wdot, wslow)
+			}
+		}
+	}
+}
