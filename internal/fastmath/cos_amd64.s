@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "hsum_amd64.h"
 
 // Constants, each stored four times (one 32-byte vector) so that the
 // reduction and polynomial steps take them as memory operands (see
@@ -222,9 +223,7 @@ dloop:
 	JNZ  dloop
 
 ddone:
-	VEXTRACTF128 $1, Y13, X1
-	VADDPD       X1, X13, X13
-	VHADDPD      X13, X13, X13
+	HSUM(Y13, X13, X1)
 	VMOVSD       X13, dot+80(FP)
 	VMOVMSKPD Y10, AX
 	TESTQ AX, AX

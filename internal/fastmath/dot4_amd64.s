@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "hsum_amd64.h"
 
 // func dot4Asm(x, y0, y1, y2, y3 *float64, n int) (s0, s1, s2, s3 float64)
 //
@@ -43,24 +44,16 @@ loop:
 	VADDPD Y5, Y4, Y4
 	VADDPD Y7, Y6, Y6
 
-	VEXTRACTF128 $1, Y0, X1
-	VADDPD       X1, X0, X0
-	VHADDPD      X0, X0, X0
+	HSUM(Y0, X0, X1)
 	VMOVSD       X0, s0+48(FP)
 
-	VEXTRACTF128 $1, Y2, X3
-	VADDPD       X3, X2, X2
-	VHADDPD      X2, X2, X2
+	HSUM(Y2, X2, X3)
 	VMOVSD       X2, s1+56(FP)
 
-	VEXTRACTF128 $1, Y4, X5
-	VADDPD       X5, X4, X4
-	VHADDPD      X4, X4, X4
+	HSUM(Y4, X4, X5)
 	VMOVSD       X4, s2+64(FP)
 
-	VEXTRACTF128 $1, Y6, X7
-	VADDPD       X7, X6, X6
-	VHADDPD      X6, X6, X6
+	HSUM(Y6, X6, X7)
 	VMOVSD       X6, s3+72(FP)
 
 	VZEROUPPER

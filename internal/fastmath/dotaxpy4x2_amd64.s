@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "hsum_amd64.h"
 
 // DOT2 loads y_c from p into t and adds it times row i (Y8) to acc0 and
 // times row i+1 (Y9) to acc1.
@@ -18,9 +19,7 @@
 // HSUMADD adds the four lanes of y (x its low half) to the float64 at
 // off(CX) and stores the sum there; clobbers X8.
 #define HSUMADD(y, x, off) \
-	VEXTRACTF128 $1, y, X8; \
-	VADDPD       X8, x, x; \
-	VHADDPD      x, x, x; \
+	HSUM(y, x, X8); \
 	VADDSD       off(CX), x, x; \
 	VMOVSD       x, off(CX)
 

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "hsum_amd64.h"
 
 // Constants of math.Exp (FreeBSD's e_exp.c), each broadcast to four lanes.
 DATA expk<>+0x00(SB)/8, $0x3ff71547652b82fe   // log2(e)
@@ -21,9 +22,17 @@ GLOBL expk<>(SB), RODATA|NOPTR, $0x80
 
 #define K(off) expk<>+off(SB)
 
+// EXPSETUP loads the constants EXP4 keeps in registers: log2(e) (Y15), ln2
+// in two parts (Y14, Y13) and the round-to-integer constant (Y12).
+#define EXPSETUP \
+	VBROADCASTSD K(0x00), Y15; \
+	VBROADCASTSD K(0x08), Y14; \
+	VBROADCASTSD K(0x10), Y13; \
+	VBROADCASTSD K(0x50), Y12
+
 // EXP4 sets Y7 = e^Y0 lane by lane for arguments in [−708.396, 709.78]
 // (other lanes undefined), with math.Exp's algorithm (see expAsm).
-// Needs Y12-Y15 as expAsm sets them; clobbers Y1-Y8.
+// Needs EXPSETUP; clobbers Y1-Y8.
 #define EXP4 \
 	VMULPD  Y15, Y0, Y1; \
 	VROUNDPD $0, Y1, Y1; \
@@ -71,10 +80,7 @@ TEXT ·expAsm(SB), NOSPLIT, $0-49
 	MOVQ dst_base+0(FP), DI
 	MOVQ dst_len+8(FP), CX
 	MOVQ src_base+24(FP), SI
-	VBROADCASTSD K(0x00), Y15        // log2e
-	VBROADCASTSD K(0x08), Y14        // ln2hi
-	VBROADCASTSD K(0x10), Y13        // ln2lo
-	VBROADCASTSD K(0x50), Y12        // magic
+	EXPSETUP
 	VBROADCASTSD K(0x68), Y11        // lower limit
 	VBROADCASTSD K(0x70), Y10        // upper limit
 	VXORPD       Y9, Y9, Y9          // out-of-range lanes seen
@@ -116,10 +122,7 @@ TEXT ·expSumAsm(SB), NOSPLIT, $0-48
 	MOVQ x_len+8(FP), CX
 	VBROADCASTSD shift+24(FP), Y9
 	VBROADCASTSD scale+32(FP), Y10
-	VBROADCASTSD K(0x00), Y15        // log2e
-	VBROADCASTSD K(0x08), Y14        // ln2hi
-	VBROADCASTSD K(0x10), Y13        // ln2lo
-	VBROADCASTSD K(0x50), Y12        // magic
+	EXPSETUP
 	VXORPD       Y11, Y11, Y11       // the sums
 	SHRQ $2, CX
 	JZ   sdone
@@ -142,9 +145,7 @@ sloop:
 	JNZ  sloop
 
 sdone:
-	VEXTRACTF128 $1, Y11, X1
-	VADDPD       X1, X11, X11
-	VHADDPD      X11, X11, X11
+	HSUM(Y11, X11, X1)
 	VMOVSD       X11, sum+40(FP)
 	VZEROUPPER
 	RET

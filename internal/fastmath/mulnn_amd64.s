@@ -17,20 +17,26 @@
 	VADDPD       Y15, hi, hi
 
 // MULNN is the body of both kernels, ROW the update of one row's sums.
-#define MULNN(ROW) \
+// MULNNARGS loads the arguments both block shapes share: c (DI) and its
+// stride in bytes (R8), a (SI) and its stride (R9) and 3·lda (BX), and b's
+// stride (R10).
+#define MULNNARGS \
 	MOVQ c+0(FP), DI; \
 	MOVQ ldc+8(FP), R8; \
 	SHLQ $3, R8; \
 	MOVQ a+16(FP), SI; \
 	MOVQ lda+24(FP), R9; \
 	SHLQ $3, R9; \
-	MOVQ b+32(FP), DX; \
+	LEAQ (R9)(R9*2), BX; \
 	MOVQ ldb+40(FP), R10; \
-	SHLQ $3, R10; \
+	SHLQ $3, R10
+
+#define MULNN(ROW) \
+	MULNNARGS; \
+	MOVQ b+32(FP), DX; \
 	MOVQ n+48(FP), R11; \
 	SHLQ $3, R11; \
 	MOVQ k+56(FP), CX; \
-	LEAQ (R9)(R9*2), BX; \
 	XORQ R14, R14; \
 cols: \
 	VXORPD Y0, Y0, Y0; \
@@ -83,17 +89,9 @@ terms: \
 
 // MULNN4 is MULNN for four columns: one vector of sums per row (Y0…Y3).
 #define MULNN4(ROW) \
-	MOVQ c+0(FP), DI; \
-	MOVQ ldc+8(FP), R8; \
-	SHLQ $3, R8; \
-	MOVQ a+16(FP), SI; \
-	MOVQ lda+24(FP), R9; \
-	SHLQ $3, R9; \
+	MULNNARGS; \
 	MOVQ b+32(FP), R12; \
-	MOVQ ldb+40(FP), R10; \
-	SHLQ $3, R10; \
 	MOVQ k+48(FP), AX; \
-	LEAQ (R9)(R9*2), BX; \
 	VXORPD Y0, Y0, Y0; \
 	VXORPD Y1, Y1, Y1; \
 	VXORPD Y2, Y2, Y2; \
