@@ -128,17 +128,11 @@ func (f *Fourier) Transform(dst *mat.Dense, X mat.Matrix) {
 				// A few rows at a time: their projections from the
 				// register-blocked product, then their cosines while
 				// the rows are still in the cache.
-				xb := rowBlock(X, i0, i1, &buf)
-				w, xr, o := wt.RawMatrix(), xb.RawMatrix(), out.RawMatrix()
-				for r0 := 0; r0 < i1-i0; r0 += cosRows {
-					r1 := min(r0+cosRows, i1-i0)
-					fastmath.MulNN(o.Data[r0*o.Stride:], o.Stride, xr.Data[r0*xr.Stride:], xr.Stride, w.Data, w.Stride, r1-r0, D, c)
-					for i := r0; i < r1; i++ {
-						if cosRow(out.RawRowView(i), f.B, scale) {
-							farRow(out.RawRowView(i))
-						}
+				f.projectRows(out, rowBlock(X, i0, i1, &buf), func(i int, row []float64) {
+					if cosRow(row, f.B, scale) {
+						farRow(row)
 					}
-				}
+				})
 				return
 			}
 			for i := 0; i < i1-i0; i++ {
@@ -173,18 +167,31 @@ func (f *Fourier) TransformDot(dst []float64, X mat.Matrix, w []float64, z *mat.
 		return
 	}
 	scale := math.Sqrt(2 / float64(D))
-	wt, xr, o := f.transposed().RawMatrix(), rm.RawMatrix(), z.RawMatrix()
+	var xd mat.Dense
+	xd.SetRawMatrix(rm.RawMatrix())
+	f.projectRows(z, &xd, func(i int, row []float64) {
+		s, slow := fastmath.CosAddDot(row, f.B, scale, w)
+		if slow {
+			farRow(row)
+			s = floats.Dot(row, w)
+		}
+		dst[i] = s
+	})
+}
+
+// projectRows sets the rows of out to the projections Wx of the rows of
+// the dense x, cosRows rows at a time (fastmath.MulNN), and hands each
+// block's rows to finish (row index, row of out) while they are still in
+// the cache.
+func (f *Fourier) projectRows(out, x *mat.Dense, finish func(i int, row []float64)) {
+	n, c := x.Dims()
+	D := f.Dim()
+	wt, xr, o := f.transposed().RawMatrix(), x.RawMatrix(), out.RawMatrix()
 	for r0 := 0; r0 < n; r0 += cosRows {
 		r1 := min(r0+cosRows, n)
 		fastmath.MulNN(o.Data[r0*o.Stride:], o.Stride, xr.Data[r0*xr.Stride:], xr.Stride, wt.Data, wt.Stride, r1-r0, D, c)
 		for i := r0; i < r1; i++ {
-			row := z.RawRowView(i)
-			s, slow := fastmath.CosAddDot(row, f.B, scale, w)
-			if slow {
-				farRow(row)
-				s = floats.Dot(row, w)
-			}
-			dst[i] = s
+			finish(i, o.Data[i*o.Stride:i*o.Stride+D])
 		}
 	}
 }
