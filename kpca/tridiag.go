@@ -1,0 +1,160 @@
+package kpca
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// symTridiag is the reduction of a symmetric k × k matrix to tridiagonal
+// form, T = Q·J·Qᵀ (LAPACK's dsytrd, lower triangle): J's diagonal d and
+// subdiagonal e, and Q as k − 1 Householder reflectors (a, tau).
+//
+// The Lanczos matrix of blockLanczos is reduced once a step; its
+// eigenvalues come from J alone (dsterf), and the few eigenvectors the
+// Ritz pairs need from inverse iteration on J and Q applied to them. A
+// full eigendecomposition with vectors (dsteqr accumulating every rotation
+// into a k × k matrix) took 0.10–0.14 s a call at k ≈ 320, most of the
+// time of a q = 50 fit outside the passes over the kernel matrix.
+type symTridiag struct {
+	k         int
+	a         []float64 // k × k row-major: the reflectors below the subdiagonal
+	d, e, tau []float64
+	normJ     float64 // ‖J‖∞
+	impl      gonum.Implementation
+}
+
+// reduceSym reduces the symmetric matrix t (its lower triangle is read).
+func reduceSym(t *mat.Dense) *symTridiag {
+	k, _ := t.Dims()
+	r := &symTridiag{k: k, a: make([]float64, k*k), d: make([]float64, k), e: make([]float64, max(k-1, 0)), tau: make([]float64, max(k-1, 0))}
+	tr := t.RawMatrix()
+	for i := 0; i < k; i++ {
+		copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
+	}
+	if k == 0 {
+		return r
+	}
+	work := []float64{0}
+	r.impl.Dsytrd(blas.Lower, k, r.a, k, r.d, r.e, r.tau, work, -1)
+	work = make([]float64, max(int(work[0]), 1))
+	r.impl.Dsytrd(blas.Lower, k, r.a, k, r.d, r.e, r.tau, work, len(work))
+	for i := 0; i < k; i++ {
+		s := math.Abs(r.d[i])
+		if i > 0 {
+			s += math.Abs(r.e[i-1])
+		}
+		if i < k-1 {
+			s += math.Abs(r.e[i])
+		}
+		r.normJ = math.Max(r.normJ, s)
+	}
+	return r
+}
+
+// values returns the eigenvalues in descending order, or nil when the QL
+// iteration does not converge.
+func (r *symTridiag) values() []float64 {
+	d := append([]float64(nil), r.d...)
+	e := append([]float64(nil), r.e...)
+	if !r.impl.Dsterf(r.k, d, e) {
+		return nil
+	}
+	for i, j := 0, len(d)-1; i < j; i, j = i+1, j-1 {
+		d[i], d[j] = d[j], d[i]
+	}
+	return d
+}
+
+// clusterGap is the distance between eigenvalues, relative to ‖J‖, below
+// which their inverse-iteration vectors are kept orthogonal to each other
+// explicitly (LAPACK's dstein uses the same 10⁻³).
+const clusterGap = 1e-3
+
+// vectors returns the unit eigenvectors of T for the eigenvalues vals
+// (values' output, any of them, in any order) as the columns of a k ×
+// len(vals) matrix, or nil when inverse iteration breaks down. Each is
+// three steps of inverse iteration on J shifted by its eigenvalue, from a
+// seeded random start, kept orthogonal to the vectors already found for
+// eigenvalues within clusterGap·‖J‖, then multiplied by Q.
+func (r *symTridiag) vectors(vals []float64) *mat.Dense {
+	k, m := r.k, len(vals)
+	z := mat.NewDense(k, max(m, 1), nil)
+	if k == 0 || m == 0 {
+		return z
+	}
+	zr := z.RawMatrix()
+	eps := math.Nextafter(1, 2) - 1
+	dl, dd, du := make([]float64, k-1), make([]float64, k), make([]float64, k-1)
+	x, b := make([]float64, k), make([]float64, k)
+	col := func(j int, dst []float64) {
+		for i := range dst {
+			dst[i] = zr.Data[i*zr.Stride+j]
+		}
+	}
+	prev := make([]float64, k)
+	for j, lambda := range vals {
+		rng := rand.New(rand.NewPCG(uint64(j), 0x5eed))
+		for i := range x {
+			x[i] = 2*rng.Float64() - 1
+		}
+		shift := lambda
+		for it := 0; it < 3; it++ {
+			solved := false
+			for try := 0; try < 4 && !solved; try++ {
+				copy(dl, r.e)
+				copy(du, r.e)
+				for i := range dd {
+					dd[i] = r.d[i] - shift
+				}
+				copy(b, x)
+				if r.impl.Dgtsv(k, 1, dl, dd, du, b, 1) {
+					solved = true
+					break
+				}
+				// an exactly singular shift: move it off the eigenvalue
+				shift += 10 * eps * math.Max(r.normJ, math.Abs(lambda)) * float64(try+1)
+			}
+			if !solved {
+				return nil
+			}
+			for c := 0; c < j; c++ {
+				if math.Abs(vals[c]-lambda) > clusterGap*r.normJ {
+					continue
+				}
+				col(c, prev)
+				var dot float64
+				for i := range b {
+					dot += b[i] * prev[i]
+				}
+				for i := range b {
+					b[i] -= dot * prev[i]
+				}
+			}
+			var s float64
+			for _, v := range b {
+				s += v * v
+			}
+			s = math.Sqrt(s)
+			if !(s > 0) || math.IsInf(s, 0) {
+				return nil
+			}
+			for i := range x {
+				x[i] = b[i] / s
+			}
+		}
+		for i := range x {
+			zr.Data[i*zr.Stride+j] = x[i]
+		}
+	}
+	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
+		work := []float64{0}
+		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[k:], k, r.tau, zr.Data[zr.Stride:], zr.Stride, work, -1)
+		work = make([]float64, max(int(work[0]), m))
+		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[k:], k, r.tau, zr.Data[zr.Stride:], zr.Stride, work, len(work))
+	}
+	return z
+}
