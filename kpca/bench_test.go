@@ -117,3 +117,30 @@ func BenchmarkSymMulBlock(b *testing.B) {
 		free()
 	}
 }
+
+// BenchmarkMulTN times mulTN, pᵀ·V for a Lanczos block p (n × 28) and a
+// basis V of k columns stored, as blockLanczos stores it, in an n × 500
+// matrix.
+func BenchmarkMulTN(b *testing.B) {
+	const n, bs, maxK = 7000, 28, 500
+	rng := rand.New(rand.NewPCG(1, 2))
+	v := mat.NewDense(n, maxK, nil)
+	p := mat.NewDense(n, bs, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < maxK; j++ {
+			v.Set(i, j, rng.NormFloat64())
+		}
+		for j := 0; j < bs; j++ {
+			p.Set(i, j, rng.NormFloat64())
+		}
+	}
+	pt := make([]float64, bs*n)
+	for _, k := range []int{100, 300} {
+		vk := v.Slice(0, n, 0, k).(*mat.Dense)
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				mulTN(p, vk, pt)
+			}
+		})
+	}
+}
