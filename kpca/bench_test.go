@@ -86,7 +86,8 @@ func BenchmarkGrid(b *testing.B) {
 
 // BenchmarkSymMulBlock times one Lanczos pass (symMulBlock) over the upper
 // triangle of an n × n matrix mapped as Fit maps it (hugepage.Alloc),
-// with blocks of b = 8 (the default target's) and 28 (50 components).
+// with blocks of b = 8 (the default target's), 12 (50 components) and 28
+// (the block 50 components had before it became q/4).
 func BenchmarkSymMulBlock(b *testing.B) {
 	for _, n := range []int{5000, 7000} {
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -98,7 +99,7 @@ func BenchmarkSymMulBlock(b *testing.B) {
 				raw.Data[i*n+j] = rng.Float64()
 			}
 		}
-		for _, bs := range []int{8, 28} {
+		for _, bs := range []int{8, 12, 28} {
 			v := mat.NewDense(n, bs, nil)
 			for i := 0; i < n; i++ {
 				for j := 0; j < bs; j++ {
