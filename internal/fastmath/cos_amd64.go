@@ -48,6 +48,18 @@ func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, 
 //go:noescape
 func mulNNSeq4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
 
+// mulNN1x16Asm is the one-row block of MulNN: row c of C, columns
+// 0…n−1 (n a positive multiple of 16), over k ≥ 1 terms, for the rows
+// below the last block of four (a single row: one kernel column).
+//
+//go:noescape
+func mulNN1x16Asm(c, a, b *float64, ldb, n, k int)
+
+// mulNNSeq1x16Asm is mulNN1x16Asm with a multiply and an add per term.
+//
+//go:noescape
+func mulNNSeq1x16Asm(c, a, b *float64, ldb, n, k int)
+
 // mulNN4x4Asm is the four-column block of MulNN (k ≥ 1).
 //
 //go:noescape

@@ -41,3 +41,7 @@ func expSumAsm(x []float64, shift, scale float64) float64 { panic("fastmath: no 
 func cosAddDotAsm(dst, b, w []float64, s float64) (float64, bool) {
 	panic("fastmath: no assembly kernel")
 }
+
+func mulNN1x16Asm(c, a, b *float64, ldb, n, k int) { panic("fastmath: no assembly kernel") }
+
+func mulNNSeq1x16Asm(c, a, b *float64, ldb, n, k int) { panic("fastmath: no assembly kernel") }

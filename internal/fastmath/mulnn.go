@@ -111,7 +111,17 @@ func SumSquares(x []float64) float64 {
 // with each product rounded (the conversion keeps the compiler from fusing
 // it on machines where it otherwise would).
 func mulRow(c, a, b []float64, ldb int, fused bool) {
-	for j := range c {
+	j0 := 0
+	if useAsm && len(c) >= 16 && len(a) > 0 {
+		// sixteen columns at a time in assembly, the same arithmetic
+		j0 = len(c) &^ 15
+		if fused {
+			mulNN1x16Asm(&c[0], &a[0], &b[0], ldb, j0, len(a))
+		} else {
+			mulNNSeq1x16Asm(&c[0], &a[0], &b[0], ldb, j0, len(a))
+		}
+	}
+	for j := j0; j < len(c); j++ {
 		var s float64
 		for l, v := range a {
 			if fused {

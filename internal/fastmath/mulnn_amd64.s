@@ -115,6 +115,51 @@ terms4: \
 	VZEROUPPER; \
 	RET
 
+// MULNN1X16(OP) is the body of the one-row kernels: c[j] = Σ_l a[l]·b[l·ldb+j]
+// for j < n, n a positive multiple of 16, l = 0…k−1 in order; sixteen
+// columns (four independent sums) at a time, each a[l] broadcast once for
+// them. OP(mem, bcast, acc, tmp) adds a[l]·b to one accumulator.
+#define MULNN1X16(OP) \
+	MOVQ c+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX \
+	MOVQ ldb+24(FP), R8 \
+	SHLQ $3, R8 \
+	MOVQ n+32(FP), CX \
+	MOVQ k+40(FP), R9 \
+col16: \
+	VXORPD Y0, Y0, Y0 \
+	VXORPD Y1, Y1, Y1 \
+	VXORPD Y2, Y2, Y2 \
+	VXORPD Y3, Y3, Y3 \
+	MOVQ DX, R10 \
+	MOVQ SI, R11 \
+	MOVQ R9, R12 \
+term16: \
+	VBROADCASTSD (R11), Y4 \
+	OP((R10), Y4, Y0, Y5) \
+	OP(32(R10), Y4, Y1, Y6) \
+	OP(64(R10), Y4, Y2, Y7) \
+	OP(96(R10), Y4, Y3, Y8) \
+	ADDQ $8, R11 \
+	ADDQ R8, R10 \
+	DECQ R12 \
+	JNZ  term16 \
+	VMOVUPD Y0, (DI) \
+	VMOVUPD Y1, 32(DI) \
+	VMOVUPD Y2, 64(DI) \
+	VMOVUPD Y3, 96(DI) \
+	ADDQ $128, DI \
+	ADDQ $128, DX \
+	SUBQ $16, CX \
+	JNZ  col16 \
+	VZEROUPPER \
+	RET
+
+#define FMA1(mem, bc, acc, tmp) VFMADD231PD mem, bc, acc
+#define SEQ1(mem, bc, acc, tmp) VMULPD mem, bc, tmp; VADDPD tmp, acc, acc
+
+
 // func mulNN4x8Asm(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
 //
 // For rows i = 0…3 and columns j = 0…n−1 (n a positive multiple of 8):
@@ -144,3 +189,11 @@ TEXT ·mulNN4x4Asm(SB), NOSPLIT, $0-56
 // mulNN4x4Asm with a multiply and an add per term.
 TEXT ·mulNNSeq4x4Asm(SB), NOSPLIT, $0-56
 	MULNN4(ROW1SEQ)
+
+// func mulNN1x16Asm(c, a, b *float64, ldb, n, k int)
+TEXT ·mulNN1x16Asm(SB), NOSPLIT, $0-48
+	MULNN1X16(FMA1)
+
+// func mulNNSeq1x16Asm(c, a, b *float64, ldb, n, k int)
+TEXT ·mulNNSeq1x16Asm(SB), NOSPLIT, $0-48
+	MULNN1X16(SEQ1)
