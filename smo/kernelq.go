@@ -171,20 +171,11 @@ func (m *KernelMatrix) rbfRange(dst []float32, j, lo, hi int) {
 	}
 	g := (*bp)[:hi-lo]
 	m.crossRange(g, m.rows.dense[j*d:j*d+d], lo, hi)
-	sq, sj, ng := m.rows.sq[lo:hi], m.rows.sq[j], -m.gamma
-	for k, v := range g {
-		r := sq[k] + sj - 2*v
-		if r < 0 {
-			r = 0
-		}
-		g[k] = ng * r
-	}
+	fastmath.GaussArg(g, g, m.rows.sq[lo:hi], m.rows.sq[j], -m.gamma)
 	fastmath.Exp(g, g)
 	out, s := dst[lo:hi], m.scale
 	if m.y == nil {
-		for k, v := range g {
-			out[k] = float32(s * v)
-		}
+		fastmath.ScaleTo32(out, g, s)
 	} else {
 		yj, y := m.y[j], m.y[lo:hi]
 		for k, v := range g {
@@ -352,14 +343,8 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 				// last bit.
 				fastmath.MulNNSeq(tile[i0:], n, data[i0*d:], d, m.xt[i0:], n, i1-i0, n-i0, d)
 				for i := i0; i < i1; i++ {
-					si, qi := sq[i], q[i-i0]
-					for j := i; j < n; j++ {
-						r := sq[j] + si - 2*qi[j]
-						if r < 0 {
-							r = 0
-						}
-						qi[j] = -m.gamma * r
-					}
+					qi := q[i-i0]
+					fastmath.GaussArg(qi[i:], qi[i:], sq[i:], sq[i], -m.gamma)
 					fastmath.Exp(qi[i:], qi[i:])
 					for j := i; j < n; j++ {
 						v := float64(float32(m.scale * qi[j]))

@@ -81,3 +81,13 @@ func expSumAsm(x []float64, shift, scale float64) (sum float64)
 //
 //go:noescape
 func cosAddDotAsm(dst, b, w []float64, s float64) (dot float64, outOfRange bool)
+
+// gaussArgAsm is GaussArg's assembly prefix (n a positive multiple of 4).
+//
+//go:noescape
+func gaussArgAsm(dst, cross, sq *float64, sj, scale float64, n int)
+
+// scaleTo32Asm is ScaleTo32's assembly prefix (n a positive multiple of 4).
+//
+//go:noescape
+func scaleTo32Asm(dst *float32, x *float64, s float64, n int)

@@ -45,3 +45,9 @@ func cosAddDotAsm(dst, b, w []float64, s float64) (float64, bool) {
 func mulNN1x16Asm(c, a, b *float64, ldb, n, k int) { panic("fastmath: no assembly kernel") }
 
 func mulNNSeq1x16Asm(c, a, b *float64, ldb, n, k int) { panic("fastmath: no assembly kernel") }
+
+func gaussArgAsm(dst, cross, sq *float64, sj, scale float64, n int) {
+	panic("fastmath: no assembly kernel")
+}
+
+func scaleTo32Asm(dst *float32, x *float64, s float64, n int) { panic("fastmath: no assembly kernel") }

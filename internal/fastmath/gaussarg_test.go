@@ -1,0 +1,54 @@
+package fastmath
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGaussArgScaleTo32 checks GaussArg and ScaleTo32 against their plain
+// loops bit for bit, over lengths around the multiple-of-4 prefix and with
+// the clamp's edge cases (a negative difference, an exact −0 difference,
+// NaN) among random values.
+func TestGaussArgScaleTo32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 64, 1001} {
+		g, sq := make([]float64, n), make([]float64, n)
+		for k := range g {
+			sq[k] = rng.Float64() * 10
+			g[k] = (rng.Float64() - 0.3) * 10
+			switch k % 7 {
+			case 1:
+				g[k] = sq[k] // sq + sj − 2g < 0 for sj < sq
+			case 2:
+				sq[k], g[k] = math.Copysign(0, -1), 0 // with sj = −0: (−0 + −0) − 0 = −0
+			case 3:
+				g[k] = math.NaN()
+			}
+		}
+		for _, sj := range []float64{math.Copysign(0, -1), 0.5, 3} {
+			for _, scale := range []float64{-0.7, 2} {
+				got := make([]float64, n)
+				GaussArg(got, g, sq, sj, scale)
+				for k := range got {
+					r := sq[k] + sj - 2*g[k]
+					if r < 0 {
+						r = 0
+					}
+					want := scale * r
+					if math.Float64bits(got[k]) != math.Float64bits(want) && !(math.IsNaN(got[k]) && math.IsNaN(want)) {
+						t.Fatalf("n=%d sj=%v scale=%v: GaussArg[%d] = %v, want %v", n, sj, scale, k, got[k], want)
+					}
+				}
+				f := make([]float32, n)
+				ScaleTo32(f, got, 1.75)
+				for k := range f {
+					want := float32(1.75 * got[k])
+					if math.Float32bits(f[k]) != math.Float32bits(want) && !(f[k] != f[k] && want != want) {
+						t.Fatalf("n=%d: ScaleTo32[%d] = %v, want %v", n, k, f[k], want)
+					}
+				}
+			}
+		}
+	}
+}
