@@ -7,7 +7,10 @@
 //
 // ADBenchAUCs and ADBenchAnchors hold the ADBench protocol loop (seeds 1–3,
 // fit on the train part, AUC-ROC on the test part, median against the
-// scikit-learn anchors) that several packages' TestADBenchAUC share.
+// scikit-learn anchors) that several packages' TestADBenchAUC share;
+// MedianAUCs reads those anchors from shared/anchors/RESULTS.md, so the
+// tests compare with the peers' figures as published there, not with
+// copies of them.
 //
 // The path is found from this file's own location, so it is the same from
 // every package directory.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
@@ -97,4 +98,53 @@ func TestADBenchAnchorsFailsOffAnchor(t *testing.T) {
 func ExampleDir() {
 	fmt.Println(filepath.Base(filepath.Dir(Dir())), filepath.Base(Dir()))
 	// Output: shared data
+}
+
+// TestReadTable reads a column of a Markdown table under its heading,
+// leaves out cells that are not numbers and stops at the next heading.
+func TestReadTable(t *testing.T) {
+	const md = `# Results
+## Median AUC-ROC
+
+| dataset | a | b |
+|---|---|---|
+| 4_breastw | 0.955 | 0.996 |
+| 6_cardio | failed | 0.954 |
+
+## Median fit time (s)
+
+| dataset | a | b |
+|---|---|---|
+| 4_breastw | 1.5 | 2.5 |
+`
+	got, err := readTable(strings.NewReader(md), "Median AUC-ROC", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["4_breastw"] != 0.996 || got["6_cardio"] != 0.954 {
+		t.Errorf("column b: %v", got)
+	}
+	if got, _ := readTable(strings.NewReader(md), "Median AUC-ROC", "a"); len(got) != 1 || got["4_breastw"] != 0.955 {
+		t.Errorf("column a: %v", got)
+	}
+	if _, err := readTable(strings.NewReader(md), "Median AUC-ROC", "c"); err == nil {
+		t.Error("column c: no error")
+	}
+	if _, err := readTable(strings.NewReader(md), "Median AP", "a"); err == nil {
+		t.Error("missing section: no error")
+	}
+}
+
+// TestMedianAUCs reads the shared RESULTS.md: the columns the anchor
+// tests use hold all 15 ADBench sets.
+func TestMedianAUCs(t *testing.T) {
+	for _, c := range []string{"kde_scott", "kpca_recon", "iforest"} {
+		m := MedianAUCs(t, c)
+		if len(m) != 15 {
+			t.Errorf("%s: %d data sets, want 15: %v", c, len(m), m)
+		}
+	}
+	if m := MedianAUCs(t, "iforest"); m["4_breastw"] != 0.994 {
+		t.Errorf("iforest 4_breastw %v, RESULTS.md says 0.994", m["4_breastw"])
+	}
 }
