@@ -108,3 +108,51 @@ func TestSymMulBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestLanczosRankDeficient fits kernel PCA on 400 rows that take only five
+// distinct values, so the centred kernel matrix has rank 4 and the Krylov
+// blocks become numerically dependent once it is exhausted: Cholesky QR
+// must hand over to Householder QR (which completes the basis with other
+// directions) rather than divide by a vanishing R. With 3, 10 and 40
+// components (below, above and far above the rank) the Lanczos scores
+// must equal the full eigendecomposition's to 1e-9: the scores are
+// squared feature-space distances on the scale of k(x, x) = 1, and above
+// the rank both are round-off (1e-15).
+func TestLanczosRankDeficient(t *testing.T) {
+	n := 400
+	x := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		k := float64(i % 5)
+		x.Set(i, 0, k)
+		x.Set(i, 1, k*k/3)
+		x.Set(i, 2, 1)
+	}
+	scores := func(q, dmax int) []float64 {
+		defer func(old int) { denseMax = old }(denseMax)
+		denseMax = dmax
+		p, err := New(Config{Components: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Fit(context.Background(), x); err != nil {
+			t.Fatalf("q=%d denseMax=%d: %v", q, dmax, err)
+		}
+		s, err := p.Score(nil, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	qs := []int{3, 10, 40}
+	if raceOn { // the dense references are slow under -race: the case above the rank only
+		qs = []int{10}
+	}
+	for _, q := range qs {
+		lanczos, dense := scores(q, 0), scores(q, n)
+		for i := range dense {
+			if math.IsNaN(lanczos[i]) || !(math.Abs(lanczos[i]-dense[i]) <= 1e-9) {
+				t.Fatalf("q=%d row %d: Lanczos %v, dense %v", q, i, lanczos[i], dense[i])
+			}
+		}
+	}
+}
