@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	kflate "github.com/klauspost/compress/flate"
 	"io"
 	"math"
 	"math/bits"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/parallel"
+	kflate "github.com/klauspost/compress/flate"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -172,7 +172,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 	}
 	k := 0
 	var prev []float64  // the previous step's leading Ritz values
-	var hPrev []float64 // the last step's (A·v_new)ᵀV, b × k, when blk = A·v_new
+	var hPrev []float64 // (A·v_new)ᵀV of the last step, b × k: blk = A·v_new
 	for k+b <= maxK {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -183,14 +183,13 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		vk := v.Slice(0, n, 0, max(k, 1)).(*mat.Dense)
 		for pass := 0; pass < 2; pass++ {
 			switch {
-			case k > 0 && pass == 0 && hPrev != nil:
+			case k > 0 && pass == 0:
 				subtractSpan(blk, vk, hPrev)
 			case k > 0:
 				project(blk, vk, pt)
 			}
 			orthonormalise(blk, pt)
 		}
-		hPrev = nil
 		v.Slice(0, n, k, k+b).(*mat.Dense).Copy(blk)
 		wk := w.Slice(0, n, k, k+b).(*mat.Dense)
 		if err := symMulBlock(ctx, wk, a, blk, blkT, acc); err != nil {
@@ -221,9 +220,11 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 				t.Set(j, i, s)
 			}
 		}
+		// The next block is A times this one (the Krylov direction), unless
+		// the pairs below have converged.
+		blk.Copy(wk)
+		hPrev = h
 		if k < q {
-			blk.Copy(wk)
-			hPrev = h
 			continue
 		}
 		// The Ritz vectors cost an O(k³) eigendecomposition with vectors;
@@ -244,8 +245,6 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 			m, ok := target.count(tv)
 			if !ok {
 				prev = nil
-				blk.Copy(wk)
-				hPrev = h
 				continue
 			}
 			q = max(q, m)
@@ -259,8 +258,6 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		}
 		prev = tv
 		if !settled && tv != nil && k+b <= maxK {
-			blk.Copy(wk)
-			hPrev = h
 			continue
 		}
 		var vals []float64
@@ -298,9 +295,6 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		if conv {
 			return vals[:need], y.Slice(0, n, 0, need).(*mat.Dense), nil
 		}
-		// next block: A times the newest block (the Krylov direction)
-		blk.Copy(wk)
-		hPrev = h
 	}
 	return nil, nil, nil
 }

@@ -90,12 +90,6 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 	eps := math.Nextafter(1, 2) - 1
 	dl, dd, du := make([]float64, k-1), make([]float64, k), make([]float64, k-1)
 	x, b := make([]float64, k), make([]float64, k)
-	col := func(j int, dst []float64) {
-		for i := range dst {
-			dst[i] = zr.Data[i*zr.Stride+j]
-		}
-	}
-	prev := make([]float64, k)
 	for j, lambda := range vals {
 		rng := rand.New(rand.NewPCG(uint64(j), 0x5eed))
 		for i := range x {
@@ -103,8 +97,7 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 		}
 		shift := lambda
 		for it := 0; it < 3; it++ {
-			solved := false
-			for try := 0; try < 4 && !solved; try++ {
+			for try := 1; ; try++ {
 				copy(dl, r.e)
 				copy(du, r.e)
 				for i := range dd {
@@ -112,26 +105,24 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 				}
 				copy(b, x)
 				if r.impl.Dgtsv(k, 1, dl, dd, du, b, 1) {
-					solved = true
 					break
 				}
+				if try == 4 {
+					return nil
+				}
 				// an exactly singular shift: move it off the eigenvalue
-				shift += 10 * eps * math.Max(r.normJ, math.Abs(lambda)) * float64(try+1)
-			}
-			if !solved {
-				return nil
+				shift += 10 * eps * math.Max(r.normJ, math.Abs(lambda)) * float64(try)
 			}
 			for c := 0; c < j; c++ {
 				if math.Abs(vals[c]-lambda) > clusterGap*r.normJ {
 					continue
 				}
-				col(c, prev)
-				var dot float64
+				var dot float64 // against column c of z, found before
 				for i := range b {
-					dot += b[i] * prev[i]
+					dot += b[i] * zr.Data[i*zr.Stride+c]
 				}
 				for i := range b {
-					b[i] -= dot * prev[i]
+					b[i] -= dot * zr.Data[i*zr.Stride+c]
 				}
 			}
 			var s float64
