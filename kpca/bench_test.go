@@ -8,6 +8,7 @@ import (
 
 	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -142,6 +143,44 @@ func BenchmarkMulTN(b *testing.B) {
 			for b.Loop() {
 				mulTN(p, vk, pt)
 			}
+		})
+	}
+}
+
+// BenchmarkLanczosParts times the two costs rrWeight weighs against each
+// other, in GFlop/s: Rayleigh–Ritz's tridiagonal reduction of a k × k
+// Lanczos matrix (gonum's Dsytrd, 4k³/3 flops) and one pass of a 12-column
+// block over an n × n kernel matrix (symMulBlock, 2n²·12 flops).
+func BenchmarkLanczosParts(b *testing.B) {
+	for _, k := range []int{200, 500} {
+		t := gramOf(k, 5, 1, 1)
+		b.Run(fmt.Sprintf("reduce/k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				reduceSym(t, blas.Lower)
+			}
+			b.ReportMetric(4.0/3*float64(k*k*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFlop/s")
+		})
+	}
+	const bs = 12
+	for _, n := range []int{2000, 5000} {
+		a := gramOf(n, 5, 1, 1)
+		blk := mat.NewDense(n, bs, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < bs; j++ {
+				blk.Set(i, j, float64(i+j))
+			}
+		}
+		wk := mat.NewDense(n, bs, nil)
+		ps := paddedStride(n)
+		blkT := mat.NewDense(bs, ps, nil).Slice(0, bs, 0, n).(*mat.Dense)
+		acc := make([]float64, 2*bs*ps)
+		b.Run(fmt.Sprintf("pass/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := symMulBlock(context.Background(), wk, a, blk, blkT, acc); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(2*float64(n*n*bs)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFlop/s")
 		})
 	}
 }

@@ -45,14 +45,20 @@
 // Up to n = 300 rows a full symmetric eigendecomposition (gonum's
 // EigenSym) gives the eigenpairs. Above that only the q leading pairs are
 // computed, by block Lanczos with full reorthogonalisation: a Krylov basis
-// V of blocks K̃V_0, K̃²V_0, … (block size max(8, q/2), random start from
+// V of blocks K̃V_0, K̃²V_0, … (block size max(8, q/4), random start from
 // Config.Src) grows until every wanted Ritz pair (θ, y) of Vᵀ K̃ V has
-// ‖K̃y − θy‖ ≤ 10⁻¹⁰·θ_1; if the basis would exceed max(12 blocks, 10q)
-// vectors (a slowly decaying spectrum) or q > n/4, the full
-// eigendecomposition is used instead. (gonum v0.17 has no LAPACK dsyevr
-// with an index range; gonum's full EigenSym takes about 1.6 s at n = 1000
-// and minutes at n = 7000, the Lanczos solve 0.2 s and about 10 s.) The cost is one n × n Gram matrix
-// (8n² bytes) and about 2n²·(5–6q) flops.
+// ‖K̃y − θy‖ ≤ 10⁻¹⁰·θ_1. When the basis reaches its budget of min(n/2,
+// max(40 blocks, 10q)) vectors first (eigenvalues packed close around the
+// q-th, as for many-featured data), it is restarted thickly: it shrinks to
+// its (q + budget)/2 leading Ritz vectors and the Krylov recurrence goes on
+// from them (as ARPACK keeps nev + (ncv − nev)/2), for up to six budgets of
+// vectors in all. Only past that, or for q > n/4, are the pairs taken from
+// one tridiagonal reduction of K̃ (values from it, the q vectors by inverse
+// iteration), which is O(n³): 8 s at n = 2,000. (gonum v0.17 has no
+// LAPACK dsyevr with an index range, and its full EigenSym forms all n
+// eigenvectors: 41–52 s at n = 2,000.) The cost is one n × n Gram matrix
+// (8n² bytes) and about 2n² flops per basis vector: 72–252 vectors for
+// q ≤ 50 on the first 5,000 training rows of six ADBench sets.
 //
 // Nystrom picks Config.Landmarks training rows l_1 … l_m at random and maps
 // every row to its Nyström features z(x) = K_mm^(−1/2) k_m(x)

@@ -27,13 +27,30 @@ type symTridiag struct {
 	impl      gonum.Implementation
 }
 
-// reduceSym reduces the symmetric matrix t (its lower triangle is read).
-func reduceSym(t *mat.Dense) *symTridiag {
+// reduceSym reduces the symmetric matrix t, of which the triangle uplo is
+// read (the Lanczos matrix is full; the kernel matrix of the dense
+// fallback holds only its upper triangle).
+func reduceSym(t *mat.Dense, uplo blas.Uplo) *symTridiag {
 	k, _ := t.Dims()
 	r := &symTridiag{k: k, a: make([]float64, k*k), d: make([]float64, k), e: make([]float64, max(k-1, 0)), tau: make([]float64, max(k-1, 0))}
 	tr := t.RawMatrix()
-	for i := 0; i < k; i++ {
-		copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
+	if uplo == blas.Upper {
+		// Row i's upper part is column i's lower part: transpose in
+		// tiles so that both sides stay cached.
+		const tile = 64
+		for i0 := 0; i0 < k; i0 += tile {
+			for j0 := i0; j0 < k; j0 += tile {
+				for i := i0; i < min(i0+tile, k); i++ {
+					for j := max(i, j0); j < min(j0+tile, k); j++ {
+						r.a[j*k+i] = tr.Data[i*tr.Stride+j]
+					}
+				}
+			}
+		}
+	} else {
+		for i := 0; i < k; i++ {
+			copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
+		}
 	}
 	if k == 0 {
 		return r

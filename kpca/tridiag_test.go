@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -55,7 +56,7 @@ func TestSymTridiag(t *testing.T) {
 					tm.Set(j, i, tm.At(i, j))
 				}
 			}
-			r := reduceSym(tm)
+			r := reduceSym(tm, blas.Lower)
 			vals := r.values()
 			if vals == nil {
 				t.Fatal("values failed")
