@@ -94,9 +94,10 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 // EigenSym). Above, it is the path of the Lanczos matrix on a itself: one
 // tridiagonal reduction (of a copy of a), all eigenvalues from it, and
 // only the wanted eigenvectors, by inverse iteration and the reflectors.
-// For the 50 leading pairs of the centred RBF kernel of 2,000 rows of 784
-// uniform features, EigenSym, which forms all n eigenvectors, took 41–52 s
-// and this route 8.3 s (residuals 1.2e-14·λ_1), with one n × n copy where
+// On the RBF kernel of 2,000 rows of 784 uniform features, EigenSym, which
+// forms all n eigenvectors, took 41–52 s for the 50 leading pairs; this
+// route with gonum's Dsytrd 8.3 s (residuals 1.2e-14·λ_1), and with
+// sytrdLower 1.6 s (600 pairs: 2.8 s). It makes one n × n copy where
 // EigenSym makes three.
 func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
@@ -374,14 +375,16 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 // run gives up and topEigen falls back to the full decomposition.
 const restartBudget = 6
 
-// rrWeight is the cost of a flop of Rayleigh–Ritz (gonum's Dsytrd on the
-// k × k Lanczos matrix) in flops of a pass over the kernel matrix
-// (symMulBlock): BenchmarkLanczosParts measured 1.7–2.4 GFlop/s against
-// 26–33 GFlop/s, a ratio of 11–18; about half that came out faster on
-// hard spectra (n = 2,000 rows of 784 uniform features, q = 50: 1.74 s
-// with Rayleigh–Ritz every step, 0.77 s at 7, 1.06 s at 14, the later
-// checks overshooting convergence by more blocks). From about 5,000 rows a
-// pass costs more than the reduction and Rayleigh–Ritz runs every step.
+// rrWeight is the cost of a flop of Rayleigh–Ritz (sytrdLower on the k × k
+// Lanczos matrix) in flops of a pass over the kernel matrix (symMulBlock):
+// BenchmarkLanczosParts measured 2.9–4.9 GFlop/s against 26–33 GFlop/s, a
+// ratio of 5–11. On 2,000 rows of uniform features (784 features with
+// q = 50 and 20, 200 with q = 50 and with 4× the scale's γ at q = 20, 50
+// with q = 9) weights of 3, 5, 7 and 10 took 2.10–2.26 s in all and
+// Rayleigh–Ritz at every step 2.60 s (1.18 s against 0.71 s on the
+// hardest); with gonum's Dsytrd (1.7–2.4 GFlop/s) the hardest took 1.74 s
+// at every step and 0.77 s at 7. From about 5,000 rows a pass costs more
+// than the reduction and Rayleigh–Ritz runs at every step.
 const rrWeight = 7.0
 
 // restartKeep is the number of leading Ritz pairs a thick restart keeps:
