@@ -15,13 +15,7 @@ import (
 
 // gramOf returns the full RBF Gram matrix of n random rows in d dimensions.
 func gramOf(n, d int, gamma float64, seed uint64) *mat.Dense {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.Float64())
-		}
-	}
+	x := randomMatrix(rand.New(rand.NewPCG(seed, seed)), n, d, (*rand.Rand).Float64)
 	var k mat.Dense
 	kernel.Cross(&k, kernel.RBF{Gamma: gamma}, x, x)
 	return &k

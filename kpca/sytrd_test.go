@@ -58,14 +58,7 @@ func TestSytrdLower(t *testing.T) {
 			worst = math.Max(worst, math.Abs(got[i]-want[n-1-i]))
 		}
 		some := []float64{got[0], got[1], got[2], got[n/3], got[n/2], got[n/2+1], got[2*n/3], got[n-3], got[n-2], got[n-1]}
-		z := red.vectors(some)
-		res := 0.0
-		for j, l := range some {
-			var az mat.VecDense
-			az.MulVec(c.a, z.ColView(j))
-			az.AddScaledVec(&az, -l, z.ColView(j))
-			res = math.Max(res, mat.Norm(&az, 2))
-		}
+		res := maxResidual(c.a, some, red.vectors(some))
 		t.Logf("%s: eigenvalues off by %.2g, residuals %.2g (‖A‖₂ = %.3g)", c.name, worst/norm, res/norm, norm)
 		if !(worst <= 1e-12*norm) || !(res <= 1e-12*norm) {
 			t.Errorf("%s: eigenvalues off by %.3g, residuals %.3g, relative to ‖A‖₂", c.name, worst/norm, res/norm)

@@ -2,7 +2,6 @@ package kpca
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -15,7 +14,6 @@ import (
 // symmetric matrices and on one with a cluster of equal eigenvalues (where
 // inverse iteration alone would return the same vector several times).
 func TestSymTridiag(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
 	for _, c := range []struct {
 		name    string
 		k, m    int
@@ -23,17 +21,6 @@ func TestSymTridiag(t *testing.T) {
 	}{{"random", 60, 12, false}, {"cluster", 80, 20, true}, {"tiny", 2, 2, false}, {"one", 1, 1, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			k := c.k
-			// T = U·diag(λ)·Uᵀ with U orthonormal from a QR of a random matrix
-			g := mat.NewDense(k, k, nil)
-			for i := 0; i < k; i++ {
-				for j := 0; j < k; j++ {
-					g.Set(i, j, rng.NormFloat64())
-				}
-			}
-			var qr mat.QR
-			qr.Factorize(g)
-			var u mat.Dense
-			qr.QTo(&u)
 			lam := make([]float64, k)
 			for i := range lam {
 				lam[i] = math.Exp(-0.2 * float64(i))
@@ -41,21 +28,7 @@ func TestSymTridiag(t *testing.T) {
 					lam[i] = lam[3] // six equal eigenvalues among the wanted
 				}
 			}
-			tm := mat.NewDense(k, k, nil)
-			for i := 0; i < k; i++ {
-				for j := 0; j < k; j++ {
-					var s float64
-					for l := 0; l < k; l++ {
-						s += u.At(i, l) * lam[l] * u.At(j, l)
-					}
-					tm.Set(i, j, s)
-				}
-			}
-			for i := 0; i < k; i++ { // exactly symmetric
-				for j := 0; j < i; j++ {
-					tm.Set(j, i, tm.At(i, j))
-				}
-			}
+			tm := spectrumMatrix(lam, uint64(k)) // T = U·diag(λ)·Uᵀ, U orthonormal
 			r := reduceSym(tm, blas.Lower)
 			vals := r.values()
 			if vals == nil {
