@@ -11,7 +11,6 @@ import (
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/parallel"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
 
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -53,7 +52,8 @@ func (t eigTarget) count(vals []float64) (int, bool) {
 }
 
 // topEigen returns the leading eigenpairs of the symmetric positive
-// semi-definite n × n matrix a (its upper triangle, j ≥ i, is read), in
+// semi-definite n × n matrix a (its upper triangle, j ≥ i, is read; the
+// dense route overwrites the lower one), in
 // descending order, as many
 // as target asks for: vals and the unit eigenvectors as the columns of
 // vecs.
@@ -92,17 +92,19 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 // denseTop computes the leading eigenpairs without Lanczos. Up to
 // denseMax rows that is a full symmetric eigendecomposition (gonum's
 // EigenSym). Above, it is the path of the Lanczos matrix on a itself: one
-// tridiagonal reduction (of a copy of a), all eigenvalues from it, and
-// only the wanted eigenvectors, by inverse iteration and the reflectors.
+// tridiagonal reduction, in a's own storage (reduceUpperInPlace: a's lower
+// triangle is overwritten; its upper triangle and diagonal are kept), all
+// eigenvalues from it, and only the wanted eigenvectors, by inverse
+// iteration and the reflectors.
 // On the RBF kernel of 2,000 rows of 784 uniform features, EigenSym, which
 // forms all n eigenvectors, took 41–52 s for the 50 leading pairs; this
 // route with gonum's Dsytrd 8.3 s (residuals 1.2e-14·λ_1), and with
-// sytrdLower 1.6 s (600 pairs: 2.8 s). It makes one n × n copy where
-// EigenSym makes three.
+// sytrdLower 1.6 s (600 pairs: 2.8 s). It makes no n × n copy; EigenSym
+// makes three.
 func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n > denseMax {
-		red := reduceSym(a, blas.Upper)
+		red := reduceUpperInPlace(a)
 		if all := red.values(); all != nil {
 			q, _ := target.count(all)
 			if vecs := red.vectors(all[:q]); vecs != nil {
@@ -270,7 +272,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		// moving (they converge quadratically faster than the vectors, so
 		// the residual test cannot pass before), only the values are
 		// computed.
-		red := reduceSym(t.Slice(0, k, 0, k).(*mat.Dense), blas.Lower)
+		red := reduceSym(t.Slice(0, k, 0, k).(*mat.Dense))
 		tv := red.values()
 		if err := ctx.Err(); err != nil { // each of these steps is O(k³)
 			return nil, nil, err

@@ -97,14 +97,17 @@ func TestLanczosRestart(t *testing.T) {
 }
 
 // TestDenseTopUpper checks denseTop above denseMax (one tridiagonal
-// reduction, eigenvectors by inverse iteration) on a kernel matrix of which
-// only the upper triangle is valid, as in fit: the lower triangle holds
-// NaN. Eigenvalues agree with gonum's EigenSym on the full matrix to
-// 1e-12·λ_1 and the residuals are at most 1e-12·λ_1.
+// reduction in the matrix's own storage, eigenvectors by inverse
+// iteration) on a kernel matrix of which only the upper triangle is valid,
+// as in fit: the lower triangle holds NaN. Eigenvalues agree with gonum's
+// EigenSym on the full matrix to 1e-12·λ_1 and with denseTop on a full
+// copy exactly, the residuals are at most 1e-12·λ_1, and the upper
+// triangle and the diagonal are left as they were (fit reads the diagonal
+// afterwards).
 func TestDenseTopUpper(t *testing.T) {
 	const n, q = 400, 12
 	full := gramOf(n, 5, 0.5, 11)
-	ref, _, err := denseTop(full, eigTarget{q: q}) // n > denseMax: check against EigenSym below
+	ref, _, err := denseTop(mat.DenseCopyOf(full), eigTarget{q: q}) // n > denseMax: the in-place route
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,5 +136,12 @@ func TestDenseTopUpper(t *testing.T) {
 	}
 	if r := maxResidual(full, vals, vecs); r > 1e-12*asc[n-1] {
 		t.Errorf("residual %.3g", r)
+	}
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if up.At(i, j) != full.At(i, j) {
+				t.Fatalf("denseTop changed the upper triangle or the diagonal at (%d, %d)", i, j)
+			}
+		}
 	}
 }

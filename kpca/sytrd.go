@@ -12,9 +12,9 @@ import (
 )
 
 // Blocked reduction of a symmetric matrix to tridiagonal form, for
-// reduceSym: the Lanczos matrix at each Rayleigh–Ritz step (k in the
-// hundreds) and the kernel matrix itself in denseTop's route (n in the
-// thousands). It is LAPACK's dsytrd with
+// reduceSym, the Lanczos matrix at each Rayleigh–Ritz step (k in the
+// hundreds), and for reduceUpperInPlace, the kernel matrix itself in
+// denseTop's route (n in the thousands). It is LAPACK's dsytrd with
 // uplo = L as gonum implements it (panels of sytrdBlock columns by dlatrd,
 // each followed by a rank-2·sytrdBlock update of the trailing matrix, the
 // last sytrdCross columns by dsytd2), and it leaves d, e, tau and the

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,7 +50,7 @@ func TestSytrdLower(t *testing.T) {
 				up.Set(i, j, math.NaN())
 			}
 		}
-		red := reduceSym(up, blas.Lower)
+		red := reduceSym(up)
 		got := red.values()
 		worst := 0.0
 		for i := range got {

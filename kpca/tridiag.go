@@ -22,41 +22,75 @@ import (
 // time of a q = 50 fit outside the passes over the kernel matrix.
 type symTridiag struct {
 	k         int
-	a         []float64 // k × k row-major: the reflectors below the subdiagonal
+	a         []float64 // k × k row-major (stride lda): the reflectors below the subdiagonal
+	lda       int
 	d, e, tau []float64
 	normJ     float64 // ‖J‖∞
 	impl      gonum.Implementation
 }
 
-// reduceSym reduces the symmetric matrix t, of which the triangle uplo is
-// read (the Lanczos matrix is full; the kernel matrix of the dense
-// fallback holds only its upper triangle).
-func reduceSym(t *mat.Dense, uplo blas.Uplo) *symTridiag {
+// reduceSym reduces a copy of the symmetric matrix t (its lower triangle
+// is read): the Lanczos matrix, at each Rayleigh–Ritz step.
+func reduceSym(t *mat.Dense) *symTridiag {
 	k, _ := t.Dims()
-	r := &symTridiag{k: k, a: make([]float64, k*k), d: make([]float64, k), e: make([]float64, max(k-1, 0)), tau: make([]float64, max(k-1, 0))}
+	r := newSymTridiag(make([]float64, k*k), k, k)
 	tr := t.RawMatrix()
-	if uplo == blas.Upper {
-		// Row i's upper part is column i's lower part: transpose in
-		// tiles so that both sides stay cached.
-		const tile = 64
-		for i0 := 0; i0 < k; i0 += tile {
-			for j0 := i0; j0 < k; j0 += tile {
-				for i := i0; i < min(i0+tile, k); i++ {
-					for j := max(i, j0); j < min(j0+tile, k); j++ {
-						r.a[j*k+i] = tr.Data[i*tr.Stride+j]
-					}
+	for i := 0; i < k; i++ {
+		copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
+	}
+	r.reduce()
+	return r
+}
+
+// reduceUpperInPlace reduces the symmetric matrix a, of which only the
+// upper triangle (j ≥ i) is read, in a's own storage: the upper triangle is
+// mirrored into the lower one, which the reduction then overwrites with
+// its reflectors, and the diagonal is put back afterwards. When it returns,
+// a's upper triangle and diagonal are as they were and its lower triangle
+// holds the reflectors (which vectors reads). It is denseTop's route for
+// the n × n kernel matrix: a copy would double the fit's largest
+// allocation (392 MB at 7,000 rows).
+func reduceUpperInPlace(a *mat.Dense) *symTridiag {
+	k, _ := a.Dims()
+	raw := a.RawMatrix()
+	r := newSymTridiag(raw.Data, raw.Stride, k)
+	s := raw.Stride
+	// Row i's upper part is column i's lower part: transpose in tiles so
+	// that both sides stay cached (the two parts do not overlap).
+	const tile = 64
+	for i0 := 0; i0 < k; i0 += tile {
+		for j0 := i0; j0 < k; j0 += tile {
+			for i := i0; i < min(i0+tile, k); i++ {
+				for j := max(i+1, j0); j < min(j0+tile, k); j++ {
+					r.a[j*s+i] = r.a[i*s+j]
 				}
 			}
 		}
-	} else {
-		for i := 0; i < k; i++ {
-			copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
-		}
 	}
+	diag := make([]float64, k)
+	for i := range diag {
+		diag[i] = r.a[i*s+i]
+	}
+	r.reduce()
+	for i, v := range diag {
+		r.a[i*s+i] = v
+	}
+	return r
+}
+
+// newSymTridiag returns a symTridiag for the k × k matrix in a (stride
+// lda), not yet reduced.
+func newSymTridiag(a []float64, lda, k int) *symTridiag {
+	return &symTridiag{k: k, a: a, lda: lda, d: make([]float64, k), e: make([]float64, max(k-1, 0)), tau: make([]float64, max(k-1, 0))}
+}
+
+// reduce runs sytrdLower on r.a and sets ‖J‖∞.
+func (r *symTridiag) reduce() {
+	k := r.k
 	if k == 0 {
-		return r
+		return
 	}
-	sytrdLower(r.impl, k, r.a, k, r.d, r.e, r.tau)
+	sytrdLower(r.impl, k, r.a, r.lda, r.d, r.e, r.tau)
 	for i := 0; i < k; i++ {
 		s := math.Abs(r.d[i])
 		if i > 0 {
@@ -67,7 +101,6 @@ func reduceSym(t *mat.Dense, uplo blas.Uplo) *symTridiag {
 		}
 		r.normJ = math.Max(r.normJ, s)
 	}
-	return r
 }
 
 // values returns the eigenvalues in descending order, or nil when the QL
@@ -159,9 +192,9 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 	}
 	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
 		work := []float64{0}
-		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[k:], k, r.tau, zr.Data[zr.Stride:], zr.Stride, work, -1)
+		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride:], zr.Stride, work, -1)
 		work = make([]float64, max(int(work[0]), m))
-		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[k:], k, r.tau, zr.Data[zr.Stride:], zr.Stride, work, len(work))
+		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride:], zr.Stride, work, len(work))
 	}
 	return z
 }

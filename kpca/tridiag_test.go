@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -29,7 +28,7 @@ func TestSymTridiag(t *testing.T) {
 				}
 			}
 			tm := spectrumMatrix(lam, uint64(k)) // T = U·diag(λ)·Uᵀ, U orthonormal
-			r := reduceSym(tm, blas.Lower)
+			r := reduceSym(tm)
 			vals := r.values()
 			if vals == nil {
 				t.Fatal("values failed")
