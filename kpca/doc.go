@@ -55,8 +55,8 @@
 // vectors in all. Only past that, or for q > n/4, are the pairs taken from
 // one tridiagonal reduction of K̃ (values from it, the q vectors by inverse
 // iteration), which is O(n³): at 2,000 rows of 784 features the default
-// rule keeps 605 components and the fit takes 3.3 s, at 5,000 rows 1,305
-// and 36 s. (gonum v0.17 has no LAPACK dsyevr with an index range, and its
+// rule keeps 605 components and the fit takes 2.1 s, at 5,000 rows 1,305
+// and 28 s. (gonum v0.17 has no LAPACK dsyevr with an index range, and its
 // full EigenSym forms all n eigenvectors: 41–52 s at n = 2,000; the
 // reduction is LAPACK's blocked dsytrd with its symmetric product and
 // rank-2k update on all cores, see sytrd.go.) The cost is one n × n Gram matrix
