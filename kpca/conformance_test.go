@@ -13,7 +13,10 @@ import (
 // Conformance -v ./kpca, 2026-11-22: exact 0.9900, nystrom 0.9922 on the
 // suite's 200×4 Gaussian mixture) less about 0.05. The cancelled fits are the
 // exact method on 4,000 × 8 rows (a 4000 × 4000 centred Gram matrix and its
-// eigendecomposition) and Nyström with 500 landmarks on 100,000 × 8 rows.
+// eigendecomposition), the exact method on 3,000 × 8 rows with 1,000
+// components (more than n/4: the dense route, cancelled inside its
+// tridiagonal reduction) and Nyström with 500 landmarks on 100,000 × 8
+// rows.
 func TestConformance(t *testing.T) {
 	cfg := func(d detector.Detector) any { return d.(*KPCA).cfg }
 	for _, tc := range []struct {
@@ -26,6 +29,8 @@ func TestConformance(t *testing.T) {
 	}{
 		{"exact", map[string]string{"components": "5"}, false, 0.94,
 			detectortest.Cancel{Rows: 4000, Cols: 8, Params: map[string]string{"components": "50"}}, nil},
+		{"exact-dense", map[string]string{"components": "5"}, false, 0.94,
+			detectortest.Cancel{Rows: 2000, Cols: 8, Params: map[string]string{"components": "600"}}, nil},
 		{"nystrom", map[string]string{"components": "5", "method": "nystrom", "landmarks": "40"}, true, 0.94,
 			detectortest.Cancel{Rows: 100000, Cols: 8, Params: map[string]string{"components": "50", "landmarks": "500"}}, nil},
 	} {

@@ -64,7 +64,7 @@ func (t eigTarget) count(vals []float64) (int, bool) {
 func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n <= denseMax || (target.q > 0 && 4*target.q > n) {
-		return denseTop(a, target)
+		return denseTop(ctx, a, target)
 	}
 	want := target.q
 	if want == 0 {
@@ -72,14 +72,14 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 	}
 	for {
 		if 4*want > n {
-			return denseTop(a, target)
+			return denseTop(ctx, a, target)
 		}
 		vals, vecs, err := blockLanczos(ctx, a, want, target, rng, progress)
 		if err != nil {
 			return nil, nil, err
 		}
 		if vals == nil { // basis budget exhausted: decide densely
-			return denseTop(a, target)
+			return denseTop(ctx, a, target)
 		}
 		q, ok := target.count(vals)
 		if ok {
@@ -100,17 +100,28 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 // forms all n eigenvectors, took 41–52 s for the 50 leading pairs; this
 // route with gonum's Dsytrd 8.3 s (residuals 1.2e-14·λ_1), and with
 // sytrdLower 1.6 s (600 pairs: 2.8 s). It makes no n × n copy; EigenSym
-// makes three.
-func denseTop(a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
+// makes three. Up to denseMax rows it does not look at ctx (a fraction of
+// a second); above, the reduction and the vectors return ctx.Err() between
+// panels and chunks of vectors once ctx is done.
+func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n > denseMax {
-		red := reduceUpperInPlace(a)
+		red, err := reduceUpperInPlace(ctx, a)
+		if err != nil {
+			return nil, nil, err
+		}
 		if all := red.values(); all != nil {
 			q, _ := target.count(all)
-			if vecs := red.vectors(all[:q]); vecs != nil {
+			vecs, err := red.vectors(ctx, all[:q])
+			if err != nil {
+				return nil, nil, err
+			}
+			if vecs != nil {
 				return all[:q], vecs, nil
 			}
 		}
+		// Inverse iteration broke down: the full decomposition reads the
+		// upper triangle, which the reduction has left as it was.
 	}
 	sym := symOf(a)
 	var es mat.EigenSym
@@ -411,7 +422,9 @@ const valueSettle = 1e-12
 // y = V s and a·y = W s, with s from inverse iteration (symTridiag.vectors).
 func ritzFrom(red *symTridiag, vals []float64, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
 	q = min(q, len(vals))
-	s := red.vectors(vals[:q])
+	// k is at most the basis budget (hundreds): blockLanczos checks its
+	// context between steps.
+	s, _ := red.vectors(context.Background(), vals[:q])
 	if s == nil {
 		return nil, nil, nil, false
 	}

@@ -30,7 +30,7 @@ func TestLanczosMatchesDense(t *testing.T) {
 		gamma   float64
 	}{{300, 3, 5, 2}, {300, 10, 10, 1}, {240, 20, 30, 0.5}, {300, 2, 25, 4}} {
 		k := gramOf(c.n, c.d, c.gamma, 7)
-		want, wvec, err := denseTop(k, eigTarget{q: c.q})
+		want, wvec, err := denseTop(context.Background(), k, eigTarget{q: c.q})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -359,18 +359,10 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 	if t.q > 0 {
 		t.q = min(t.q, m)
 	}
-	type eig struct {
-		vals []float64
-		vecs *mat.Dense
-	}
-	e, err := parallel.Cancellable(ctx, func() (eig, error) {
-		vals, vecs, err := denseTop(cov, t)
-		return eig{vals, vecs}, err
-	})
+	vals, vecs, err := denseTop(ctx, cov, t)
 	if err != nil {
 		return nil, err
 	}
-	vals, vecs := e.vals, e.vecs
 	f.progress("eigen", 1, 1)
 	var kmax float64
 	for _, v := range kxx {

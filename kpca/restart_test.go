@@ -107,7 +107,7 @@ func TestLanczosRestart(t *testing.T) {
 func TestDenseTopUpper(t *testing.T) {
 	const n, q = 400, 12
 	full := gramOf(n, 5, 0.5, 11)
-	ref, _, err := denseTop(mat.DenseCopyOf(full), eigTarget{q: q}) // n > denseMax: the in-place route
+	ref, _, err := denseTop(context.Background(), mat.DenseCopyOf(full), eigTarget{q: q}) // n > denseMax: the in-place route
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestDenseTopUpper(t *testing.T) {
 			up.Set(i, j, math.NaN())
 		}
 	}
-	vals, vecs, err := denseTop(up, eigTarget{q: q})
+	vals, vecs, err := denseTop(context.Background(), up, eigTarget{q: q})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"math"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
@@ -44,11 +45,16 @@ const (
 // lower triangle read) to tridiagonal form Qᵀ·A·Q = J: d is J's diagonal, e
 // its subdiagonal, and Q's reflectors are stored below the subdiagonal of a
 // with their scales in tau, as gonum's Dsytrd(blas.Lower) leaves them.
-func sytrdLower(impl gonum.Implementation, n int, a []float64, lda int, d, e, tau []float64) {
+// It returns ctx.Err() between panels once ctx is done (a panel at n =
+// 5,000 is a few tenths of a second), leaving a half reduced.
+func sytrdLower(ctx context.Context, impl gonum.Implementation, n int, a []float64, lda int, d, e, tau []float64) error {
 	const nb = sytrdBlock
 	w := make([]float64, n*nb)
 	i := 0
 	for ; i < n-sytrdCross; i += nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		m := n - i
 		latrdLower(impl, m, a[i*lda+i:], lda, e[i:], tau[i:], w)
 		syr2kLower(m-nb, a[(i+nb)*lda+i:], lda, w[nb*nb:], nb, a[(i+nb)*lda+i+nb:], lda)
@@ -58,6 +64,7 @@ func sytrdLower(impl gonum.Implementation, n int, a []float64, lda int, d, e, ta
 		}
 	}
 	impl.Dsytd2(blas.Lower, n-i, a[i*lda+i:], lda, d[i:], e[i:], tau[i:])
+	return nil
 }
 
 // latrdLower is gonum's Dlatrd(blas.Lower, n, sytrdBlock, …) with the

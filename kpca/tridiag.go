@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 
@@ -30,7 +31,9 @@ type symTridiag struct {
 }
 
 // reduceSym reduces a copy of the symmetric matrix t (its lower triangle
-// is read): the Lanczos matrix, at each Rayleigh–Ritz step.
+// is read): the Lanczos matrix, at each Rayleigh–Ritz step (k in the
+// hundreds, a few hundredths of a second: the caller checks its context
+// between steps).
 func reduceSym(t *mat.Dense) *symTridiag {
 	k, _ := t.Dims()
 	r := newSymTridiag(make([]float64, k*k), k, k)
@@ -38,7 +41,7 @@ func reduceSym(t *mat.Dense) *symTridiag {
 	for i := 0; i < k; i++ {
 		copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
 	}
-	r.reduce()
+	_ = r.reduce(context.Background())
 	return r
 }
 
@@ -49,8 +52,9 @@ func reduceSym(t *mat.Dense) *symTridiag {
 // a's upper triangle and diagonal are as they were and its lower triangle
 // holds the reflectors (which vectors reads). It is denseTop's route for
 // the n × n kernel matrix: a copy would double the fit's largest
-// allocation (392 MB at 7,000 rows).
-func reduceUpperInPlace(a *mat.Dense) *symTridiag {
+// allocation (392 MB at 7,000 rows). Once ctx is done it returns
+// ctx.Err(), with a's lower triangle and diagonal overwritten.
+func reduceUpperInPlace(ctx context.Context, a *mat.Dense) (*symTridiag, error) {
 	k, _ := a.Dims()
 	raw := a.RawMatrix()
 	r := newSymTridiag(raw.Data, raw.Stride, k)
@@ -71,11 +75,13 @@ func reduceUpperInPlace(a *mat.Dense) *symTridiag {
 	for i := range diag {
 		diag[i] = r.a[i*s+i]
 	}
-	r.reduce()
+	if err := r.reduce(ctx); err != nil {
+		return nil, err
+	}
 	for i, v := range diag {
 		r.a[i*s+i] = v
 	}
-	return r
+	return r, nil
 }
 
 // newSymTridiag returns a symTridiag for the k × k matrix in a (stride
@@ -85,12 +91,14 @@ func newSymTridiag(a []float64, lda, k int) *symTridiag {
 }
 
 // reduce runs sytrdLower on r.a and sets ‖J‖∞.
-func (r *symTridiag) reduce() {
+func (r *symTridiag) reduce(ctx context.Context) error {
 	k := r.k
 	if k == 0 {
-		return
+		return nil
 	}
-	sytrdLower(r.impl, k, r.a, r.lda, r.d, r.e, r.tau)
+	if err := sytrdLower(ctx, r.impl, k, r.a, r.lda, r.d, r.e, r.tau); err != nil {
+		return err
+	}
 	for i := 0; i < k; i++ {
 		s := math.Abs(r.d[i])
 		if i > 0 {
@@ -101,6 +109,7 @@ func (r *symTridiag) reduce() {
 		}
 		r.normJ = math.Max(r.normJ, s)
 	}
+	return nil
 }
 
 // values returns the eigenvalues in descending order, or nil when the QL
@@ -124,15 +133,16 @@ const clusterGap = 1e-3
 
 // vectors returns the unit eigenvectors of T for the eigenvalues vals
 // (values' output, any of them, in any order) as the columns of a k ×
-// len(vals) matrix, or nil when inverse iteration breaks down. Each is
+// len(vals) matrix, or nil when inverse iteration breaks down (ctx.Err()
+// once ctx is done). Each is
 // three steps of inverse iteration on J shifted by its eigenvalue, from a
 // seeded random start, kept orthogonal to the vectors already found for
 // eigenvalues within clusterGap·‖J‖, then multiplied by Q.
-func (r *symTridiag) vectors(vals []float64) *mat.Dense {
+func (r *symTridiag) vectors(ctx context.Context, vals []float64) (*mat.Dense, error) {
 	k, m := r.k, len(vals)
 	z := mat.NewDense(k, max(m, 1), nil)
 	if k == 0 || m == 0 {
-		return z
+		return z, nil
 	}
 	zr := z.RawMatrix()
 	// The vectors found so far, one a row, for the cluster
@@ -144,6 +154,11 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 	dl, dd, du := make([]float64, k-1), make([]float64, k), make([]float64, k-1)
 	x, b := make([]float64, k), make([]float64, k)
 	for j, lambda := range vals {
+		if j%vectorsCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		rng := rand.New(rand.NewPCG(uint64(j), 0x5eed))
 		for i := range x {
 			x[i] = 2*rng.Float64() - 1
@@ -161,7 +176,7 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 					break
 				}
 				if try == 4 {
-					return nil
+					return nil, nil
 				}
 				// an exactly singular shift: move it off the eigenvalue
 				shift += 10 * eps * math.Max(r.normJ, math.Abs(lambda)) * float64(try)
@@ -179,7 +194,7 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 			}
 			s = math.Sqrt(s)
 			if !(s > 0) || math.IsInf(s, 0) {
-				return nil
+				return nil, nil
 			}
 			for i := range x {
 				x[i] = b[i] / s
@@ -191,10 +206,23 @@ func (r *symTridiag) vectors(vals []float64) *mat.Dense {
 		}
 	}
 	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
+		// In chunks of columns (each a pass over all the reflectors, 2k²
+		// flops a column), so that a cancel is seen between them.
+		w := min(m, vectorsCheck)
 		work := []float64{0}
-		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride:], zr.Stride, work, -1)
-		work = make([]float64, max(int(work[0]), m))
-		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, m, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride:], zr.Stride, work, len(work))
+		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, w, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride:], zr.Stride, work, -1)
+		work = make([]float64, max(int(work[0]), w))
+		for c0 := 0; c0 < m; c0 += w {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			c1 := min(c0+w, m)
+			r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, c1-c0, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride+c0:], zr.Stride, work, len(work))
+		}
 	}
-	return z
+	return z, nil
 }
+
+// vectorsCheck is how many vectors vectors finds, or multiplies by Q,
+// between two looks at its context.
+const vectorsCheck = 64

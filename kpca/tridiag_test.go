@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestSymTridiag(t *testing.T) {
 					t.Fatalf("value %d: %v, want %v", i, vals[i], lam[i])
 				}
 			}
-			s := r.vectors(vals[:c.m])
+			s, _ := r.vectors(context.Background(), vals[:c.m])
 			if s == nil {
 				t.Fatal("vectors failed")
 			}
