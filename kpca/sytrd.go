@@ -50,13 +50,14 @@ const (
 func sytrdLower(ctx context.Context, impl gonum.Implementation, n int, a []float64, lda int, d, e, tau []float64) error {
 	const nb = sytrdBlock
 	w := make([]float64, n*nb)
+	scratch := make([]float64, (2+symvParts)*n) // latrdLower's x, y and symvLower's partial sums
 	i := 0
 	for ; i < n-sytrdCross; i += nb {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		m := n - i
-		latrdLower(impl, m, a[i*lda+i:], lda, e[i:], tau[i:], w)
+		latrdLower(impl, m, a[i*lda+i:], lda, e[i:], tau[i:], w, scratch)
 		syr2kLower(m-nb, a[(i+nb)*lda+i:], lda, w[nb*nb:], nb, a[(i+nb)*lda+i+nb:], lda)
 		for j := i; j < i+nb; j++ {
 			a[(j+1)*lda+j] = e[j]
@@ -69,12 +70,11 @@ func sytrdLower(ctx context.Context, impl gonum.Implementation, n int, a []float
 
 // latrdLower is gonum's Dlatrd(blas.Lower, n, sytrdBlock, …) with the
 // symmetric product done by symvLower on contiguous vectors; w is n ×
-// sytrdBlock (stride sytrdBlock).
-func latrdLower(impl gonum.Implementation, n int, a []float64, lda int, e, tau, w []float64) {
+// sytrdBlock (stride sytrdBlock), scratch at least (2 + symvParts)·n.
+func latrdLower(impl gonum.Implementation, n int, a []float64, lda int, e, tau, w, scratch []float64) {
 	const nb, ldw = sytrdBlock, sytrdBlock
 	bi := blas64.Implementation()
-	x := make([]float64, n)
-	y := make([]float64, n)
+	x, y, parts := scratch[:n], scratch[n:2*n], scratch[2*n:]
 	for i := 0; i < nb; i++ {
 		// Update A(i:n, i).
 		bi.Dgemv(blas.NoTrans, n-i, i, -1, a[i*lda:], lda, w[i*ldw:], 1, 1, a[i*lda+i:], lda)
@@ -90,7 +90,7 @@ func latrdLower(impl gonum.Implementation, n int, a []float64, lda int, e, tau, 
 		for r := 0; r < m; r++ {
 			x[r] = a[(i+1+r)*lda+i]
 		}
-		symvLower(m, a[(i+1)*lda+i+1:], lda, x[:m], y[:m])
+		symvLower(m, a[(i+1)*lda+i+1:], lda, x[:m], y[:m], parts)
 		for r := 0; r < m; r++ {
 			w[(i+1+r)*ldw+i] = y[r]
 		}
@@ -113,10 +113,10 @@ const symvParts = 4
 // triangle is in a (stride lda): row r adds A[r, 0:r]·x[0:r] + A[r,r]·x[r]
 // to y[r] and x[r]·A[r, 0:r] to y[0:r], reading the row once from memory.
 // The rows are split into symvParts ranges of equal area, summed apart
-// and added in order.
-func symvLower(m int, a []float64, lda int, x, y []float64) {
+// into scratch (at least symvParts·m) and added in order.
+func symvLower(m int, a []float64, lda int, x, y, scratch []float64) {
+	clear(y)
 	if m < 256 {
-		clear(y)
 		symvRows(a, lda, x, y, 0, m)
 		return
 	}
@@ -125,19 +125,15 @@ func symvLower(m int, a []float64, lda int, x, y []float64) {
 		bounds[p] = int(float64(m) * math.Sqrt(float64(p)/symvParts))
 	}
 	bounds[symvParts] = m
-	parts := make([][]float64, symvParts)
 	parallel.ForBlocks(symvParts, func() func(int) {
 		return func(p int) {
-			hi := bounds[p+1]
-			part := make([]float64, hi)
-			symvRows(a, lda, x, part, bounds[p], hi)
-			parts[p] = part
+			part := scratch[p*m : p*m+bounds[p+1]]
+			clear(part)
+			symvRows(a, lda, x, part, bounds[p], bounds[p+1])
 		}
 	})
-	copy(y, parts[0])
-	clear(y[len(parts[0]):])
-	for _, part := range parts[1:] {
-		floats.Add(y[:len(part)], part)
+	for p := range symvParts {
+		floats.Add(y[:bounds[p+1]], scratch[p*m:p*m+bounds[p+1]])
 	}
 }
 
