@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
@@ -206,23 +207,41 @@ func (r *symTridiag) vectors(ctx context.Context, vals []float64) (*mat.Dense, e
 		}
 	}
 	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
-		// In chunks of columns (each a pass over all the reflectors, 2k²
-		// flops a column), so that a cancel is seen between them.
-		w := min(m, vectorsCheck)
-		work := []float64{0}
-		r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, w, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride:], zr.Stride, work, -1)
-		work = make([]float64, max(int(work[0]), w))
-		for c0 := 0; c0 < m; c0 += w {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			c1 := min(c0+w, m)
-			r.impl.Dormqr(blas.Left, blas.NoTrans, k-1, c1-c0, k-1, r.a[r.lda:], r.lda, r.tau, zr.Data[zr.Stride+c0:], zr.Stride, work, len(work))
+		if err := r.applyQ(ctx, zr.Data[zr.Stride:], zr.Stride, m); err != nil {
+			return nil, err
 		}
 	}
 	return z, nil
 }
 
-// vectorsCheck is how many vectors vectors finds, or multiplies by Q,
-// between two looks at its context.
+// vectorsCheck is how many vectors vectors finds between two looks at its
+// context.
 const vectorsCheck = 64
+
+// applyQ sets C ← Q·C for the (k−1) × m matrix C (stride ldc) and Q the
+// product of the k − 1 reflectors stored below r.a's subdiagonal: the loop
+// of gonum's Dormqr (left, no transpose: blocks of qBlock reflectors from
+// the last, each formed by Dlarft and applied by Dlarfb), written out so
+// that ctx is looked at between blocks (a block at k = 5,000 and a
+// thousand columns is about 10⁹ flops). Splitting the columns into chunks
+// for Dormqr instead cost 45% more at k = 2,000 with 605 columns in chunks
+// of 64 (1.95 s against 1.34 s for vectors).
+func (r *symTridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
+	const nb = qBlock
+	n := r.k - 1 // rows of C and reflectors
+	a, lda := r.a[r.lda:], r.lda
+	t := make([]float64, nb*nb)
+	work := make([]float64, m*nb)
+	for i := ((n - 1) / nb) * nb; i >= 0; i -= nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ib := min(nb, n-i)
+		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, n-i, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
+		r.impl.Dlarfb(blas.Left, blas.NoTrans, lapack.Forward, lapack.ColumnWise, n-i, m, ib, a[i*lda+i:], lda, t, nb, c[i*ldc:], ldc, work, nb)
+	}
+	return nil
+}
+
+// qBlock is applyQ's block of reflectors, gonum's Dormqr block size.
+const qBlock = 32
