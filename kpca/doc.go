@@ -61,9 +61,9 @@
 // index range, and its full EigenSym forms all n eigenvectors: 41–52 s at
 // n = 2,000; the reduction is LAPACK's blocked dsytrd with its symmetric
 // product and rank-2k update on all cores, see sytrd.go.) The cost is one
-// n × n Gram matrix
-// (8n² bytes) and about 2n² flops per basis vector: 72–252 vectors for
-// q ≤ 50 on the first 5,000 training rows of six ADBench sets.
+// n × n Gram matrix (8n² bytes) and about 2n² flops per basis vector:
+// 72–252 vectors for q ≤ 50 on the first 5,000 training rows of six
+// ADBench sets.
 //
 // Nystrom picks Config.Landmarks training rows l_1 … l_m at random and maps
 // every row to its Nyström features z(x) = K_mm^(−1/2) k_m(x)
