@@ -262,13 +262,6 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 		return nil, err
 	}
 	q := f.keepVals(vals, n, kmax, trace)
-	proj := mat.NewDense(n, max(q, 1), nil)
-	for j := 0; j < q; j++ {
-		s := 1 / math.Sqrt(vals[j])
-		for i := 0; i < n; i++ {
-			proj.Set(i, j, vecs.At(i, j)*s)
-		}
-	}
 	train := make([]float64, n)
 	for i := 0; i < n; i++ {
 		s := k.At(i, i)
@@ -277,6 +270,26 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 			s -= vals[j] * u * u
 		}
 		train[i] = s
+	}
+	// The projections u_j/√λ_j overwrite the vectors when those are a
+	// matrix of exactly q columns (the dense route's, with hundreds of
+	// them on a flat spectrum): one n × q matrix fewer at the peak. A view
+	// of a wider matrix (Lanczos) is copied, so that the model does not
+	// keep the wider one.
+	var proj *mat.Dense
+	if raw := vecs.RawMatrix(); q > 0 && raw.Cols == q && raw.Stride == q && len(raw.Data) == n*q {
+		proj = vecs
+	} else {
+		proj = mat.NewDense(n, max(q, 1), nil)
+		if q > 0 {
+			proj.Copy(vecs.Slice(0, n, 0, q))
+		}
+	}
+	for j := 0; j < q; j++ {
+		s := 1 / math.Sqrt(vals[j])
+		for i := 0; i < n; i++ {
+			proj.Set(i, j, proj.At(i, j)*s)
+		}
 	}
 	f.x, f.rowMean, f.grand, f.proj = x, rowMean, grand, proj
 	return train, nil
