@@ -66,27 +66,82 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 	if n <= denseMax || (target.q > 0 && 4*target.q > n) {
 		return denseTop(ctx, a, target)
 	}
-	want := target.q
-	if want == 0 {
-		want = 16
+	vals, vecs, err := blockLanczos(ctx, a, target.lanczosStart(), target, rng, progress)
+	if err != nil {
+		return nil, nil, err
 	}
-	for {
-		if 4*want > n {
-			return denseTop(ctx, a, target)
-		}
-		vals, vecs, err := blockLanczos(ctx, a, want, target, rng, progress)
-		if err != nil {
-			return nil, nil, err
-		}
-		if vals == nil { // basis budget exhausted: decide densely
-			return denseTop(ctx, a, target)
-		}
-		q, ok := target.count(vals)
-		if ok {
-			return vals[:q], vecs.Slice(0, n, 0, q).(*mat.Dense), nil
-		}
-		want *= 2
+	q, ok := target.count(vals)
+	if vals == nil || !ok { // basis budget exhausted: decide densely
+		return denseTop(ctx, a, target)
 	}
+	return vals[:q], vecs.Slice(0, n, 0, q).(*mat.Dense), nil
+}
+
+// denseBytes bounds the bytes denseTop allocates beside the n × n matrix
+// (see eigenBytes).
+func denseBytes(n, q int, frac float64) int64 {
+	N := int64(n)
+	if n <= denseMax {
+		return 4 * 8 * N * N
+	}
+	qd := int64(q)
+	if q == 0 {
+		qd = int64(math.Ceil(frac * float64(n)))
+	}
+	return 8 * (2*N*qd + N*(sytrdBlock+2+symvParts) + 2*N*2*sytrdBlock)
+}
+
+// lanczosStart is the pair count a block Lanczos run starts from: the
+// target's count, or 16 for a variance target (the run grows it).
+func (t eigTarget) lanczosStart() int {
+	if t.q > 0 {
+		return t.q
+	}
+	return 16
+}
+
+// basisColumns returns the block size b of a block Lanczos run for q
+// pairs of an n × n matrix (a multiple of four: symMulBlock takes columns
+// four at a time) and the basis budget maxK (blockLanczos has the reasons).
+func basisColumns(n, q int) (b, maxK int) {
+	b = (max(8, q/4) + 3) &^ 3
+	return b, min(n/2, max(40*b, 10*q))
+}
+
+// eigenBytes bounds the bytes topEigen allocates beside the n × n matrix
+// for q pairs, or, when q is 0, for the fewest pairs whose eigenvalues
+// reach the share frac of the trace (at most ⌈frac·n⌉ of them: the
+// leading q of n eigenvalues hold at least q/n of the sum).
+//   - Up to denseMax rows, gonum's EigenSym: its copies of the matrix and
+//     all n vectors, 4n² values.
+//   - The dense route (above denseMax: 4q > n, or a Lanczos run that used
+//     up its budget): the q vectors twice (symTridiag.vectors keeps them a
+//     row each for the cluster orthogonalisation beside the n × q result),
+//     the reduction's panel and scratch and syr2kLower's two copies of it.
+//   - Block Lanczos: the basis V and its image W, n × maxK each (row-major:
+//     resident whole from the first block), the Ritz vectors y and a·y it
+//     forms (up to maxK columns each when it restarts), the maxK × maxK
+//     matrix T and the block's scratch.
+//
+// The fit's peak is the matrix plus the larger of the routes it may take.
+// Not counted: the full decomposition that denseTop falls back to when
+// inverse iteration breaks down (three more n × n matrices), which no
+// test or data set has reached.
+func eigenBytes(n, q int, frac float64) int64 {
+	dense := denseBytes(n, q, frac)
+	if n <= denseMax || (q > 0 && 4*q > n) {
+		return dense
+	}
+	N := int64(n)
+	want := eigTarget{q: q}.lanczosStart()
+	b, maxK := basisColumns(n, want)
+	form := int64(maxK) // a variance target grows q up to the budget
+	if q > 0 {
+		form = int64(max(q, restartKeep(q, b, maxK)))
+	}
+	K, B := int64(maxK), int64(b)
+	lanczos := 8 * (2*N*K + 2*N*form + K*K + N*5*B)
+	return max(lanczos, dense)
 }
 
 // denseTop computes the leading eigenpairs without Lanczos. Up to
@@ -161,8 +216,7 @@ func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *
 // the fraction of the trace (on the 7,000 rows of 10_cover at the default
 // 0.5: 12 steps instead of 15), returning just those.
 //
-// The basis has a budget of min(n/2, max(40 blocks, 10q)) vectors (mapped
-// lazily, so an unused budget costs nothing; with 12 blocks for a
+// The basis has a budget of min(n/2, max(40 blocks, 10q)) vectors (with 12 blocks for a
 // component count, as before, 24_mnist's 5,322 rows at q = 9 ran out of
 // basis). When it is full, the run restarts thickly (restartKeep vectors,
 // see there) and goes on; after restartBudget budgets of vectors in all it
@@ -179,15 +233,16 @@ func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *
 // starting again with 2q).
 func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
-	b := (max(8, q/4) + 3) &^ 3 // a multiple of four: symMulBlock takes columns four at a time
-	// Room for slow convergence and, with a variance target, for q to
-	// grow (below) without starting again.
-	maxK := min(n/2, max(40*b, 10*q))
-	// The basis and its image are mapped afresh and unmapped on return
-	// (the Ritz vectors returned are new matrices): only the columns the
-	// run reaches are ever written, and from the Go heap the runtime would
-	// zero all maxK columns first (36 MB at n = 7,000 for a variance
-	// target, 40 ms here).
+	// maxK leaves room for slow convergence and, with a variance target,
+	// for q to grow (below) without starting again.
+	b, maxK := basisColumns(n, q)
+	// The basis and its image are mapped afresh (populated in one call)
+	// and unmapped on return (the Ritz vectors returned are new matrices);
+	// from the Go heap the runtime would zero all maxK columns first
+	// (36 MB at n = 7,000 for a variance target, 40 ms here). They are
+	// row-major, so the first block of columns already touches every page:
+	// all 2·n·maxK values are resident for the whole run (basisColumns,
+	// which the memory estimate counts).
 	vData, freeV := hugepage.Alloc(n * maxK)
 	defer freeV()
 	wData, freeW := hugepage.Alloc(n * maxK)

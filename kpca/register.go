@@ -22,28 +22,36 @@ func init() {
 	}, New, memory)
 }
 
-// memory estimates the peak bytes of a fit (exact: the n × n Gram matrix
-// and the eigensolver's blocks; Nyström: the n × m features, their centred
-// copy and the m × m covariance) or a score (the kernel block of 512 rows
-// against the training rows or landmarks).
+// memory estimates the peak bytes of a fit (exact: the n × n Gram matrix,
+// the copy of the rows the model keeps and eigenBytes' bound on the
+// eigensolver's; Nyström: the n × m features, their centred copy and the
+// m × m covariance) or a score (the kernel block of 512 rows against the
+// training rows or landmarks).
 func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
 	n, d := int64(s.Rows), int64(s.Cols)
-	q := int64(p.cfg.Components)
-	if q == 0 {
-		q = min(n, 100) // the variance rule's count is known only after the fit: the solver's typical block
-	}
 	if op == detector.ScoreOp {
-		ref := int64(len(p.rowMean))
-		if p.ny != nil {
-			ref = int64(len(p.zMean))
+		if p.ny != nil { // per block: the kernel against the landmarks, z, z − z̄, its projection
+			return 8*n + 4*8*scoreRows*int64(len(p.zMean))
 		}
-		return 8*n + 3*8*scoreRows*ref
+		return 8*n + 3*8*scoreRows*int64(len(p.rowMean))
 	}
 	if p.cfg.Method == Nystrom {
-		m := min(int64(p.cfg.Landmarks), n)
-		return 2*8*n*m + 2*8*m*m + 8*m*d
+		// The landmarks; z, z − z̄ and the projection of the training
+		// rows; then the larger of the map's construction (randfeat's
+		// eigendecomposition of the m × m landmark kernel: its copies, all
+		// vectors and the map) and the m × m covariance with its
+		// eigensolver.
+		mi := min(p.cfg.Landmarks, s.Rows)
+		m := int64(mi)
+		q := int64(p.cfg.Components)
+		if q == 0 {
+			q = int64(math.Ceil(p.cfg.Variance * float64(mi)))
+		}
+		q = min(q, m)
+		return 8*(m*d+2*n*m+n*q+2*n) + max(5*8*m*m, 8*m*m+denseBytes(mi, int(q), p.cfg.Variance))
 	}
-	return 8*n*((n+3)&^3) + 8*n*d + 8*n*4*(q+8) // the matrix's rows padded to a multiple of four
+	q := min(p.cfg.Components, max(s.Rows-1, 0))
+	return 8*n*int64(paddedStride(s.Rows)) + 8*n*d + eigenBytes(s.Rows, q, p.cfg.Variance)
 }
 
 type state struct {
