@@ -174,6 +174,15 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 // evalBlock is the number of rows evalRBFBlocks takes per product.
 const evalBlock = 16
 
+// EvalBytes bounds the bytes Eval allocates for m rows of d columns
+// against nSV support vectors: the scores, the support vectors transposed
+// (dense RBF) and, per worker, a block of evalBlock rows of kernel values
+// and a row's scratch.
+func EvalBytes(m, d, nSV int) int64 {
+	w := int64(runtime.GOMAXPROCS(0))
+	return 8 * (int64(m) + int64(d)*int64(nSV) + w*(evalBlock*int64(nSV)+int64(d)))
+}
+
 // transposedSV returns the dense support vectors transposed, D × len(Coef).
 func (e *Expansion) transposedSV() []float64 {
 	n, d := len(e.Coef), e.D

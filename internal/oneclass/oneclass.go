@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
@@ -179,8 +178,8 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 // input is sparse: the kernel matrix never densifies it), the column cache
 // (bounded by cacheMB and by the whole n × n matrix in float32), the
 // per-row arrays and the support vectors kept (at most all rows). Score
-// against nSV support vectors: the scores, a block of kernel values and,
-// for dense input, a row per worker.
+// against nSV support vectors: what smo's Expansion.Eval allocates
+// (smo.EvalBytes).
 func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) int64 {
 	n, d := int64(s.Rows), int64(s.Cols)
 	rows := 8 * n * d
@@ -188,11 +187,7 @@ func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) int64 {
 		rows = 16*s.NonZeros + 8*(n+1)
 	}
 	if op == detector.ScoreOp {
-		est := 8*n + 8*min(n, 1024)*int64(nSV)
-		if !s.Sparse {
-			est += 8 * d * int64(runtime.GOMAXPROCS(0))
-		}
-		return est
+		return smo.EvalBytes(s.Rows, s.Cols, nSV)
 	}
 	cache := min(int64(cacheMB*(1<<20)), 4*n*n+8*n)
 	copies := int64(2) // the input and the kernel matrix's rows
