@@ -3,8 +3,10 @@ package stm
 import (
 	"runtime"
 
+	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/scale"
+	"github.com/kernelad/anomaly/smo"
 )
 
 // TensorScale is the scale stage's default of 1STM and R1STM: min-max per
@@ -40,11 +42,12 @@ func init() {
 	}, NewR1SVM, memoryR1SVM)
 }
 
-// cpMemory is the CP-ALS of n samples: the n·R component vectors of length
-// Σ I_n and each worker's unfoldings and Gram matrices.
+// cpMemory is the CP-ALS of n samples: the batch's Kruskal tensors, the
+// n·R component vectors of length Σ I_n made from them, and each worker's
+// unfoldings and Gram matrices.
 func cpMemory(r resolved, n int64) int64 {
 	R := int64(r.rank)
-	return 8*n*R*int64(r.dim) + int64(runtime.GOMAXPROCS(0))*8*(3*int64(r.d)+4*R*int64(r.dim))
+	return n*cpd.KruskalBytes(r.shape, r.rank) + 8*n*R*int64(r.dim) + int64(runtime.GOMAXPROCS(0))*8*(3*int64(r.d)+4*R*int64(r.dim))
 }
 
 // memoryOneSTM: the component vectors, the solver's column cache (bounded
@@ -57,7 +60,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) int64 {
 		if m.exp != nil {
 			sv = int64(m.exp.Len())
 		}
-		return cpMemory(m.r, n) + 8*n*int64(m.r.rank)*min(sv, 1024)
+		return cpMemory(m.r, n) + smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, int(sv))
 	}
 	cache := min(int64(m.cfg.Solver.CacheMB*(1<<20)), 4*n*n+8*n)
 	return 2*cpMemory(m.r, n) + cache + 12*8*n // the solver copies the component vectors
