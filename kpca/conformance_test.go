@@ -25,17 +25,22 @@ func TestConformance(t *testing.T) {
 		random bool
 		floor  float64
 		cancel detectortest.Cancel
+		memory detectortest.Memory
 		known  map[string]string
 	}{
 		{"exact", map[string]string{"components": "5"}, false, 0.94,
-			detectortest.Cancel{Rows: 4000, Cols: 8, Params: map[string]string{"components": "50"}}, nil},
+			detectortest.Cancel{Rows: 4000, Cols: 8, Params: map[string]string{"components": "50"}}, detectortest.Memory{}, nil},
 		{"exact-dense", map[string]string{"components": "5"}, false, 0.94,
-			detectortest.Cancel{Rows: 2000, Cols: 8, Params: map[string]string{"components": "600"}}, nil},
+			detectortest.Cancel{Rows: 2000, Cols: 8, Params: map[string]string{"components": "600"}},
+			detectortest.Memory{Params: map[string]string{"components": "600"}}, nil},
+		{"variance", map[string]string{"variance": "0.5"}, false, 0.94,
+			detectortest.Cancel{Rows: 4000, Cols: 8}, detectortest.Memory{Cols: 200}, nil},
 		{"nystrom", map[string]string{"components": "5", "method": "nystrom", "landmarks": "40"}, true, 0.94,
-			detectortest.Cancel{Rows: 100000, Cols: 8, Params: map[string]string{"components": "50", "landmarks": "500"}}, nil},
+			detectortest.Cancel{Rows: 100000, Cols: 8, Params: map[string]string{"components": "50", "landmarks": "500"}},
+			detectortest.Memory{Rows: 20000, Params: map[string]string{"landmarks": "500"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			detectortest.Run(t, "kpca", tc.params, detectortest.Options{Random: tc.random, AUCFloor: tc.floor, Config: cfg, Cancel: tc.cancel, Known: tc.known})
+			detectortest.Run(t, "kpca", tc.params, detectortest.Options{Random: tc.random, AUCFloor: tc.floor, Config: cfg, Cancel: tc.cancel, Memory: tc.memory, Known: tc.known})
 		})
 	}
 }

@@ -66,6 +66,9 @@ type Options struct {
 	// Skip maps a check name to the reason it does not apply; the check
 	// is reported as skipped with that reason.
 	Skip map[string]string
+	// Memory sets up the fit and score of the Memory check (default 2,000
+	// rows of the suite's columns with the suite's parameters).
+	Memory Memory
 	// Known maps a check name to a known, reported failure of the method
 	// (what fails and why). The check is skipped with "KNOWN FAILURE: …"
 	// so make test stays green while the owner fixes it; with
@@ -84,7 +87,7 @@ type Cancel struct {
 var CheckNames = []string{
 	"Shapes", "Predict", "Contamination", "ConfigUnchanged", "Seed",
 	"GenericMatrix", "DimError", "NonFinite", "NotFitted", "Concurrent",
-	"Cancel", "SaveLoad", "Defaults", "Affine", "Sparse", "AUC",
+	"Cancel", "Memory", "SaveLoad", "Defaults", "Affine", "Sparse", "AUC",
 }
 
 // suite holds what the checks share: the method, its parameters and the
@@ -153,6 +156,7 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		"NotFitted":       s.notFitted,
 		"Concurrent":      s.concurrent,
 		"Cancel":          s.cancel,
+		"Memory":          s.memory,
 		"SaveLoad":        s.saveLoad,
 		"Defaults":        s.defaults,
 		"Affine":          s.affine,

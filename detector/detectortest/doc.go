@@ -41,6 +41,12 @@
 //   - Cancel: a fit that would take well over a second is cancelled after
 //     100 ms; Fit must return ctx.Err() (context.Canceled) within one second
 //     of the cancel.
+//   - Memory: a fit and a score (2,000 rows by default, Options.Memory)
+//     hold at their peak no more than 1.25 times the method's estimate
+//     (detector.Memory, which the command line compares with its memory
+//     budget before it allocates) plus 4 MB, counting the Go heap and, on
+//     Linux, the resident set (buffers mapped outside the heap). It skips
+//     itself under -race; make test runs it without.
 //   - SaveLoad: detector.Save then detector.Load gives back the name, the
 //     parameters, the threshold and identical scores.
 //   - Affine: at the method's default scale stage, fitting and scoring the

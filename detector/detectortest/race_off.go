@@ -1,0 +1,5 @@
+//go:build !race
+
+package detectortest
+
+const raceEnabled = false
