@@ -180,3 +180,60 @@ func Example() {
 	fmt.Printf("on the circle %.4f, centre %.4f\n", s[0], s[1])
 	// Output: on the circle 0.0261, centre 0.9363
 }
+
+// TestNystromStateWithoutNorm: a Nyström model saved before the state held
+// the landmark map (NystromNorm, NystromRank) still loads, rebuilding the
+// map from the landmarks, and scores as the model it came from; a map of
+// the wrong size is refused.
+func TestNystromStateWithoutNorm(t *testing.T) {
+	X, Y := randMatrix(300, 4, 7), randMatrix(40, 4, 8)
+	p, _ := New(Config{Components: 6, Method: Nystrom, Landmarks: 50, Src: rand.NewPCG(2, 2)})
+	if err := p.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := p.Score(nil, Y)
+	b, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s state
+	if err := detector.DecodeState("kpca", b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.NystromNorm) != 50*50 || s.NystromRank != 50 {
+		t.Fatalf("saved map of %d values, rank %d; want 2500, 50", len(s.NystromNorm), s.NystromRank)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*state)
+		ok   bool
+	}{
+		{"without the map", func(s *state) { s.NystromNorm, s.NystromRank = nil, 0 }, true},
+		{"a map of the wrong size", func(s *state) { s.NystromNorm = s.NystromNorm[:49*49] }, false},
+		{"a rank of 0", func(s *state) { s.NystromRank = 0 }, false},
+	} {
+		old := s
+		tc.edit(&old)
+		enc, err := detector.EncodeState("kpca", old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := *p // the fitted Base (threshold), which detector.Load restores from the envelope
+		err = q.UnmarshalBinary(enc)
+		if !tc.ok {
+			if err == nil {
+				t.Errorf("%s: loaded", tc.name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, _ := q.Score(nil, Y)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: row %d scores %v, %v before saving", tc.name, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -68,6 +68,11 @@ type state struct {
 	// Nyström
 	Landmarks []float64 // m × d
 	ZMean     []float64
+	// The landmark map's K_mm^{-1/2} (m × m) and rank, so that loading
+	// skips its eigendecomposition; absent from models saved before them,
+	// which rebuild it from the landmarks.
+	NystromNorm []float64
+	NystromRank int
 }
 
 func flat(m *mat.Dense) []float64 {
@@ -90,6 +95,7 @@ func (p *KPCA) MarshalBinary() ([]byte, error) {
 	if p.ny != nil {
 		s.Landmarks = flat(mat.DenseCopyOf(p.ny.Landmarks))
 		s.ZMean = p.zMean
+		s.NystromNorm, s.NystromRank = flat(p.ny.Norm), p.ny.Rank()
 	} else {
 		s.N = len(p.rowMean)
 		s.X = flat(p.x)
@@ -134,7 +140,16 @@ func (p *KPCA) UnmarshalBinary(b []byte) error {
 		if len(s.ZMean) != m || len(s.Proj) != m*cols || q > m {
 			return bad
 		}
-		ny, err := randfeat.NewNystrom(kern, mat.NewDense(m, s.D, s.Landmarks))
+		lm := mat.NewDense(m, s.D, s.Landmarks)
+		var ny *randfeat.Nystrom
+		if s.NystromNorm != nil {
+			if len(s.NystromNorm) != m*m {
+				return bad
+			}
+			ny, err = randfeat.RestoreNystrom(kern, lm, mat.NewDense(m, m, s.NystromNorm), s.NystromRank)
+		} else {
+			ny, err = randfeat.NewNystrom(kern, lm)
+		}
 		if err != nil {
 			return bad
 		}

@@ -355,3 +355,42 @@ func TestTransformDot(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreNystrom: a map rebuilt from its landmarks, Norm and Rank
+// transforms exactly as the original; shapes, ranks and values it cannot
+// hold are errors.
+func TestRestoreNystrom(t *testing.T) {
+	x := testmat.Uniform(40, 3, 0.2, rand.NewPCG(5, 1))
+	k := kernel.RBF{Gamma: 1.5}
+	ny, err := NewNystrom(k, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := RestoreNystrom(k, x, ny.Norm, ny.Rank())
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := testmat.Uniform(25, 3, 0.2, rand.NewPCG(6, 1))
+	var a, b mat.Dense
+	ny.Transform(&a, y)
+	back.Transform(&b, y)
+	if !mat.Equal(&a, &b) || back.Rank() != ny.Rank() {
+		t.Errorf("restored map differs (rank %d, %d)", back.Rank(), ny.Rank())
+	}
+	nan := mat.DenseCopyOf(ny.Norm)
+	nan.Set(3, 4, math.NaN())
+	for _, tc := range []struct {
+		name string
+		norm *mat.Dense
+		rank int
+	}{
+		{"wrong size", mat.NewDense(39, 39, nil), 10},
+		{"rank 0", ny.Norm, 0},
+		{"rank above m", ny.Norm, 41},
+		{"NaN", nan, 40},
+	} {
+		if _, err := RestoreNystrom(k, x, tc.norm, tc.rank); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
