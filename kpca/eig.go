@@ -524,30 +524,8 @@ func mulDense(a, b *mat.Dense) *mat.Dense {
 	_, n := b.Dims()
 	c := mat.NewDense(m, max(n, 1), nil)
 	ar, br, cr := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
-	mulPar(cr.Data, cr.Stride, ar.Data, ar.Stride, br.Data, br.Stride, m, n, k)
+	fastmath.MulNNPar(cr.Data, cr.Stride, ar.Data, ar.Stride, br.Data, br.Stride, m, n, k)
 	return c
-}
-
-// mulPar is fastmath.MulNN with the rows of C (or, when there are few,
-// its columns in multiples of eight) split between the cores.
-func mulPar(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, m, n, k int) {
-	if m >= 64 {
-		parallel.ForRanges(m/4, 8, func(lo, hi int) {
-			lo, hi = 4*lo, 4*hi
-			if hi == m/4*4 {
-				hi = m
-			}
-			fastmath.MulNN(c[lo*ldc:], ldc, a[lo*lda:], lda, b, ldb, hi-lo, n, k)
-		})
-		return
-	}
-	parallel.ForRanges(n/8, 4, func(lo, hi int) {
-		lo, hi = 8*lo, 8*hi
-		if hi == n/8*8 {
-			hi = n
-		}
-		fastmath.MulNN(c[lo:], ldc, a, lda, b[lo:], ldb, m, hi-lo, k)
-	})
 }
 
 // mulTN returns pᵀ·v (b × k) for p (n × b) and v (n × k) as a row-major
