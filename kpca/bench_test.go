@@ -8,6 +8,7 @@ import (
 
 	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/symeig"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -155,7 +156,7 @@ func BenchmarkLanczosParts(b *testing.B) {
 		t := gramOf(k, 5, 1, 1)
 		b.Run(fmt.Sprintf("reduce/k=%d", k), func(b *testing.B) {
 			for b.Loop() {
-				reduceSym(t)
+				symeig.Reduce(t)
 			}
 			b.ReportMetric(4.0/3*float64(k*k*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFlop/s")
 		})

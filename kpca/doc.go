@@ -60,7 +60,7 @@
 // dense: 1.8–1.9 s and 22 s). (gonum v0.17 has no LAPACK dsyevr with an
 // index range, and its full EigenSym forms all n eigenvectors: 41–52 s at
 // n = 2,000; the reduction is LAPACK's blocked dsytrd with its symmetric
-// product and rank-2k update on all cores, see sytrd.go.) The cost is one
+// product and rank-2k update on all cores: internal/symeig.) The cost is one
 // n × n Gram matrix (8n² bytes) and about 2n² flops per basis vector:
 // 72–252 vectors for q ≤ 50 on the first 5,000 training rows of six
 // ADBench sets.

@@ -11,6 +11,7 @@ import (
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/parallel"
+	"github.com/kernelad/anomaly/internal/symeig"
 	"gonum.org/v1/gonum/floats"
 
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -88,7 +89,7 @@ func denseBytes(n, q int, frac float64) int64 {
 	if q == 0 {
 		qd = int64(math.Ceil(frac * float64(n)))
 	}
-	return 8 * (2*N*qd + N*(sytrdBlock+2+symvParts) + 2*N*2*sytrdBlock)
+	return 16*N*qd + symeig.ReduceBytes(n)
 }
 
 // lanczosStart is the pair count a block Lanczos run starts from: the
@@ -115,7 +116,7 @@ func basisColumns(n, q int) (b, maxK int) {
 //   - Up to denseMax rows, gonum's EigenSym: its copies of the matrix and
 //     all n vectors, 4n² values.
 //   - The dense route (above denseMax: 4q > n, or a Lanczos run that used
-//     up its budget): the q vectors twice (symTridiag.vectors keeps them a
+//     up its budget): the q vectors twice (symeig.Tridiag.Vectors keeps them a
 //     row each for the cluster orthogonalisation beside the n × q result),
 //     the reduction's panel and scratch and syr2kLower's two copies of it.
 //   - Block Lanczos: the basis V and its image W, n × maxK each (row-major:
@@ -147,7 +148,7 @@ func eigenBytes(n, q int, frac float64) int64 {
 // denseTop computes the leading eigenpairs without Lanczos. Up to
 // denseMax rows that is a full symmetric eigendecomposition (gonum's
 // EigenSym). Above, it is the path of the Lanczos matrix on a itself: one
-// tridiagonal reduction, in a's own storage (reduceUpperInPlace: a's lower
+// tridiagonal reduction, in a's own storage (symeig.ReduceUpperInPlace: a's lower
 // triangle is overwritten; its upper triangle and diagonal are kept), all
 // eigenvalues from it, and only the wanted eigenvectors, by inverse
 // iteration and the reflectors.
@@ -161,13 +162,13 @@ func eigenBytes(n, q int, frac float64) int64 {
 func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n > denseMax {
-		red, err := reduceUpperInPlace(ctx, a)
+		red, err := symeig.ReduceUpperInPlace(ctx, a)
 		if err != nil {
 			return nil, nil, err
 		}
-		if all := red.values(); all != nil {
+		if all := red.Values(); all != nil {
 			q, _ := target.count(all)
-			vecs, err := red.vectors(ctx, all[:q])
+			vecs, err := red.Vectors(ctx, all[:q])
 			if err != nil {
 				return nil, nil, err
 			}
@@ -338,8 +339,8 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		// moving (they converge quadratically faster than the vectors, so
 		// the residual test cannot pass before), only the values are
 		// computed.
-		red := reduceSym(t.Slice(0, k, 0, k).(*mat.Dense))
-		tv := red.values()
+		red := symeig.Reduce(t.Slice(0, k, 0, k).(*mat.Dense))
+		tv := red.Values()
 		if err := ctx.Err(); err != nil { // each of these steps is O(k³)
 			return nil, nil, err
 		}
@@ -474,12 +475,12 @@ const valueSettle = 1e-12
 
 // ritzFrom returns the q leading Ritz values (of the descending
 // eigenvalues vals of the reduced projected matrix red), the Ritz vectors
-// y = V s and a·y = W s, with s from inverse iteration (symTridiag.vectors).
-func ritzFrom(red *symTridiag, vals []float64, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
+// y = V s and a·y = W s, with s from inverse iteration (symeig.Tridiag.Vectors).
+func ritzFrom(red *symeig.Tridiag, vals []float64, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
 	q = min(q, len(vals))
 	// k is at most the basis budget (hundreds): blockLanczos checks its
 	// context between steps.
-	s, _ := red.vectors(context.Background(), vals[:q])
+	s, _ := red.Vectors(context.Background(), vals[:q])
 	if s == nil {
 		return nil, nil, nil, false
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -15,7 +16,7 @@ import (
 
 // gramOf returns the full RBF Gram matrix of n random rows in d dimensions.
 func gramOf(n, d int, gamma float64, seed uint64) *mat.Dense {
-	x := randomMatrix(rand.New(rand.NewPCG(seed, seed)), n, d, (*rand.Rand).Float64)
+	x := testmat.Random(rand.New(rand.NewPCG(seed, seed)), n, d, (*rand.Rand).Float64)
 	var k mat.Dense
 	kernel.Cross(&k, kernel.RBF{Gamma: gamma}, x, x)
 	return &k

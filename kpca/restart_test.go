@@ -6,52 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
-
-// randomMatrix returns an r × c matrix of draws of f.
-func randomMatrix(rng *rand.Rand, r, c int, f func(*rand.Rand) float64) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			m.Set(i, j, f(rng))
-		}
-	}
-	return m
-}
-
-// spectrumMatrix returns Q·diag(vals)·Qᵀ, exactly symmetric, for a random
-// orthogonal Q (the Q factor of a Gaussian matrix).
-func spectrumMatrix(vals []float64, seed uint64) *mat.Dense {
-	n := len(vals)
-	var qr mat.QR
-	qr.Factorize(randomMatrix(rand.New(rand.NewPCG(seed, seed)), n, n, (*rand.Rand).NormFloat64))
-	var q mat.Dense
-	qr.QTo(&q)
-	var ql mat.Dense
-	ql.Apply(func(_, j int, v float64) float64 { return v * vals[j] }, &q)
-	var a mat.Dense
-	a.Mul(&ql, q.T())
-	for i := 0; i < n; i++ {
-		for j := 0; j < i; j++ {
-			a.Set(j, i, a.At(i, j))
-		}
-	}
-	return &a
-}
-
-// maxResidual returns max_j ‖A·y_j − θ_j·y_j‖ over the pairs (vals[j], column
-// j of vecs).
-func maxResidual(a *mat.Dense, vals []float64, vecs *mat.Dense) float64 {
-	worst := 0.0
-	for j, l := range vals {
-		var r mat.VecDense
-		r.MulVec(a, vecs.ColView(j))
-		r.AddScaledVec(&r, -l, vecs.ColView(j))
-		worst = math.Max(worst, mat.Norm(&r, 2))
-	}
-	return worst
-}
 
 // TestLanczosRestart fits the 20 leading eigenpairs of an 800 × 800
 // matrix with evenly spaced eigenvalues 1, 1 − 1/800, …: relative gaps of
@@ -72,7 +29,7 @@ func TestLanczosRestart(t *testing.T) {
 	for i := range want {
 		want[i] = 1 - float64(i)/n
 	}
-	a := spectrumMatrix(want, 3)
+	a := testmat.Spectrum(want, 3)
 	var last, total int
 	vals, vecs, err := blockLanczos(context.Background(), a, q, eigTarget{q: q}, rand.New(rand.NewPCG(1, 1)), func(d, tt int) { last, total = d, tt })
 	if err != nil {
@@ -91,7 +48,7 @@ func TestLanczosRestart(t *testing.T) {
 			t.Errorf("eigenvalue %d: %.15g, want %.15g", j, vals[j], want[j])
 		}
 	}
-	if r := maxResidual(a, vals, vecs); r > lanczosTol*want[0]*1.01 {
+	if r := testmat.MaxResidual(a, vals, vecs); r > lanczosTol*want[0]*1.01 {
 		t.Errorf("residual %.3g > %.3g", r, lanczosTol*want[0])
 	}
 }
@@ -134,7 +91,7 @@ func TestDenseTopUpper(t *testing.T) {
 			t.Errorf("eigenvalue %d: %v from the upper triangle, %v from the full matrix", j, vals[j], ref[j])
 		}
 	}
-	if r := maxResidual(full, vals, vecs); r > 1e-12*asc[n-1] {
+	if r := testmat.MaxResidual(full, vals, vecs); r > 1e-12*asc[n-1] {
 		t.Errorf("residual %.3g", r)
 	}
 	for i := 0; i < n; i++ {

@@ -198,3 +198,47 @@ func ForEachIndex(shape []int, fn func(idx []int)) {
 		}
 	}
 }
+
+// Random returns an r × c matrix of draws of f.
+func Random(rng *rand.Rand, r, c int, f func(*rand.Rand) float64) *mat.Dense {
+	m := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			m.Set(i, j, f(rng))
+		}
+	}
+	return m
+}
+
+// Spectrum returns Q·diag(vals)·Qᵀ, exactly symmetric, for a random
+// orthogonal Q (the Q factor of a Gaussian matrix).
+func Spectrum(vals []float64, seed uint64) *mat.Dense {
+	n := len(vals)
+	var qr mat.QR
+	qr.Factorize(Random(rand.New(rand.NewPCG(seed, seed)), n, n, (*rand.Rand).NormFloat64))
+	var q mat.Dense
+	qr.QTo(&q)
+	var ql mat.Dense
+	ql.Apply(func(_, j int, v float64) float64 { return v * vals[j] }, &q)
+	var a mat.Dense
+	a.Mul(&ql, q.T())
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			a.Set(j, i, a.At(i, j))
+		}
+	}
+	return &a
+}
+
+// MaxResidual returns max_j ‖A·y_j − θ_j·y_j‖ over the pairs (vals[j], column
+// j of vecs).
+func MaxResidual(a *mat.Dense, vals []float64, vecs *mat.Dense) float64 {
+	worst := 0.0
+	for j, l := range vals {
+		var r mat.VecDense
+		r.MulVec(a, vecs.ColView(j))
+		r.AddScaledVec(&r, -l, vecs.ColView(j))
+		worst = math.Max(worst, mat.Norm(&r, 2))
+	}
+	return worst
+}

@@ -1,28 +1,29 @@
-package kpca
+package symeig
 
 import (
 	"context"
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
+	"github.com/kernelad/anomaly/internal/fastmath"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
-// symTridiag is the reduction of a symmetric k × k matrix to tridiagonal
+// Tridiag is the reduction of a symmetric k × k matrix to tridiagonal
 // form, T = Q·J·Qᵀ (LAPACK's dsytrd, lower triangle, by sytrdLower): J's diagonal d and
 // subdiagonal e, and Q as k − 1 Householder reflectors (a, tau).
 //
-// The Lanczos matrix of blockLanczos is reduced once a step; its
+// The Lanczos matrix of kpca's blockLanczos is reduced once a step; its
 // eigenvalues come from J alone (dsterf), and the few eigenvectors the
 // Ritz pairs need from inverse iteration on J and Q applied to them. A
 // full eigendecomposition with vectors (dsteqr accumulating every rotation
 // into a k × k matrix) took 0.10–0.14 s a call at k ≈ 320, most of the
 // time of a q = 50 fit outside the passes over the kernel matrix.
-type symTridiag struct {
+type Tridiag struct {
 	k         int
 	a         []float64 // k × k row-major (stride lda): the reflectors below the subdiagonal
 	lda       int
@@ -31,34 +32,43 @@ type symTridiag struct {
 	impl      gonum.Implementation
 }
 
-// reduceSym reduces a copy of the symmetric matrix t (its lower triangle
+// Reduce reduces a copy of the symmetric matrix t (its lower triangle
 // is read): the Lanczos matrix, at each Rayleigh–Ritz step (k in the
 // hundreds, a few hundredths of a second: the caller checks its context
 // between steps).
-func reduceSym(t *mat.Dense) *symTridiag {
+func Reduce(t *mat.Dense) *Tridiag {
+	r, _ := ReduceContext(context.Background(), t)
+	return r
+}
+
+// ReduceContext is Reduce returning ctx.Err() between panels once ctx is
+// done.
+func ReduceContext(ctx context.Context, t *mat.Dense) (*Tridiag, error) {
 	k, _ := t.Dims()
-	r := newSymTridiag(make([]float64, k*k), k, k)
+	r := newTridiag(make([]float64, k*k), k, k)
 	tr := t.RawMatrix()
 	for i := 0; i < k; i++ {
 		copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
 	}
-	_ = r.reduce(context.Background())
-	return r
+	if err := r.reduce(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
-// reduceUpperInPlace reduces the symmetric matrix a, of which only the
+// ReduceUpperInPlace reduces the symmetric matrix a, of which only the
 // upper triangle (j ≥ i) is read, in a's own storage: the upper triangle is
 // mirrored into the lower one, which the reduction then overwrites with
 // its reflectors, and the diagonal is put back afterwards. When it returns,
 // a's upper triangle and diagonal are as they were and its lower triangle
-// holds the reflectors (which vectors reads). It is denseTop's route for
+// holds the reflectors (which vectors reads). It is kpca's dense route for
 // the n × n kernel matrix: a copy would double the fit's largest
 // allocation (392 MB at 7,000 rows). Once ctx is done it returns
 // ctx.Err(), with a's lower triangle and diagonal overwritten.
-func reduceUpperInPlace(ctx context.Context, a *mat.Dense) (*symTridiag, error) {
+func ReduceUpperInPlace(ctx context.Context, a *mat.Dense) (*Tridiag, error) {
 	k, _ := a.Dims()
 	raw := a.RawMatrix()
-	r := newSymTridiag(raw.Data, raw.Stride, k)
+	r := newTridiag(raw.Data, raw.Stride, k)
 	s := raw.Stride
 	// Row i's upper part is column i's lower part: transpose in tiles so
 	// that both sides stay cached (the two parts do not overlap).
@@ -85,14 +95,14 @@ func reduceUpperInPlace(ctx context.Context, a *mat.Dense) (*symTridiag, error) 
 	return r, nil
 }
 
-// newSymTridiag returns a symTridiag for the k × k matrix in a (stride
+// newTridiag returns a Tridiag for the k × k matrix in a (stride
 // lda), not yet reduced.
-func newSymTridiag(a []float64, lda, k int) *symTridiag {
-	return &symTridiag{k: k, a: a, lda: lda, d: make([]float64, k), e: make([]float64, max(k-1, 0)), tau: make([]float64, max(k-1, 0))}
+func newTridiag(a []float64, lda, k int) *Tridiag {
+	return &Tridiag{k: k, a: a, lda: lda, d: make([]float64, k), e: make([]float64, max(k-1, 0)), tau: make([]float64, max(k-1, 0))}
 }
 
 // reduce runs sytrdLower on r.a and sets ‖J‖∞.
-func (r *symTridiag) reduce(ctx context.Context) error {
+func (r *Tridiag) reduce(ctx context.Context) error {
 	k := r.k
 	if k == 0 {
 		return nil
@@ -115,7 +125,7 @@ func (r *symTridiag) reduce(ctx context.Context) error {
 
 // values returns the eigenvalues in descending order, or nil when the QL
 // iteration does not converge.
-func (r *symTridiag) values() []float64 {
+func (r *Tridiag) Values() []float64 {
 	d := append([]float64(nil), r.d...)
 	e := append([]float64(nil), r.e...)
 	if !r.impl.Dsterf(r.k, d, e) {
@@ -139,7 +149,7 @@ const clusterGap = 1e-3
 // three steps of inverse iteration on J shifted by its eigenvalue, from a
 // seeded random start, kept orthogonal to the vectors already found for
 // eigenvalues within clusterGap·‖J‖, then multiplied by Q.
-func (r *symTridiag) vectors(ctx context.Context, vals []float64) (*mat.Dense, error) {
+func (r *Tridiag) Vectors(ctx context.Context, vals []float64) (*mat.Dense, error) {
 	k, m := r.k, len(vals)
 	z := mat.NewDense(k, max(m, 1), nil)
 	if k == 0 || m == 0 {
@@ -219,29 +229,75 @@ func (r *symTridiag) vectors(ctx context.Context, vals []float64) (*mat.Dense, e
 const vectorsCheck = 64
 
 // applyQ sets C ← Q·C for the (k−1) × m matrix C (stride ldc) and Q the
-// product of the k − 1 reflectors stored below r.a's subdiagonal: the loop
-// of gonum's Dormqr (left, no transpose: blocks of qBlock reflectors from
-// the last, each formed by Dlarft and applied by Dlarfb), written out so
-// that ctx is looked at between blocks (a block at k = 5,000 and a
-// thousand columns is about 10⁹ flops). Splitting the columns into chunks
-// for Dormqr instead cost 45% more at k = 2,000 with 605 columns in chunks
-// of 64 (1.95 s against 1.34 s for vectors).
-func (r *symTridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
+// product of the k − 1 reflectors stored below r.a's subdiagonal, in
+// blocks of qBlock reflectors from the last, as gonum's Dormqr (left, no
+// transpose) does: each block is H = I − V·T·Vᵀ with T from Dlarft, and
+// C ← C − V·(T·(Vᵀ·C)). The three products are fastmath's (MulNNPar on
+// V and Vᵀ copied out dense, the rows of the update split between the
+// cores) where gonum's Dlarfb ran its gemm at 2.6 GFlop/s a core: half of
+// a full decomposition at k = 2,000. ctx is looked at between blocks (a
+// block at k = 5,000 and a thousand columns is about 10⁹ flops).
+func (r *Tridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
 	const nb = qBlock
 	n := r.k - 1 // rows of C and reflectors
+	if n <= 0 || m <= 0 {
+		return nil
+	}
 	a, lda := r.a[r.lda:], r.lda
 	t := make([]float64, nb*nb)
-	work := make([]float64, m*nb)
+	tt := make([]float64, nb*nb) // T with its lower part zeroed
+	v := make([]float64, n*nb)   // V, (n − i) × ib
+	vt := make([]float64, nb*n)  // Vᵀ
+	w := make([]float64, nb*m)   // Vᵀ·C
+	tw := make([]float64, nb*m)  // T·Vᵀ·C
 	for i := ((n - 1) / nb) * nb; i >= 0; i -= nb {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ib := min(nb, n-i)
-		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, n-i, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
-		r.impl.Dlarfb(blas.Left, blas.NoTrans, lapack.Forward, lapack.ColumnWise, n-i, m, ib, a[i*lda+i:], lda, t, nb, c[i*ldc:], ldc, work, nb)
+		ib, np := min(nb, n-i), n-i
+		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, np, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
+		for row := 0; row < np; row++ {
+			src := a[(i+row)*lda+i:]
+			for j := 0; j < ib; j++ {
+				var x float64
+				switch {
+				case row == j:
+					x = 1
+				case row > j:
+					x = src[j]
+				}
+				v[row*ib+j] = x
+				vt[j*np+row] = x
+			}
+		}
+		for p := 0; p < ib; p++ {
+			for q := 0; q < ib; q++ {
+				x := 0.0
+				if q >= p {
+					x = t[p*nb+q]
+				}
+				tt[p*ib+q] = x
+			}
+		}
+		ci := c[i*ldc:]
+		fastmath.MulNNPar(w, m, vt, np, ci, ldc, ib, m, np)
+		fastmath.MulNNPar(tw, m, tt, ib, w, m, ib, m, ib)
+		parallel.ForRanges((np+qRows-1)/qRows, 1, func(b0, b1 int) {
+			tmp := make([]float64, qRows*m)
+			for b := b0; b < b1; b++ {
+				r0, r1 := b*qRows, min((b+1)*qRows, np)
+				fastmath.MulNN(tmp, m, v[r0*ib:], ib, tw, m, r1-r0, m, ib)
+				for row := r0; row < r1; row++ {
+					floats.Sub(ci[row*ldc:row*ldc+m], tmp[(row-r0)*m:(row-r0+1)*m])
+				}
+			}
+		})
 	}
 	return nil
 }
+
+// qRows is the block of rows of C that applyQ updates with one product.
+const qRows = 64
 
 // qBlock is applyQ's block of reflectors, gonum's Dormqr block size.
 const qBlock = 32

@@ -1,10 +1,11 @@
-package kpca
+package symeig
 
 import (
 	"context"
 	"math"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,9 +29,9 @@ func TestSymTridiag(t *testing.T) {
 					lam[i] = lam[3] // six equal eigenvalues among the wanted
 				}
 			}
-			tm := spectrumMatrix(lam, uint64(k)) // T = U·diag(λ)·Uᵀ, U orthonormal
-			r := reduceSym(tm)
-			vals := r.values()
+			tm := testmat.Spectrum(lam, uint64(k)) // T = U·diag(λ)·Uᵀ, U orthonormal
+			r := Reduce(tm)
+			vals := r.Values()
 			if vals == nil {
 				t.Fatal("values failed")
 			}
@@ -39,7 +40,7 @@ func TestSymTridiag(t *testing.T) {
 					t.Fatalf("value %d: %v, want %v", i, vals[i], lam[i])
 				}
 			}
-			s, _ := r.vectors(context.Background(), vals[:c.m])
+			s, _ := r.Vectors(context.Background(), vals[:c.m])
 			if s == nil {
 				t.Fatal("vectors failed")
 			}

@@ -1,4 +1,4 @@
-package kpca
+package symeig
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
+	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestSytrdLower checks the blocked reduction (through reduceSym, which
+// TestSytrdLower checks the blocked reduction (through Reduce, which
 // reads the lower triangle: the upper one holds NaN) on symmetric matrices
 // of standard normal entries of 30 rows (unblocked only), 100, 300 and 700
 // (blocked panels, from 300 the symmetric product split four ways, partial
@@ -37,10 +39,10 @@ func TestSytrdLower(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		a    *mat.Dense
-	}{{"normal 30", gauss(30)}, {"normal 100", gauss(100)}, {"normal 300", gauss(300)}, {"normal 700", gauss(700)}, {"rbf 700", gramOf(700, 4, 0.7, 5)}} {
+	}{{"normal 30", gauss(30)}, {"normal 100", gauss(100)}, {"normal 300", gauss(300)}, {"normal 700", gauss(700)}, {"rbf 700", rbfMatrix(700, 4, 0.7, 5)}} {
 		n, _ := c.a.Dims()
 		var es mat.EigenSym
-		if !es.Factorize(symOf(c.a), false) {
+		if !es.Factorize(mat.NewSymDense(n, mat.DenseCopyOf(c.a).RawMatrix().Data), false) {
 			t.Fatal("EigenSym failed")
 		}
 		want := es.Values(nil)
@@ -51,14 +53,14 @@ func TestSytrdLower(t *testing.T) {
 				up.Set(i, j, math.NaN())
 			}
 		}
-		red := reduceSym(up)
-		got := red.values()
+		red := Reduce(up)
+		got := red.Values()
 		worst := 0.0
 		for i := range got {
 			worst = math.Max(worst, math.Abs(got[i]-want[n-1-i]))
 		}
 		some := []float64{got[0], got[1], got[2], got[n/3], got[n/2], got[n/2+1], got[2*n/3], got[n-3], got[n-2], got[n-1]}
-		res := maxResidual(c.a, some, mustVectors(t, red, some))
+		res := testmat.MaxResidual(c.a, some, mustVectors(t, red, some))
 		t.Logf("%s: eigenvalues off by %.2g, residuals %.2g (‖A‖₂ = %.3g)", c.name, worst/norm, res/norm, norm)
 		if !(worst <= 1e-12*norm) || !(res <= 1e-12*norm) {
 			t.Errorf("%s: eigenvalues off by %.3g, residuals %.3g, relative to ‖A‖₂", c.name, worst/norm, res/norm)
@@ -66,11 +68,20 @@ func TestSytrdLower(t *testing.T) {
 	}
 }
 
-// mustVectors returns red.vectors(vals) and fails the test when inverse
+// rbfMatrix returns the RBF kernel matrix of n uniform rows in d
+// dimensions (a fast-decaying spectrum).
+func rbfMatrix(n, d int, gamma float64, seed uint64) *mat.Dense {
+	x := testmat.Random(rand.New(rand.NewPCG(seed, seed)), n, d, (*rand.Rand).Float64)
+	var k mat.Dense
+	kernel.Cross(&k, kernel.RBF{Gamma: gamma}, x, x)
+	return &k
+}
+
+// mustVectors returns red.Vectors(vals) and fails the test when inverse
 // iteration breaks down.
-func mustVectors(t *testing.T, red *symTridiag, vals []float64) *mat.Dense {
+func mustVectors(t *testing.T, red *Tridiag, vals []float64) *mat.Dense {
 	t.Helper()
-	z, err := red.vectors(context.Background(), vals)
+	z, err := red.Vectors(context.Background(), vals)
 	if z == nil || err != nil {
 		t.Fatalf("vectors: %v (nil: %v)", err, z == nil)
 	}

@@ -1,4 +1,4 @@
-package kpca
+package symeig
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 )
 
 // Blocked reduction of a symmetric matrix to tridiagonal form, for
-// reduceSym, the Lanczos matrix at each Rayleigh–Ritz step (k in the
-// hundreds), and for reduceUpperInPlace, the kernel matrix itself in
-// denseTop's route (n in the thousands). It is LAPACK's dsytrd with
+// Reduce, the Lanczos matrix at each Rayleigh–Ritz step (k in the
+// hundreds), and for ReduceUpperInPlace, the kernel matrix itself in
+// kernel PCA's dense route (n in the thousands). It is LAPACK's dsytrd with
 // uplo = L as gonum implements it (panels of sytrdBlock columns by dlatrd,
 // each followed by a rank-2·sytrdBlock update of the trailing matrix, the
 // last sytrdCross columns by dsytd2), and it leaves d, e, tau and the
@@ -32,14 +32,22 @@ import (
 //
 // Eigenvalues and eigenvectors through it equal gonum's EigenSym's to
 // rounding (TestSytrdLower). At n = 2,000 (50 pairs of an RBF kernel
-// matrix) denseTop took 8.3 s with gonum's Dsytrd and takes 1.6 s; at
+// matrix) kpca's denseTop took 8.3 s with gonum's Dsytrd and takes 1.6 s; at
 // k = 200 and 500 the reduction takes 3.0–3.2 and 35 ms against 3.6–5.8
-// and 92–97 ms (BenchmarkLanczosParts); on the Lanczos runs of six
+// and 92–97 ms (kpca's BenchmarkLanczosParts); on the Lanczos runs of six
 // ADBench sets the fit times are within noise of gonum's.
 const (
 	sytrdBlock = 32 // panel width, gonum's Ilaenv block size for DSYTRD
 	sytrdCross = 32 // below this many trailing columns, gonum's unblocked Dsytd2 (gonum's crossover too)
 )
+
+// ReduceBytes bounds the scratch bytes of the reduction of an n × n
+// matrix in place: the panel W and latrdLower's vectors, and syr2kLower's
+// copies [V W] and [W V]ᵀ of a panel (Reduce adds its n × n copy).
+func ReduceBytes(n int) int64 {
+	N := int64(n)
+	return 8 * (N*(sytrdBlock+2+symvParts) + 2*N*2*sytrdBlock)
+}
 
 // sytrdLower reduces the symmetric n × n matrix a (row-major, stride lda,
 // lower triangle read) to tridiagonal form Qᵀ·A·Q = J: d is J's diagonal, e
