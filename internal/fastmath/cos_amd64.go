@@ -91,3 +91,14 @@ func gaussArgAsm(dst, cross, sq *float64, sj, scale float64, n int)
 //
 //go:noescape
 func scaleTo32Asm(dst *float32, x *float64, s float64, n int)
+
+// rotSweep8Asm applies n ≥ 1 rotations of a sweep to eight columns, p at
+// row hi (see RotRows).
+//
+//go:noescape
+func rotSweep8Asm(p *float64, ld int, cs *float64, n int)
+
+// rotSweep32Asm is rotSweep8Asm on 32 columns.
+//
+//go:noescape
+func rotSweep32Asm(p *float64, ld int, cs *float64, n int)

@@ -51,3 +51,7 @@ func gaussArgAsm(dst, cross, sq *float64, sj, scale float64, n int) {
 }
 
 func scaleTo32Asm(dst *float32, x *float64, s float64, n int) { panic("fastmath: no assembly kernel") }
+
+func rotSweep8Asm(p *float64, ld int, cs *float64, n int) { panic("fastmath: no assembly kernel") }
+
+func rotSweep32Asm(p *float64, ld int, cs *float64, n int) { panic("fastmath: no assembly kernel") }
