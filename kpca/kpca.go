@@ -313,7 +313,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		mat.Row(lm.RawRowView(r), i, X)
 	}
 	f.progress("gram", 0, n)
-	ny, err := parallel.Cancellable(ctx, func() (*randfeat.Nystrom, error) { return randfeat.NewNystrom(f.kern, lm) })
+	ny, err := randfeat.NewNystromContext(ctx, f.kern, lm)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

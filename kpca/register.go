@@ -37,9 +37,8 @@ func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
 	}
 	if p.cfg.Method == Nystrom {
 		// The landmarks; z, z − z̄ and the projection of the training
-		// rows; then the larger of the map's construction (randfeat's
-		// eigendecomposition of the m × m landmark kernel: its copies, all
-		// vectors and the map) and the m × m covariance with its block
+		// rows; then the larger of the map's construction
+		// (randfeat.NystromBytes) and the m × m covariance with its block
 		// scratch and its eigensolver.
 		mi := min(p.cfg.Landmarks, s.Rows)
 		m := int64(mi)
@@ -48,7 +47,7 @@ func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
 			q = int64(math.Ceil(p.cfg.Variance * float64(mi)))
 		}
 		q = min(q, m)
-		return 8*(m*d+2*n*m+n*q+2*n) + max(5*8*m*m, 8*(2*m*m+covRows*m)+denseBytes(mi, int(q), p.cfg.Variance))
+		return 8*(m*d+2*n*m+n*q+2*n) + max(randfeat.NystromBytes(mi, s.Cols), 8*(2*m*m+covRows*m)+denseBytes(mi, int(q), p.cfg.Variance))
 	}
 	q := min(p.cfg.Components, max(s.Rows-1, 0))
 	return 8*n*int64(paddedStride(s.Rows)) + 8*n*d + eigenBytes(s.Rows, q, p.cfg.Variance)

@@ -1,7 +1,9 @@
 // Package parallel runs independent blocks of work on all cores (the one
-// worker pool the kernel and random-feature layers share), and lets a fit
-// leave a context-free library call when its context is cancelled
-// (Cancellable).
+// worker pool the kernel and random-feature layers share). The loops that
+// take a context stop handing out blocks once it is done; nothing here
+// runs a call in the background (the Cancellable wrapper that let a fit
+// return while a context-free call went on computing is gone: every long
+// step now takes the context itself).
 //
 // Blocks are numbered 0..nb−1 and handed out in increasing order from a
 // shared counter to min(GOMAXPROCS, nb) workers; each worker first builds

@@ -89,31 +89,6 @@ func ForBlocksProgress(ctx context.Context, nb int, newWorker func() func(b int)
 // progressEvery is how often ForBlocksProgress reports.
 const progressEvery = 100 * time.Millisecond
 
-// Cancellable runs f, a call that takes no context (a gonum decomposition, a
-// tree build, a Gram matrix), on its own goroutine and returns when f does or
-// when ctx is done, whichever comes first. After a cancel the caller returns
-// at once with ctx.Err(); the abandoned call runs to its end in the
-// background and its result is dropped, so f must not write anything the
-// caller still uses.
-func Cancellable[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := f()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
-}
-
 // ForRanges splits 0..n−1 into one contiguous range per worker, at most
 // GOMAXPROCS workers and at least minPer items each (one range below
 // that), and calls f on each range concurrently, returning when all are

@@ -1,12 +1,9 @@
 package parallel
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 func TestForBlocksRunsEachBlockOnce(t *testing.T) {
@@ -40,21 +37,6 @@ func ExampleForBlocks() {
 	})
 	fmt.Println(out)
 	// Output: [0 1 4 9 16 25 36 49 64 81]
-}
-
-func TestCancellable(t *testing.T) {
-	v, err := Cancellable(context.Background(), func() (int, error) { return 7, nil })
-	if v != 7 || err != nil {
-		t.Fatalf("got %v, %v", v, err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	release := make(chan struct{})
-	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
-	v, err = Cancellable(ctx, func() (int, error) { <-release; return 1, nil })
-	close(release)
-	if v != 0 || !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: got %v, %v", v, err)
-	}
 }
 
 func TestForRangesCoversEachIndexOnce(t *testing.T) {
