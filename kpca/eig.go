@@ -89,7 +89,7 @@ func denseBytes(n, q int, frac float64) int64 {
 	if q == 0 {
 		qd = int64(math.Ceil(frac * float64(n)))
 	}
-	return 16*N*qd + symeig.ReduceBytes(n)
+	return symeig.VectorsBytes(n, int(qd)) + symeig.ReduceBytes(n)
 }
 
 // lanczosStart is the pair count a block Lanczos run starts from: the

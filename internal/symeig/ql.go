@@ -124,7 +124,21 @@ func (r *Tridiag) All(ctx context.Context) ([]float64, *mat.Dense, error) {
 // applyQ's blocks (V, Vᵀ, Vᵀ·C, T·Vᵀ·C and a block of rows per core).
 func AllBytes(k int) int64 {
 	K := int64(k)
-	return 8 * (2*K*K + rotBatch + 2*K + 4*qBlock*K + int64(runtime.GOMAXPROCS(0))*qRows*K)
+	return 8*(2*K*K+rotBatch+2*K) + applyQBytes(k, k)
+}
+
+// VectorsBytes bounds the bytes Vectors allocates for m vectors of a
+// k × k matrix: the result, the vectors found a row each for the cluster
+// orthogonalisation, and applyQ's blocks.
+func VectorsBytes(k, m int) int64 {
+	return 16*int64(k)*int64(m) + applyQBytes(k, m)
+}
+
+// applyQBytes is applyQ's scratch for C of k rows and m columns: V, Vᵀ,
+// Vᵀ·C, T·Vᵀ·C and a block of rows per core.
+func applyQBytes(k, m int) int64 {
+	K, M := int64(k), int64(m)
+	return 8 * (2*qBlock*K + 2*qBlock*M + int64(runtime.GOMAXPROCS(0))*qRows*M)
 }
 
 // maxSweeps is the number of QL sweeps per eigenvalue the whole
