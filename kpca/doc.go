@@ -55,9 +55,9 @@
 // vectors in all. Only past that, or for q > n/4, are the pairs taken from
 // one tridiagonal reduction of K̃ (values from it, the q vectors by inverse
 // iteration), which is O(n³): at 2,000 rows of 784 features the default
-// rule keeps 605 components and the fit takes 2.8–3.0 s, at 5,000 rows
-// 1,305 and 36–37 s (scikit-learn's KernelPCA() with all components,
-// dense: 1.8–1.9 s and 22 s). (gonum v0.17 has no LAPACK dsyevr with an
+// rule keeps 605 components and the fit takes 1.7 s, at 5,000 rows
+// 1,305 and 27.5 s (scikit-learn's KernelPCA() with all components,
+// dense, back to back: 1.7 s and 26.2 s). (gonum v0.17 has no LAPACK dsyevr with an
 // index range, and its full EigenSym forms all n eigenvectors: 41–52 s at
 // n = 2,000; the reduction is LAPACK's blocked dsytrd with its symmetric
 // product and rank-2k update on all cores: internal/symeig.) The cost is one
