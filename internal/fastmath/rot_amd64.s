@@ -1,5 +1,17 @@
 #include "textflag.h"
 
+// ROT4 rotates four lanes at byte offset off of the pair (lower row at
+// DI, upper row at DX) with c in Y8 and s in Y9 and the upper row carried
+// in car: the upper row gets s·x + c·car, car becomes c·x − s·car (x and
+// t are scratch).
+#define ROT4(off, car, x, t) \
+	VMOVUPD     off(DI), x; \
+	VMULPD      car, Y8, t; \
+	VFMADD231PD x, Y9, t; \
+	VMOVUPD     t, off(DX); \
+	VMULPD      car, Y9, car; \
+	VFMSUB231PD x, Y8, car
+
 // func rotSweep8Asm(p *float64, ld int, cs *float64, n int)
 //
 // One QL sweep of n ≥ 1 plane rotations on eight columns of a row-major
@@ -23,20 +35,10 @@ TEXT ·rotSweep8Asm(SB), NOSPLIT, $0-32
 loop:
 	MOVQ DI, DX                      // the upper row of the pair
 	SUBQ BX, DI                      // the lower row
-	VBROADCASTSD (SI), Y4            // c
-	VBROADCASTSD 8(SI), Y5           // s
-	VMOVUPD (DI), Y2
-	VMOVUPD 32(DI), Y3
-	VMULPD Y0, Y4, Y6                // c·carry
-	VMULPD Y1, Y4, Y7
-	VFMADD231PD Y2, Y5, Y6           // + s·x
-	VFMADD231PD Y3, Y5, Y7
-	VMOVUPD Y6, (DX)
-	VMOVUPD Y7, 32(DX)
-	VMULPD Y0, Y5, Y0                // s·carry
-	VMULPD Y1, Y5, Y1
-	VFMSUB231PD Y2, Y4, Y0           // c·x − s·carry
-	VFMSUB231PD Y3, Y4, Y1
+	VBROADCASTSD (SI), Y8            // c
+	VBROADCASTSD 8(SI), Y9           // s
+	ROT4(0, Y0, Y2, Y6)
+	ROT4(32, Y1, Y3, Y7)
 	ADDQ $16, SI
 	DECQ CX
 	JNZ  loop
@@ -71,54 +73,14 @@ loop32:
 	SUBQ BX, DI
 	VBROADCASTSD (SI), Y8
 	VBROADCASTSD 8(SI), Y9
-	VMOVUPD 0(DI), Y10
-	VMULPD Y0, Y8, Y11                // c·carry
-	VFMADD231PD Y10, Y9, Y11           // + s·x
-	VMOVUPD Y11, 0(DX)
-	VMULPD Y0, Y9, Y0                // s·carry
-	VFMSUB231PD Y10, Y8, Y0           // c·x − s·carry
-	VMOVUPD 32(DI), Y12
-	VMULPD Y1, Y8, Y13                // c·carry
-	VFMADD231PD Y12, Y9, Y13           // + s·x
-	VMOVUPD Y13, 32(DX)
-	VMULPD Y1, Y9, Y1                // s·carry
-	VFMSUB231PD Y12, Y8, Y1           // c·x − s·carry
-	VMOVUPD 64(DI), Y14
-	VMULPD Y2, Y8, Y15                // c·carry
-	VFMADD231PD Y14, Y9, Y15           // + s·x
-	VMOVUPD Y15, 64(DX)
-	VMULPD Y2, Y9, Y2                // s·carry
-	VFMSUB231PD Y14, Y8, Y2           // c·x − s·carry
-	VMOVUPD 96(DI), Y10
-	VMULPD Y3, Y8, Y11                // c·carry
-	VFMADD231PD Y10, Y9, Y11           // + s·x
-	VMOVUPD Y11, 96(DX)
-	VMULPD Y3, Y9, Y3                // s·carry
-	VFMSUB231PD Y10, Y8, Y3           // c·x − s·carry
-	VMOVUPD 128(DI), Y12
-	VMULPD Y4, Y8, Y13                // c·carry
-	VFMADD231PD Y12, Y9, Y13           // + s·x
-	VMOVUPD Y13, 128(DX)
-	VMULPD Y4, Y9, Y4                // s·carry
-	VFMSUB231PD Y12, Y8, Y4           // c·x − s·carry
-	VMOVUPD 160(DI), Y14
-	VMULPD Y5, Y8, Y15                // c·carry
-	VFMADD231PD Y14, Y9, Y15           // + s·x
-	VMOVUPD Y15, 160(DX)
-	VMULPD Y5, Y9, Y5                // s·carry
-	VFMSUB231PD Y14, Y8, Y5           // c·x − s·carry
-	VMOVUPD 192(DI), Y10
-	VMULPD Y6, Y8, Y11                // c·carry
-	VFMADD231PD Y10, Y9, Y11           // + s·x
-	VMOVUPD Y11, 192(DX)
-	VMULPD Y6, Y9, Y6                // s·carry
-	VFMSUB231PD Y10, Y8, Y6           // c·x − s·carry
-	VMOVUPD 224(DI), Y12
-	VMULPD Y7, Y8, Y13                // c·carry
-	VFMADD231PD Y12, Y9, Y13           // + s·x
-	VMOVUPD Y13, 224(DX)
-	VMULPD Y7, Y9, Y7                // s·carry
-	VFMSUB231PD Y12, Y8, Y7           // c·x − s·carry
+	ROT4(0, Y0, Y10, Y11)
+	ROT4(32, Y1, Y12, Y13)
+	ROT4(64, Y2, Y14, Y15)
+	ROT4(96, Y3, Y10, Y11)
+	ROT4(128, Y4, Y12, Y13)
+	ROT4(160, Y5, Y14, Y15)
+	ROT4(192, Y6, Y10, Y11)
+	ROT4(224, Y7, Y12, Y13)
 	ADDQ $16, SI
 	DECQ CX
 	JNZ  loop32

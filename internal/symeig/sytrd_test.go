@@ -24,29 +24,12 @@ import (
 // of the early reflectors rotates the later ones, and d and e moved by
 // 1e-10 relative where the eigenvalues agreed to 1e-14.)
 func TestSytrdLower(t *testing.T) {
-	gauss := func(n int) *mat.Dense {
-		rng := rand.New(rand.NewPCG(uint64(n), 1))
-		a := mat.NewDense(n, n, nil)
-		for i := 0; i < n; i++ {
-			for j := 0; j <= i; j++ {
-				v := rng.NormFloat64()
-				a.Set(i, j, v)
-				a.Set(j, i, v)
-			}
-		}
-		return a
-	}
 	for _, c := range []struct {
 		name string
 		a    *mat.Dense
-	}{{"normal 30", gauss(30)}, {"normal 100", gauss(100)}, {"normal 300", gauss(300)}, {"normal 700", gauss(700)}, {"rbf 700", rbfMatrix(700, 4, 0.7, 5)}} {
+	}{{"normal 30", normalSym(30, 1)}, {"normal 100", normalSym(100, 1)}, {"normal 300", normalSym(300, 1)}, {"normal 700", normalSym(700, 1)}, {"rbf 700", rbfMatrix(700, 4, 0.7, 5)}} {
 		n, _ := c.a.Dims()
-		var es mat.EigenSym
-		if !es.Factorize(mat.NewSymDense(n, mat.DenseCopyOf(c.a).RawMatrix().Data), false) {
-			t.Fatal("EigenSym failed")
-		}
-		want := es.Values(nil)
-		norm := math.Max(math.Abs(want[0]), math.Abs(want[n-1]))
+		want, norm := reference(t, c.a)
 		up := mat.DenseCopyOf(c.a)
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
@@ -66,6 +49,31 @@ func TestSytrdLower(t *testing.T) {
 			t.Errorf("%s: eigenvalues off by %.3g, residuals %.3g, relative to ‖A‖₂", c.name, worst/norm, res/norm)
 		}
 	}
+}
+
+// reference returns gonum's EigenSym eigenvalues of the symmetric a
+// (ascending) and ‖a‖₂.
+func reference(t *testing.T, a *mat.Dense) ([]float64, float64) {
+	t.Helper()
+	n, _ := a.Dims()
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(n, mat.DenseCopyOf(a).RawMatrix().Data), false) {
+		t.Fatal("EigenSym failed")
+	}
+	want := es.Values(nil)
+	return want, math.Max(math.Abs(want[0]), math.Abs(want[n-1]))
+}
+
+// normalSym returns a symmetric n × n matrix of standard normal entries
+// drawn from PCG(n, seed).
+func normalSym(n int, seed uint64) *mat.Dense {
+	a := testmat.Random(rand.New(rand.NewPCG(uint64(n), seed)), n, n, (*rand.Rand).NormFloat64)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			a.Set(j, i, a.At(i, j))
+		}
+	}
+	return a
 }
 
 // rbfMatrix returns the RBF kernel matrix of n uniform rows in d
