@@ -463,17 +463,23 @@ func benchHeader(res *bench.Result, mem string) []string {
 	return h
 }
 
+// cellColumns names the columns of a cell's line in the text and Markdown
+// tables, and cellFields gives them.
+var cellColumns = []string{"data", "method", "input", "AUC", "AP", "fit s", "score s", "peak MB", "runs"}
+
+func cellFields(c *bench.Cell) []string {
+	return []string{c.Data, c.Method, c.Input, fmtFloat(c.AUC, 3), fmtFloat(c.AP, 3),
+		fmtSeconds(c.FitSeconds), fmtSeconds(c.ScoreSeconds), fmtMB(c.PeakBytes), cellRuns(c)}
+}
+
 func writeBenchTable(w io.Writer, res *bench.Result, mem string) error {
 	for _, l := range benchHeader(res, mem) {
 		fmt.Fprintln(w, "# "+l)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "data\tmethod\tinput\tAUC\tAP\tfit s\tscore s\tpeak MB\truns")
+	fmt.Fprintln(tw, strings.Join(cellColumns, "\t"))
 	for i := range res.Cells {
-		c := &res.Cells[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Data, c.Method, c.Input,
-			fmtFloat(c.AUC, 3), fmtFloat(c.AP, 3), fmtSeconds(c.FitSeconds), fmtSeconds(c.ScoreSeconds),
-			fmtMB(c.PeakBytes), cellRuns(c))
+		fmt.Fprintln(tw, strings.Join(cellFields(&res.Cells[i]), "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -525,12 +531,9 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 	for _, row := range aucMatrix(res) {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
-	fmt.Fprintf(w, "\n| data | method | input | AUC | AP | fit s | score s | peak MB | runs |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(cellColumns, " | "), strings.Repeat("---|", len(cellColumns)))
 	for i := range res.Cells {
-		c := &res.Cells[i]
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Data, c.Method, c.Input,
-			fmtFloat(c.AUC, 3), fmtFloat(c.AP, 3), fmtSeconds(c.FitSeconds), fmtSeconds(c.ScoreSeconds),
-			fmtMB(c.PeakBytes), cellRuns(c))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cellFields(&res.Cells[i]), " | "))
 	}
 	var fails bytes.Buffer
 	writeFailures(&fails, res, "- ")
