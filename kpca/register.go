@@ -3,6 +3,7 @@ package kpca
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
@@ -47,7 +48,7 @@ func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
 			q = int64(math.Ceil(p.cfg.Variance * float64(mi)))
 		}
 		q = min(q, m)
-		return 8*(m*d+2*n*m+n*q+2*n) + max(randfeat.NystromBytes(mi, s.Cols), 8*(2*m*m+covRows*m)+denseBytes(mi, int(q), p.cfg.Variance))
+		return 8*(m*d+2*n*m+n*q+2*n) + max(randfeat.NystromBytes(mi, s.Cols), 8*(m*m+covRows*m+int64(runtime.GOMAXPROCS(0))*covStrip*m)+denseBytes(mi, int(q), p.cfg.Variance))
 	}
 	q := min(p.cfg.Components, max(s.Rows-1, 0))
 	return 8*n*int64(paddedStride(s.Rows)) + 8*n*d + eigenBytes(s.Rows, q, p.cfg.Variance)
