@@ -133,6 +133,9 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 			data = append(data, f)
 		}
 		n++
+		if err := opt.checkBytes(8*int64(len(data)), func() string { return fmt.Sprintf("the values of the first %d rows", n) }); err != nil {
+			return nil, &Error{Path: path, Line: line, Err: err}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

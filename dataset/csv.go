@@ -109,7 +109,9 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 			return nil, &Error{Path: path, Row: row, Err: fmt.Errorf("has %d fields, the header has %d", len(rec), ncol)}
 		}
 		if len(data)+d > cap(data) {
-			data = growRows(data, d, n-1, s.offset-start, size-start)
+			if data, err = growRows(data, d, n-1, s.offset-start, size-start, opt); err != nil {
+				return nil, &Error{Path: path, Row: row, Err: err}
+			}
 		}
 		for j, cell := range rec {
 			cell = bytes.TrimSpace(cell)
@@ -140,12 +142,21 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 }
 
 // growRows returns data with room for more rows of d values. The first
-// buffer holds 256 rows; later ones are sized from the bytes the rows read
-// so far (rows of them, in done of the total bytes) took, with 2% to spare,
-// and grow by at least a quarter, so a file of similar lines is read with
-// one or two copies at most.
-func growRows(data []float64, d, rows int, done, total int64) []float64 {
-	want := 256
+// buffer holds 256 rows, or as many as the total bytes can hold (a value
+// takes at least two bytes with its separator): a small file of many
+// columns is not given 256 rows. Later ones are sized from the bytes the
+// rows read so far (rows of them, in done of the total bytes) took, with
+// 2% to spare, and grow by at least a quarter, so a file of similar lines
+// is read with one or two copies at most. A size that passes opt.MaxBytes
+// is a *MemoryError, before it is allocated.
+func growRows(data []float64, d, rows int, done, total int64, opt Options) ([]float64, error) {
+	want := int(min(256, total/(2*int64(d))+1))
+	if opt.MaxBytes > 0 {
+		// Nothing is known of the rows yet: the first buffer is kept
+		// within the budget, and the next one is checked against the
+		// projection from the rows read.
+		want = int(max(1, min(int64(want), opt.MaxBytes/(8*int64(d)))))
+	}
 	if rows > 0 {
 		want = rows + rows/4
 		if done > 0 && total > done {
@@ -155,10 +166,19 @@ func growRows(data []float64, d, rows int, done, total int64) []float64 {
 			}
 		}
 	}
+	what := func() string {
+		if rows == 0 {
+			return fmt.Sprintf("a row of %d values", d)
+		}
+		return fmt.Sprintf("about %d rows of %d values (projected from the first %d rows and the file's size)", want, d, rows)
+	}
+	if err := opt.checkBytes(8*int64(want)*int64(d), what); err != nil {
+		return nil, err
+	}
 	nd := make([]float64, len(data), want*d)
 	hugepage.Advise(nd[:cap(nd)])
 	copy(nd, data)
-	return nd
+	return nd, nil
 }
 
 // csvScanner reads the records of a CSV file exactly as encoding/csv does

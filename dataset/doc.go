@@ -117,7 +117,13 @@
 // there — an .npy file or a stored .npz member — or, for a deflated member,
 // when the header promises at most 16 times the member's compressed size
 // (or 64 MiB); beyond that the data are read into a growing buffer first.
-// So a corrupt file cannot make a loader allocate without bound.
+// So a corrupt file cannot make a loader allocate without bound. A real
+// file can still be larger than the memory at hand: Options.MaxBytes
+// bounds what its values may take, and a loader refuses a file past it
+// with a *MemoryError before allocating the buffer that would pass it
+// (from the .npy header; for CSV from the rows read so far projected over
+// the file's size; for LIBSVM and ARFF as the values grow). The command
+// line sets it to its memory budget.
 //
 // # Preparing data
 //

@@ -126,6 +126,11 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 			return nil, lerr("%v", err)
 		}
 		labels = append(labels, lab)
+		if err := opt.checkBytes(16*int64(b.Stored())+16*int64(b.Rows()), func() string {
+			return fmt.Sprintf("the %d values stored in the first %d lines", b.Stored(), line)
+		}); err != nil {
+			return nil, &Error{Path: path, Line: line, Err: err}
+		}
 	}
 	if b.Rows() == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}

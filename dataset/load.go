@@ -19,6 +19,49 @@ type Options struct {
 	// Shape, when set, is the sample shape of each row; its product must
 	// equal the number of features. It overrides the shape of an N-d .npy/.npz.
 	Shape []int
+	// MaxBytes, when positive, bounds the memory the file's values may
+	// take once read (8 bytes a value; 16 a stored value of a sparse
+	// file). A loader refuses a file that needs more with a *MemoryError,
+	// before allocating: from the header of an .npy array, from the rows
+	// read so far and the file's size for CSV (which sizes its buffer from
+	// that projection), as the values grow for LIBSVM and ARFF.
+	MaxBytes int64
+}
+
+// MemoryError is the error of a file whose values need more memory than
+// Options.MaxBytes allows.
+type MemoryError struct {
+	What string // what needs the memory: "the 2000000 × 100 array X"
+	Need int64  // bytes
+	Max  int64  // Options.MaxBytes
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%s need about %s, over the memory budget of %s", e.What, formatBytes(e.Need), formatBytes(e.Max))
+}
+
+// checkBytes returns a *MemoryError when need passes opt.MaxBytes; what
+// (called only then) says what needs it.
+func (opt Options) checkBytes(need int64, what func() string) error {
+	if opt.MaxBytes > 0 && need > opt.MaxBytes {
+		return &MemoryError{What: what(), Need: need, Max: opt.MaxBytes}
+	}
+	return nil
+}
+
+// formatBytes writes a byte count for a message: 1.5 GB, 320 MB.
+func formatBytes(b int64) string {
+	switch f := float64(b); {
+	case f >= 1e12:
+		return fmt.Sprintf("%.3g TB", f/1e12)
+	case f >= 1e9:
+		return fmt.Sprintf("%.3g GB", f/1e9)
+	case f >= 1e6:
+		return fmt.Sprintf("%.3g MB", f/1e6)
+	case f >= 1e3:
+		return fmt.Sprintf("%.3g kB", f/1e3)
+	}
+	return fmt.Sprintf("%d B", b)
 }
 
 // MaxElements bounds the number of values a loader will accept from a file

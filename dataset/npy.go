@@ -291,9 +291,12 @@ func (p *pyParser) tuple() ([]int, error) {
 // promises more than its compressed size makes plausible) the data are
 // first read in growing chunks, so memory grows only with the bytes
 // actually present.
-func readNPY(r io.Reader, avail, trust int64) (*npyArray, error) {
+func readNPY(r io.Reader, avail, trust int64, opt Options) (*npyArray, error) {
 	h, used, err := readNPYHeader(r)
 	if err != nil {
+		return nil, err
+	}
+	if err := opt.checkBytes(8*int64(h.nelem), func() string { return fmt.Sprintf("its %s values", shapeText(h.shape)) }); err != nil {
 		return nil, err
 	}
 	need := int64(h.nelem) * int64(h.size)
@@ -736,8 +739,17 @@ func uint64Bytes(u []uint64) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(u))), 8*len(u))
 }
 
+// shapeText writes a shape for a message: "2000000 × 100".
+func shapeText(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, k := range shape {
+		parts[i] = strconv.Itoa(k)
+	}
+	return strings.Join(parts, " × ")
+}
+
 func readNPYAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	a, err := readNPY(io.NewSectionReader(ra, 0, size), size, size)
+	a, err := readNPY(io.NewSectionReader(ra, 0, size), size, size, opt)
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
@@ -788,15 +800,15 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %v", key, err)}
+			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
 		}
 		defer rc.Close()
-		a, err := readNPY(rc, avail, trust)
+		a, err := readNPY(rc, avail, trust, opt)
 		if err == nil {
 			err = checkMemberEnd(rc)
 		}
 		if err != nil {
-			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %v", key, err)}
+			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
 		}
 		return a, nil
 	}

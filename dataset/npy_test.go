@@ -178,7 +178,7 @@ func TestNPYDecodeMatchesReference(t *testing.T) {
 				}
 				for _, trust := range []int64{int64(len(file)), 0} {
 					name := fmt.Sprintf("%s %v fortran=%v trust=%d", dt, shape, fortran, trust)
-					got, err := readNPY(bytes.NewReader(file), int64(len(file)), trust)
+					got, err := readNPY(bytes.NewReader(file), int64(len(file)), trust, Options{})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -221,7 +221,7 @@ func TestNPYTruncatedValue(t *testing.T) {
 				continue
 			}
 			for _, trust := range []int64{-1, 0} {
-				_, err := readNPY(bytes.NewReader(file[:hdr+keep]), -1, trust)
+				_, err := readNPY(bytes.NewReader(file[:hdr+keep]), -1, trust, Options{})
 				want := fmt.Sprintf("the data ends before value %d", keep/size+1)
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("%s %v fortran=%v, %d data bytes, trust %d: error %v, want %q", tc.descr, tc.shape, tc.fortran, keep, trust, err, want)

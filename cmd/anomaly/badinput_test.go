@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -45,6 +46,17 @@ func TestBadInputRealMethods(t *testing.T) {
 	libsvm := filepath.Join(dir, "wide.libsvm")
 	os.WriteFile(libsvm, []byte(wide.String()), 0o644)
 	out := filepath.Join(dir, "m.bin")
+	// A 1.6 GB .npy, sparse on disk: the header of 2,000,000 × 100 float64
+	// and a hole.
+	huge := filepath.Join(dir, "huge.npy")
+	hdr := "{'descr': '<f8', 'fortran_order': False, 'shape': (2000000, 100), }"
+	hdr += strings.Repeat(" ", 63-(10+len(hdr))%64) + "\n"
+	os.WriteFile(huge, append([]byte("\x93NUMPY\x01\x00"+string([]byte{byte(len(hdr)), byte(len(hdr) >> 8)})), hdr...), 0o644)
+	os.Truncate(huge, int64(10+len(hdr))+2000000*100*8)
+	model := filepath.Join(dir, "model.bin")
+	if code := cli.Run(context.Background(), []string{"fit", "--method", "kde", "--data", train, "--out", model}, io.Discard, io.Discard); code != cli.ExitOK {
+		t.Fatalf("fitting the model to score with: exit %d", code)
+	}
 
 	for _, tc := range []struct {
 		name string
@@ -59,6 +71,8 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"10^7 sparse columns: ocsvm fits, never densified", []string{"fit", "--method", "ocsvm", "--data", libsvm, "--out", out}, cli.ExitOK, "wrote"},
 		{"10^7 sparse columns: svdd fits", []string{"fit", "--method", "svdd", "--data", libsvm, "--out", out}, cli.ExitOK, "wrote"},
 		{"--max-memory too small", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--max-memory", "1KB"}, cli.ExitData, "memory budget of 1 kB (--max-memory)"},
+		{"a 1.6 GB .npy over --max-memory: refused from its header", []string{"fit", "--method", "expose", "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "its 2000000 × 100 values need about 1.6 GB, over the memory budget of 1 GB (--max-memory)"},
+		{"the same file scored", []string{"score", "--model", model, "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "over the memory budget of 1 GB (--max-memory)"},
 		{"×1e300, scale=none: kde", []string{"fit", "--method", "kde", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "squared distances between rows overflow"},
 		{"×1e300, scale=none: ocsvm", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "column 1 ranges from"},
 		{"×1e300, scale=none: expose", []string{"fit", "--method", "expose", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "overflow float64"},

@@ -101,7 +101,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	defer out.Abort()
 
-	ds, err := loadData(o.data, o.label, nil)
+	ds, err := loadData(o.data, o.label, nil, o.maxMemory)
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,20 @@ import (
 )
 
 // loadData reads a data file; every failure is bad data (exit 2) and names
-// the file.
-func loadData(path, label string, shape []int) (*dataset.Dataset, error) {
-	ds, err := dataset.Load(path, dataset.Options{Label: label, Shape: shape})
+// the file. The values read may take at most the memory budget
+// (maxMemory, the --max-memory flag): a larger file is refused from its
+// header, or from the rows read so far, before its buffer is allocated,
+// not after the machine has run out of memory reading it.
+func loadData(path, label string, shape []int, maxMemory string) (*dataset.Dataset, error) {
+	budget, source, err := memoryBudget(maxMemory)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := dataset.Load(path, dataset.Options{Label: label, Shape: shape, MaxBytes: budget})
+	var me *dataset.MemoryError
+	if errors.As(err, &me) {
+		return nil, dataErr(fmt.Errorf("%v (%s); read fewer rows or columns, or raise --max-memory", err, source))
+	}
 	if err != nil {
 		return nil, dataFileErr(path, err)
 	}
@@ -80,7 +91,7 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := loadData(o.data, o.label, nil)
+	ds, err := loadData(o.data, o.label, nil, o.maxMemory)
 	if err != nil {
 		return nil, nil, err
 	}

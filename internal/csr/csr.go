@@ -236,6 +236,9 @@ func (b *Builder) AddRow(cols []int, vals []float64) error {
 // Rows returns the number of rows added so far.
 func (b *Builder) Rows() int { return len(b.indptr) - 1 }
 
+// Stored returns the number of values stored so far (the non-zeros).
+func (b *Builder) Stored() int { return len(b.ind) }
+
 // Build returns the matrix. With cols = 0 in NewBuilder the column count is
 // one more than the largest index seen (or minCols, whichever is larger).
 func (b *Builder) Build(minCols int) *sparse.CSR {

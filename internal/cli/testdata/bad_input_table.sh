@@ -30,6 +30,14 @@ printf 'PK\x03\x04garbage' > bad.npz
 /usr/bin/python3 -c "import numpy as np; np.savez('noX.npz', Z=np.zeros((3,2)))"
 /usr/bin/python3 -c "import numpy as np; np.save('cplx.npy', np.zeros((3,2), dtype=np.complex128))"
 /usr/bin/python3 -c "import numpy as np; np.save('three.npy', np.zeros((4,3,2)))"
+# a 1.6 GB .npy, sparse on disk: a header of 2,000,000 × 100 float64
+/usr/bin/python3 - <<'PY'
+h = "{'descr': '<f8', 'fortran_order': False, 'shape': (2000000, 100), }"
+h += ' ' * (63 - (10 + len(h)) % 64) + '\n'
+with open('huge.npy', 'wb') as f:
+    f.write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.encode())
+    f.truncate(f.tell() + 2000000 * 100 * 8)
+PY
 printf '1 1:0.5 2:x\n' > bad.svm
 printf '1 0:0.5\n' > zeroidx.svm
 printf '@relation r\n@attribute a string\n@data\nfoo\n' > str.arff
@@ -188,6 +196,8 @@ run "the same file: kde" anomaly fit --method kde --data wide.libsvm --out m.bin
 run "the same file: ocsvm (sparse kernel rows: fits)" anomaly fit --method ocsvm --data wide.libsvm --out m.bin
 run "the same file under a 6 GB address-space limit: svdd (fits)" "anomaly fit --method svdd --data wide.libsvm --out m.bin" 6000000
 run "--max-memory below what the fit needs" anomaly fit --method kde --data train.csv --out m.bin --max-memory 1KB
+run "a 1.6 GB .npy with --max-memory 1GB (refused from its header, before reading)" anomaly fit --method expose --data huge.npy --out m.bin --max-memory 1GB
+run "a 100,000-row CSV with --max-memory 1MB (refused from the rows read so far)" anomaly fit --method expose --data big100k.csv --out m.bin --max-memory 1MB
 run "malformed --max-memory" anomaly fit --method kde --data train.csv --out m.bin --max-memory lots
 run "every feature ×1e300, scale=none: kde" anomaly fit --method kde --data big.csv --out m.bin --set scale=none
 run "every feature ×1e300, scale=none: expose" anomaly fit --method expose --data big.csv --out m.bin --set scale=none
