@@ -37,7 +37,7 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("%s need about %s, over the memory budget of %s", e.What, formatBytes(e.Need), formatBytes(e.Max))
+	return fmt.Sprintf("%s need about %s, over the memory budget of %s", e.What, FormatBytes(e.Need), FormatBytes(e.Max))
 }
 
 // checkBytes returns a *MemoryError when need passes opt.MaxBytes; what
@@ -49,8 +49,9 @@ func (opt Options) checkBytes(need int64, what func() string) error {
 	return nil
 }
 
-// formatBytes writes a byte count for a message: 1.5 GB, 320 MB.
-func formatBytes(b int64) string {
+// FormatBytes writes a byte count for a message, in powers of 1000 as the
+// command line's messages do: 1.5 GB, 320 MB.
+func FormatBytes(b int64) string {
 	switch f := float64(b); {
 	case f >= 1e12:
 		return fmt.Sprintf("%.3g TB", f/1e12)

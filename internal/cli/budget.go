@@ -90,21 +90,6 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// formatBytes writes a byte count for a message: 1.5 GB, 320 MB.
-func formatBytes(b int64) string {
-	switch f := float64(b); {
-	case f >= 1e12:
-		return fmt.Sprintf("%.3g TB", f/1e12)
-	case f >= 1e9:
-		return fmt.Sprintf("%.3g GB", f/1e9)
-	case f >= 1e6:
-		return fmt.Sprintf("%.3g MB", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.3g kB", f/1e3)
-	}
-	return fmt.Sprintf("%d B", b)
-}
-
 // checkMemory refuses a fit or score whose memory estimate passes the
 // budget, before it allocates: exit 1 when the method's parameters make
 // the estimate (at the method's defaults it would fit the budget), exit 2
@@ -125,11 +110,11 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 		what = "scoring"
 	}
 	msg := fmt.Sprintf("%s %d × %d %s with %s needs about %s, over the memory budget of %s (%s)",
-		what, size.Rows, size.Cols, dataKind(size), method, formatBytes(est), formatBytes(budget), source)
+		what, size.Rows, size.Cols, dataKind(size), method, dataset.FormatBytes(est), dataset.FormatBytes(budget), source)
 	if op == detector.FitOp && len(params) > 0 {
 		if plain, _, perr := detector.Prepare(method, shapeOnly(params), detector.Task{}); perr == nil {
 			if base, err := detector.Memory(plain, op, size); err == nil && base <= budget {
-				return usagef("%s: the parameters %s make it so; lower them (at the method's defaults it needs about %s), or raise --max-memory", msg, paramList(params), formatBytes(base))
+				return usagef("%s: the parameters %s make it so; lower them (at the method's defaults it needs about %s), or raise --max-memory", msg, paramList(params), dataset.FormatBytes(base))
 			}
 		}
 	}
