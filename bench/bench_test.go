@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,6 +164,30 @@ func TestRunMarksFailures(t *testing.T) {
 	}
 	if _, err := bench.Run(context.Background(), bench.Config{Methods: []string{"testnorm"}, Seeds: []uint64{1 << 32}}); err == nil {
 		t.Error("seed 2^32: no error")
+	}
+}
+
+// TestRunMemoryBudget: with Config.MaxBytes below a method's fit
+// estimate every run of it fails before the fit, with a message naming
+// the estimate and the budget, while a method that fits the budget runs.
+func TestRunMemoryBudget(t *testing.T) {
+	ref := bench.EmbeddedPrefix + "4_breastw"
+	res, err := bench.Run(context.Background(), bench.Config{Methods: []string{"expose", "testnorm"}, Data: []string{ref},
+		Seeds: []uint64{1}, Params: map[string]map[string]string{"expose": {"features": "100000"}}, MaxBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Cells {
+		switch c.Method {
+		case "expose": // 478 × 100,000 features alone are 382 MB
+			if c.Status() != "failed" || !strings.Contains(c.Trials[0].Outcome.Err, "over the memory budget of 67.1 MB") || c.Trials[0].Outcome.FitSeconds != 0 {
+				t.Errorf("expose over the budget: status %s, %+v", c.Status(), c.Trials[0].Outcome)
+			}
+		case "testnorm":
+			if c.Status() != "ok" {
+				t.Errorf("testnorm within the budget: status %s (%s)", c.Status(), c.Err)
+			}
+		}
 	}
 }
 

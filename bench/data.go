@@ -52,11 +52,15 @@ func NaturalLess(a, b string) bool {
 
 // Open loads the data set a reference names: EmbeddedPrefix+NAME for an
 // embedded data set, otherwise a file path read by dataset.Load.
-func Open(ref string) (*dataset.Dataset, error) {
+func Open(ref string) (*dataset.Dataset, error) { return OpenWithin(ref, 0) }
+
+// OpenWithin is Open with the file's values bounded by maxBytes
+// (dataset.Options.MaxBytes; 0: no bound).
+func OpenWithin(ref string, maxBytes int64) (*dataset.Dataset, error) {
 	if name, ok := strings.CutPrefix(ref, EmbeddedPrefix); ok {
 		return embedded.Load(name)
 	}
-	return dataset.Load(ref, dataset.Options{})
+	return dataset.Load(ref, dataset.Options{MaxBytes: maxBytes})
 }
 
 // DataName is the short name of a data set reference shown in tables: the

@@ -39,7 +39,7 @@ func InProcess() Runner {
 	return func(ctx context.Context, t Task, timeout time.Duration) Outcome {
 		mu.Lock()
 		if lastRef != t.Data || last == nil {
-			ds, err := Open(t.Data)
+			ds, err := OpenWithin(t.Data, t.MaxBytes)
 			if err != nil {
 				mu.Unlock()
 				return Outcome{Err: err.Error()}
@@ -94,6 +94,10 @@ type Config struct {
 	// Progress, if not nil, is called after every task with stage
 	// "bench DATA METHOD", the tasks done and the total.
 	Progress detector.ProgressFunc
+	// MaxBytes, when positive, is the memory budget: a data file whose
+	// values pass it is not read, and each task's fit and score are
+	// checked against it (Task.MaxBytes).
+	MaxBytes int64
 	// SplitDir, when set, is a directory where Run writes each (data set,
 	// class, seed) split once and hands it to every method's task in
 	// Task.Split (a process-per-task runner then reads a few thousand rows
@@ -182,8 +186,8 @@ const keepBytes = 256 << 20
 
 // inspect loads a data set to decide its protocol; the plan keeps the data
 // when keep is true.
-func inspect(ref string, keep bool) (plan, error) {
-	ds, err := Open(ref)
+func inspect(ref string, keep bool, maxBytes int64) (plan, error) {
+	ds, err := OpenWithin(ref, maxBytes)
 	if err != nil {
 		return plan{}, err
 	}
@@ -252,7 +256,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	total := 0
 	kept := int64(0)
 	for _, ref := range refs {
-		p, err := inspect(ref, cfg.SplitDir != "" && len(methods) > 1 && kept < keepBytes)
+		p, err := inspect(ref, cfg.SplitDir != "" && len(methods) > 1 && kept < keepBytes, cfg.MaxBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -307,7 +311,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 						return res, err
 					}
 					t := Task{Data: p.ref, Method: m, Params: cfg.Params[m], Seed: s, Class: c, Raw: cfg.Raw, KeepScores: cfg.KeepScores,
-						Split: splits[[2]int{c, int(s)}]}
+						Split: splits[[2]int{c, int(s)}], MaxBytes: cfg.MaxBytes}
 					o := runner(ctx, t, cfg.Timeout)
 					cell.Trials = append(cell.Trials, Trial{Task: t, Outcome: o})
 					done++
@@ -344,7 +348,7 @@ func prepareSplits(cfg Config, p plan, methods []string, seeds []uint64) (map[[2
 	ds := p.ds
 	if ds == nil {
 		var err error
-		if ds, err = Open(p.ref); err != nil {
+		if ds, err = OpenWithin(p.ref, cfg.MaxBytes); err != nil {
 			return nil, nil // each task reports it
 		}
 	}

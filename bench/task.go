@@ -39,6 +39,11 @@ type Task struct {
 	// Split, when set, is the file Run prepared with this task's split
 	// (Config.SplitDir): RunSplitTask reads it instead of the data set.
 	Split string `json:"split,omitempty"`
+	// MaxBytes, when positive, is the memory budget of the task
+	// (Config.MaxBytes): a data file whose values pass it is not read, and
+	// a fit or score whose estimate (detector.Memory) passes it is not
+	// run; the outcome says so.
+	MaxBytes int64 `json:"max_bytes,omitempty"`
 }
 
 // Outcome is what one Task measured.
@@ -132,9 +137,18 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 		out.Err = err.Error()
 		return out
 	}
+	if msg := overBudget(d, detector.FitOp, train, "fitting", t); msg != "" {
+		out.Err = msg
+		return out
+	}
 	mem := startHeapSampler()
 	start := time.Now()
 	err = d.Fit(ctx, train.X)
+	if err == nil { // a score estimate needs the fitted model
+		if msg := overBudget(d, detector.ScoreOp, test, "scoring", t); msg != "" {
+			err = errors.New(msg)
+		}
+	}
 	out.FitSeconds = time.Since(start).Seconds()
 	if err == nil {
 		start = time.Now()
@@ -160,6 +174,20 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 		out.Err = err.Error()
 	}
 	return out
+}
+
+// overBudget says why op on rows would pass the task's memory budget, or
+// "" when its estimate fits or there is no budget.
+func overBudget(d detector.Detector, op detector.Op, rows *dataset.Dataset, what string, t Task) string {
+	if t.MaxBytes <= 0 {
+		return ""
+	}
+	est, err := detector.Memory(d, op, detector.SizeOf(rows.X))
+	if err != nil || est <= t.MaxBytes {
+		return ""
+	}
+	r, c := rows.X.Dims()
+	return fmt.Sprintf("%s %d × %d rows with %s needs about %s, over the memory budget of %s", what, r, c, t.Method, dataset.FormatBytes(est), dataset.FormatBytes(t.MaxBytes))
 }
 
 // heapSampler records the peak of live Go heap objects.

@@ -39,6 +39,7 @@ type benchOptions struct {
 	protocol  string
 	stats     bool
 	inProcess bool
+	maxMemory string
 }
 
 const benchLong = `Run detection methods on data sets under one protocol and print, for every
@@ -120,6 +121,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit of each run (its process: loading, split, fit and score), as in 90s or 5m; 0 = none")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter METHOD.KEY=VALUE (repeatable)")
 	f.BoolVar(&o.inProcess, "in-process", false, "run in this process (memory: peak Go heap instead of per-run RSS; a timed-out run keeps running in the background)")
+	f.StringVar(&o.maxMemory, "max-memory", "", "memory each run may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit); a data file or a run over it is reported, not run")
 	return c
 }
 
@@ -131,6 +133,11 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if o.timeout < 0 {
 		return usagef("--timeout %v must be ≥ 0", o.timeout)
 	}
+	budget, source, err := memoryBudget(o.maxMemory)
+	if err != nil {
+		return err
+	}
+	cfg.MaxBytes = budget
 	switch o.protocol {
 	case "adbench":
 	case "raw":
@@ -233,6 +240,13 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitError{ExitInterrupted, fmt.Errorf("bench interrupted")}
+		}
+		if e := overBudgetErr(err, source); e != nil {
+			return e
+		}
+		var de *dataset.Error
+		if errors.As(err, &de) {
+			return dataErr(err) // a data file that cannot be read is bad data
 		}
 		return usageErr(err)
 	}

@@ -61,7 +61,7 @@ func runBenchTask(ctx context.Context, t bench.Task) bench.Outcome {
 	if t.Split != "" {
 		return bench.RunSplitTask(ctx, t)
 	}
-	ds, err := bench.Open(t.Data)
+	ds, err := bench.OpenWithin(t.Data, t.MaxBytes)
 	if err != nil {
 		return bench.Outcome{Err: err.Error(), AUC: math.NaN(), AP: math.NaN()}
 	}

@@ -25,14 +25,24 @@ func loadData(path, label string, shape []int, maxMemory string) (*dataset.Datas
 		return nil, err
 	}
 	ds, err := dataset.Load(path, dataset.Options{Label: label, Shape: shape, MaxBytes: budget})
-	var me *dataset.MemoryError
-	if errors.As(err, &me) {
-		return nil, dataErr(fmt.Errorf("%v (%s); read fewer rows or columns, or raise --max-memory", err, source))
-	}
 	if err != nil {
+		if e := overBudgetErr(err, source); e != nil {
+			return nil, e
+		}
 		return nil, dataFileErr(path, err)
 	}
 	return ds, nil
+}
+
+// overBudgetErr is err, a data file refused for the memory budget
+// (*dataset.MemoryError), as bad data that says where the budget came
+// from and what to change; nil for any other error.
+func overBudgetErr(err error, source string) error {
+	var me *dataset.MemoryError
+	if !errors.As(err, &me) {
+		return nil
+	}
+	return dataErr(fmt.Errorf("%v (%s); read fewer rows or columns, or raise --max-memory", err, source))
 }
 
 // dataFileErr is err, from reading the data file path, as bad data (exit
