@@ -77,7 +77,13 @@
 // where the bracket is ‖φ(x)‖² minus its part in S, the error no axis in S
 // can reconstruct. With m = n every training row is a landmark, S contains
 // φ̄ and the principal axes, and the score equals the exact one (to
-// round-off, tested). The cost is O(nm(d + m)) time and O(nm) memory.
+// round-off, tested). The cost is O(nm(d + m)) time and O(nm) memory: the
+// map's products and the m × m covariance (its upper triangle) run on
+// fastmath's register-blocked kernel on all cores. On all 49,097 rows of
+// 32_shuttle a fit takes 1.5–1.7 s at the default 500 landmarks
+// (scikit-learn's Nystroem(500) followed by PCA: 3.5–4.2 s) and 28 s at
+// 2,000. A saved model keeps the landmark map, so scoring does not
+// decompose K_mm again.
 //
 // # Use
 //

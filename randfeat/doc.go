@@ -81,7 +81,10 @@
 // treated as zero (their directions dropped) instead of being raised to a
 // floor as in scikit-learn's Nystroem (which clamps at 1e-12 and so
 // amplifies round-off by up to 10⁶). Dim is m; Rank reports how many
-// directions were kept.
+// directions were kept. The eigendecomposition is the internal symeig
+// package's (NewNystromContext stops between its steps when its context
+// is done), and a saved model keeps K_mm^{-1/2} so that RestoreNystrom
+// rebuilds the map without it.
 //
 // # Randomness and persistence
 //
@@ -92,5 +95,6 @@
 //
 // Misuse (an input of the wrong width, a dst of the wrong size, d or D < 1)
 // panics; NewNystrom returns an error for landmarks whose kernel matrix is
-// empty, non-finite or has no positive eigenvalue.
+// empty, non-finite or has no positive eigenvalue, and RestoreNystrom for
+// a matrix or rank that does not fit the landmarks.
 package randfeat
