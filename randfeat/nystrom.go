@@ -43,12 +43,12 @@ func NewNystrom(k kernel.Kernel, landmarks mat.Matrix) (*Nystrom, error) {
 }
 
 // NystromBytes bounds the bytes NewNystrom allocates for m dense
-// landmarks of d columns: their copy, the m × m Gram matrix, its lower
-// triangle, the reduction's copy and scratch, the eigensolver's
-// (symeig.AllBytes), U_r·S and U_rᵀ, and Norm.
+// landmarks of d columns: their copy, the m × m Gram matrix (reduced in
+// place), the reduction's scratch, the eigensolver's (symeig.AllBytes),
+// U_r·S and U_rᵀ, and Norm.
 func NystromBytes(m, d int) int64 {
 	M := int64(m)
-	return 8*(M*int64(d)+6*M*M) + symeig.ReduceBytes(m) + symeig.AllBytes(m)
+	return 8*(M*int64(d)+4*M*M) + symeig.ReduceBytes(m) + symeig.AllBytes(m)
 }
 
 // NewNystromContext is NewNystrom that returns ctx.Err() once ctx is done,
@@ -79,17 +79,18 @@ func NewNystromContext(ctx context.Context, k kernel.Kernel, landmarks mat.Matri
 	if err := kernel.GramProgress(ctx, &K, k, L, nil); err != nil {
 		return nil, err
 	}
-	low := mat.NewDense(m, m, nil) // the lower triangle, which symeig reads
+	raw := K.RawSymmetric() // the upper triangle, row-major
 	for i := 0; i < m; i++ {
-		for j := 0; j <= i; j++ {
-			v := K.At(j, i)
+		for j, v := range raw.Data[i*raw.Stride+i : i*raw.Stride+m] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("randfeat: Nystrom landmark kernel matrix has a non-finite entry at (%d, %d)", j, i)
+				return nil, fmt.Errorf("randfeat: Nystrom landmark kernel matrix has a non-finite entry at (%d, %d)", i, i+j)
 			}
-			low.Set(i, j, v)
 		}
 	}
-	red, err := symeig.ReduceContext(ctx, low)
+	// Reduced in K's own storage: no m × m copy.
+	var a mat.Dense
+	a.SetRawMatrix(blas64.General{Rows: m, Cols: m, Stride: raw.Stride, Data: raw.Data})
+	red, err := symeig.ReduceUpperInPlace(ctx, &a)
 	if err != nil {
 		return nil, err
 	}
