@@ -21,7 +21,7 @@ const maxLIBSVMIndex = math.MaxInt32
 const maxLineBytes = 64 << 20
 
 func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	return readLIBSVM(io.NewSectionReader(ra, 0, size), path, opt)
+	return readLIBSVM(io.NewSectionReader(ra, 0, size), path, opt, size)
 }
 
 // readLIBSVM reads LIBSVM/SVMlight text: one sample per line,
@@ -33,7 +33,11 @@ func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Datase
 // invalid UTF-8 does not); numbers are parsed from the bytes, so nothing is
 // allocated per line or per token. A line of maxLineBytes or more is an
 // error, as it was with bufio.Scanner.
-func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
+//
+// With opt.MaxBytes set, size (−1: unknown) lets the memory check project
+// the values stored so far over the whole file, as the CSV reader does,
+// once 256 lines have been read.
+func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, error) {
 	br := bufio.NewReaderSize(r, csvBuffer)
 	b := csr.NewBuilder(0)
 	var labels []float64
@@ -42,6 +46,7 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 	var vals []float64
 	var long []byte // a line longer than the read buffer
 	line := 0
+	var consumed int64 // bytes of the lines read
 	for {
 		text, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -56,6 +61,7 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 			break
 		}
 		line++
+		consumed += int64(len(text))
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
 		}
@@ -126,10 +132,18 @@ func readLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 			return nil, lerr("%v", err)
 		}
 		labels = append(labels, lab)
-		if err := opt.checkBytes(16*int64(b.Stored())+16*int64(b.Rows()), func() string {
-			return fmt.Sprintf("the %d values stored in the first %d lines", b.Stored(), line)
-		}); err != nil {
-			return nil, &Error{Path: path, Line: line, Err: err}
+		if opt.MaxBytes > 0 {
+			need := 16*int64(b.Stored()) + 16*int64(b.Rows())
+			what := func() string { return fmt.Sprintf("the %d values stored in the first %d lines", b.Stored(), line) }
+			if line >= 256 && size > consumed && consumed > 0 {
+				need = int64(float64(need) * float64(size) / float64(consumed))
+				what = func() string {
+					return fmt.Sprintf("the values and rows (projected from the %d values of the first %d lines and the file's size)", b.Stored(), line)
+				}
+			}
+			if err := opt.checkBytes(need, what); err != nil {
+				return nil, &Error{Path: path, Line: line, Err: err}
+			}
 		}
 	}
 	if b.Rows() == 0 {

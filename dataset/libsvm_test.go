@@ -19,7 +19,7 @@ import (
 // the same labels, or the same error.
 func sameLIBSVM(t *testing.T, data []byte) {
 	t.Helper()
-	got, gerr := readLIBSVM(bytes.NewReader(data), "f.svm", Options{})
+	got, gerr := readLIBSVM(bytes.NewReader(data), "f.svm", Options{}, -1)
 	want, werr := refReadLIBSVM(bytes.NewReader(data), "f.svm", Options{})
 	if sameErr(t, data, gerr, werr) {
 		return
@@ -123,7 +123,7 @@ func TestLIBSVMLongLine(t *testing.T) {
 	}
 	data := []byte("1 1:1\n0 1:" + strings.Repeat("1", maxLineBytes) + "\n")
 	for _, read := range []func(r *bytes.Reader) (*Dataset, error){
-		func(r *bytes.Reader) (*Dataset, error) { return readLIBSVM(r, "f.svm", Options{}) },
+		func(r *bytes.Reader) (*Dataset, error) { return readLIBSVM(r, "f.svm", Options{}, -1) },
 		func(r *bytes.Reader) (*Dataset, error) { return refReadLIBSVM(r, "f.svm", Options{}) },
 	} {
 		_, err := read(bytes.NewReader(data))
