@@ -134,6 +134,13 @@ func VectorsBytes(k, m int) int64 {
 	return 16*int64(k)*int64(m) + applyQBytes(k, m)
 }
 
+// VectorsTBytes bounds the bytes VectorsT allocates for m vectors of a
+// k × k matrix: the m × k rows and applyQT's blocks.
+func VectorsTBytes(k, m int) int64 {
+	K, M := int64(k), int64(m)
+	return 8*K*M + 8*(2*qBlock*K+2*qBlock*M+int64(runtime.GOMAXPROCS(0))*qRows*K)
+}
+
 // applyQBytes is applyQ's scratch for C of k rows and m columns: V, Vᵀ,
 // Vᵀ·C, T·Vᵀ·C and a block of rows per core.
 func applyQBytes(k, m int) int64 {

@@ -254,3 +254,33 @@ func BenchmarkAll(b *testing.B) {
 		})
 	}
 }
+
+// TestVectorsT: the vectors as rows (Q applied from the right) equal the
+// columns of Vectors to 1e-13, for one vector and for many across several
+// blocks of reflectors, on an RBF matrix and a normal one.
+func TestVectorsT(t *testing.T) {
+	for _, a := range []*mat.Dense{rbfMatrix(150, 3, 0.5, 9), normalSym(97, 4)} {
+		red := Reduce(a)
+		vals := red.Values()
+		n := len(vals)
+		for _, m := range []int{1, 40, n} {
+			z, err := red.Vectors(context.Background(), vals[:m])
+			if err != nil || z == nil {
+				t.Fatal(err)
+			}
+			zt, err := red.VectorsT(context.Background(), vals[:m])
+			if err != nil || zt == nil {
+				t.Fatal(err)
+			}
+			var worst float64
+			for j := 0; j < m; j++ {
+				for i := 0; i < n; i++ {
+					worst = math.Max(worst, math.Abs(zt.At(j, i)-z.At(i, j)))
+				}
+			}
+			if worst > 1e-13 {
+				t.Errorf("n = %d, %d vectors: rows and columns differ by %g", n, m, worst)
+			}
+		}
+	}
+}

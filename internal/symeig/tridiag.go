@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/parallel"
@@ -155,11 +156,53 @@ func (r *Tridiag) Vectors(ctx context.Context, vals []float64) (*mat.Dense, erro
 	if k == 0 || m == 0 {
 		return z, nil
 	}
+	found, err := r.inverseIteration(ctx, vals)
+	if found == nil || err != nil {
+		return nil, err
+	}
 	zr := z.RawMatrix()
-	// The vectors found so far, one a row, for the cluster
-	// orthogonalisation to read contiguously (with many close eigenvalues,
-	// as in the dense route's flat spectra, it is the bulk of the work:
-	// 600 vectors of 2,000 took 3.4 s read down the columns of z).
+	for j := 0; j < m; j++ {
+		for i, v := range found[j*k : j*k+k] {
+			zr.Data[i*zr.Stride+j] = v
+		}
+	}
+	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
+		if err := r.applyQ(ctx, zr.Data[zr.Stride:], zr.Stride, m); err != nil {
+			return nil, err
+		}
+	}
+	return z, nil
+}
+
+// VectorsT is Vectors with the vectors as the rows of a len(vals) × k
+// matrix: Q is applied from the right to the rows inverse iteration wrote
+// (applyQT), so no second k × len(vals) matrix is formed. Kernel PCA's
+// dense route keeps hundreds of vectors of thousands of values this way.
+func (r *Tridiag) VectorsT(ctx context.Context, vals []float64) (*mat.Dense, error) {
+	k, m := r.k, len(vals)
+	if k == 0 || m == 0 {
+		return mat.NewDense(max(m, 1), max(k, 1), nil), nil
+	}
+	found, err := r.inverseIteration(ctx, vals)
+	if found == nil || err != nil {
+		return nil, err
+	}
+	if k > 1 { // each row ← row·Qᵀ, on its entries 1..k−1
+		if err := r.applyQT(ctx, found[1:], k, m); err != nil {
+			return nil, err
+		}
+	}
+	return mat.NewDense(m, k, found), nil
+}
+
+// inverseIteration returns the unit eigenvectors of J for vals, one a
+// row of a len(vals) × k slice (nil when it breaks down; ctx.Err() once
+// ctx is done). Rows let the cluster orthogonalisation read the vectors
+// found so far contiguously: with many close eigenvalues, as in the dense
+// route's flat spectra, it is the bulk of the work (600 vectors of 2,000
+// took 3.4 s read down the columns of a k × m matrix).
+func (r *Tridiag) inverseIteration(ctx context.Context, vals []float64) ([]float64, error) {
+	k, m := r.k, len(vals)
 	found := make([]float64, m*k)
 	eps := math.Nextafter(1, 2) - 1
 	dl, dd, du := make([]float64, k-1), make([]float64, k), make([]float64, k-1)
@@ -212,16 +255,8 @@ func (r *Tridiag) Vectors(ctx context.Context, vals []float64) (*mat.Dense, erro
 			}
 		}
 		copy(found[j*k:j*k+k], x)
-		for i := range x {
-			zr.Data[i*zr.Stride+j] = x[i]
-		}
 	}
-	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
-		if err := r.applyQ(ctx, zr.Data[zr.Stride:], zr.Stride, m); err != nil {
-			return nil, err
-		}
-	}
-	return z, nil
+	return found, nil
 }
 
 // vectorsCheck is how many vectors vectors finds between two looks at its
@@ -250,26 +285,17 @@ func (r *Tridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
 	vt := make([]float64, nb*n)  // Vᵀ
 	w := make([]float64, nb*m)   // Vᵀ·C
 	tw := make([]float64, nb*m)  // T·Vᵀ·C
+	// A block of rows of V·(T·Vᵀ·C) per core, kept across the blocks of
+	// reflectors (allocated per block they were garbage of k/32 times
+	// their size by the end).
+	scratch := sync.Pool{New: func() any { b := make([]float64, qRows*m); return &b }}
 	for i := ((n - 1) / nb) * nb; i >= 0; i -= nb {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		ib, np := min(nb, n-i), n-i
 		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, np, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
-		for row := 0; row < np; row++ {
-			src := a[(i+row)*lda+i:]
-			for j := 0; j < ib; j++ {
-				var x float64
-				switch {
-				case row == j:
-					x = 1
-				case row > j:
-					x = src[j]
-				}
-				v[row*ib+j] = x
-				vt[j*np+row] = x
-			}
-		}
+		r.blockV(a[i*lda+i:], lda, np, ib, v, vt)
 		for p := 0; p < ib; p++ {
 			for q := 0; q < ib; q++ {
 				x := 0.0
@@ -283,17 +309,91 @@ func (r *Tridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
 		fastmath.MulNNPar(w, m, vt, np, ci, ldc, ib, m, np)
 		fastmath.MulNNPar(tw, m, tt, ib, w, m, ib, m, ib)
 		parallel.ForRanges((np+qRows-1)/qRows, 1, func(b0, b1 int) {
-			tmp := make([]float64, qRows*m)
+			tmp := scratch.Get().(*[]float64)
+			defer scratch.Put(tmp)
 			for b := b0; b < b1; b++ {
 				r0, r1 := b*qRows, min((b+1)*qRows, np)
-				fastmath.MulNN(tmp, m, v[r0*ib:], ib, tw, m, r1-r0, m, ib)
+				fastmath.MulNN(*tmp, m, v[r0*ib:], ib, tw, m, r1-r0, m, ib)
 				for row := r0; row < r1; row++ {
-					floats.Sub(ci[row*ldc:row*ldc+m], tmp[(row-r0)*m:(row-r0+1)*m])
+					floats.Sub(ci[row*ldc:row*ldc+m], (*tmp)[(row-r0)*m:(row-r0+1)*m])
 				}
 			}
 		})
 	}
 	return nil
+}
+
+// applyQT sets C ← C·Qᵀ for the m × (k−1) matrix C (stride ldc): the rows
+// of C are vectors in the coordinates the reflectors act on, and Z = Q·S
+// for column vectors is Zᵀ = Sᵀ·Qᵀ for row vectors. Qᵀ = H_nbᵀ ⋯ H_1ᵀ, so
+// the blocks go from the last, as in applyQ, each as
+// C ← C − ((C·V)·Tᵀ)·Vᵀ on its trailing columns.
+func (r *Tridiag) applyQT(ctx context.Context, c []float64, ldc, m int) error {
+	const nb = qBlock
+	n := r.k - 1
+	if n <= 0 || m <= 0 {
+		return nil
+	}
+	a, lda := r.a[r.lda:], r.lda
+	t := make([]float64, nb*nb)
+	tt := make([]float64, nb*nb) // Tᵀ, dense
+	v := make([]float64, n*nb)
+	vt := make([]float64, nb*n)
+	w := make([]float64, m*nb)                                                         // C·V
+	wt := make([]float64, m*nb)                                                        // C·V·Tᵀ
+	scratch := sync.Pool{New: func() any { b := make([]float64, qRows*n); return &b }} // as in applyQ
+	for i := ((n - 1) / nb) * nb; i >= 0; i -= nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ib, np := min(nb, n-i), n-i
+		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, np, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
+		r.blockV(a[i*lda+i:], lda, np, ib, v, vt)
+		for p := 0; p < ib; p++ {
+			for q := 0; q < ib; q++ {
+				x := 0.0
+				if p >= q {
+					x = t[q*nb+p]
+				}
+				tt[p*ib+q] = x
+			}
+		}
+		ci := c[i:]
+		fastmath.MulNNPar(w, ib, ci, ldc, v, ib, m, ib, np)
+		fastmath.MulNNPar(wt, ib, w, ib, tt, ib, m, ib, ib)
+		parallel.ForRanges((m+qRows-1)/qRows, 1, func(b0, b1 int) {
+			tmp := scratch.Get().(*[]float64)
+			defer scratch.Put(tmp)
+			for b := b0; b < b1; b++ {
+				r0, r1 := b*qRows, min((b+1)*qRows, m)
+				fastmath.MulNN(*tmp, np, wt[r0*ib:], ib, vt, np, r1-r0, np, ib)
+				for row := r0; row < r1; row++ {
+					floats.Sub(ci[row*ldc:row*ldc+np], (*tmp)[(row-r0)*np:(row-r0+1)*np])
+				}
+			}
+		})
+	}
+	return nil
+}
+
+// blockV writes the block of ib reflectors stored column-wise below the
+// diagonal of a (stride lda, np rows) densely: V (np × ib, unit diagonal,
+// zeros above it) and Vᵀ.
+func (r *Tridiag) blockV(a []float64, lda, np, ib int, v, vt []float64) {
+	for row := 0; row < np; row++ {
+		src := a[row*lda:]
+		for j := 0; j < ib; j++ {
+			var x float64
+			switch {
+			case row == j:
+				x = 1
+			case row > j:
+				x = src[j]
+			}
+			v[row*ib+j] = x
+			vt[j*np+row] = x
+		}
+	}
 }
 
 // qRows is the block of rows of C that applyQ updates with one product.
