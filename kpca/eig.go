@@ -63,9 +63,18 @@ func (t eigTarget) count(vals []float64) (int, bool) {
 // formed so far against their budget, which grows by the room each restart
 // frees (the dense path reports nothing).
 func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
+	vals, vt, err := topEigenT(ctx, a, target, rng, progress)
+	return vals, transposed(vt), err
+}
+
+// topEigenT is topEigen with the eigenvectors as the rows of a q × n
+// matrix, the layout the exact fit keeps (its projection is scored a
+// component at a time): the dense route forms them so without a second
+// n × q matrix (symeig's VectorsT).
+func topEigenT(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n <= denseMax || (target.q > 0 && 4*target.q > n) {
-		return denseTop(ctx, a, target)
+		return denseTopT(ctx, a, target)
 	}
 	vals, vecs, err := blockLanczos(ctx, a, target.lanczosStart(), target, rng, progress)
 	if err != nil {
@@ -73,9 +82,24 @@ func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ran
 	}
 	q, ok := target.count(vals)
 	if vals == nil || !ok { // basis budget exhausted: decide densely
-		return denseTop(ctx, a, target)
+		return denseTopT(ctx, a, target)
 	}
-	return vals[:q], vecs.Slice(0, n, 0, q).(*mat.Dense), nil
+	return vals[:q], transposed(vecs.Slice(0, n, 0, q).(*mat.Dense)), nil
+}
+
+// transposed returns a new matrix holding mᵀ (nil for nil).
+func transposed(m *mat.Dense) *mat.Dense {
+	if m == nil {
+		return nil
+	}
+	r, c := m.Dims()
+	t := mat.NewDense(c, r, nil)
+	for i := 0; i < r; i++ {
+		for j, v := range m.RawRowView(i) {
+			t.Set(j, i, v)
+		}
+	}
+	return t
 }
 
 // denseBytes bounds the bytes denseTop allocates beside the n × n matrix
@@ -89,7 +113,7 @@ func denseBytes(n, q int, frac float64) int64 {
 	if q == 0 {
 		qd = int64(math.Ceil(frac * float64(n)))
 	}
-	return symeig.VectorsBytes(n, int(qd)) + symeig.ReduceBytes(n)
+	return symeig.VectorsTBytes(n, int(qd)) + symeig.ReduceBytes(n)
 }
 
 // lanczosStart is the pair count a block Lanczos run starts from: the
@@ -160,6 +184,12 @@ func eigenBytes(n, q int, frac float64) int64 {
 // a second); above, the reduction and the vectors return ctx.Err() between
 // panels and chunks of vectors once ctx is done.
 func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
+	vals, vt, err := denseTopT(ctx, a, target)
+	return vals, transposed(vt), err
+}
+
+// denseTopT is denseTop with the eigenvectors as rows (see topEigenT).
+func denseTopT(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n > denseMax {
 		red, err := symeig.ReduceUpperInPlace(ctx, a)
@@ -168,7 +198,7 @@ func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *
 		}
 		if all := red.Values(); all != nil {
 			q, _ := target.count(all)
-			vecs, err := red.Vectors(ctx, all[:q])
+			vecs, err := red.VectorsT(ctx, all[:q])
 			if err != nil {
 				return nil, nil, err
 			}
@@ -192,10 +222,10 @@ func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *
 		vals[i] = asc[n-1-i]
 	}
 	q, _ := target.count(vals)
-	vecs := mat.NewDense(n, q, nil)
+	vecs := mat.NewDense(max(q, 1), n, nil)
 	for j := 0; j < q; j++ {
 		for i := 0; i < n; i++ {
-			vecs.Set(i, j, u.At(i, n-1-j))
+			vecs.Set(j, i, u.At(i, n-1-j))
 		}
 	}
 	return vals[:q], vecs, nil

@@ -105,7 +105,8 @@ type KPCA struct {
 	x         *mat.Dense // exact: training rows
 	rowMean   []float64  // exact: (1/n) Σ_j k(x_i, x_j)
 	grand     float64    // exact: (1/n²) Σ_ij k(x_i, x_j)
-	proj      *mat.Dense // exact: U Λ^{-1/2}, n × q; Nyström: V, m × q
+	proj      *mat.Dense // Nyström: the principal axes V, m × q
+	pt        *mat.Dense // exact: the projection (U Λ^{-1/2})ᵀ, max(q, 1) × n
 	ny        *randfeat.Nystrom
 	zMean     []float64 // Nyström: mean feature vector
 	vals      []float64 // kept eigenvalues of the centred Gram matrix
@@ -166,7 +167,7 @@ func (p *KPCA) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	}
 	rng := rand.New(p.cfg.Src)
 	p.gamma, p.kern, p.d = gamma, kern, d
-	p.x, p.rowMean, p.grand, p.proj, p.ny, p.zMean, p.vals, p.explained = nil, nil, 0, nil, nil, nil, nil, 0
+	p.x, p.rowMean, p.grand, p.proj, p.pt, p.ny, p.zMean, p.vals, p.explained = nil, nil, 0, nil, nil, nil, nil, nil, 0
 	if p.cfg.Method == Nystrom {
 		return p.fitNystrom(ctx, X, rng)
 	}
@@ -257,41 +258,38 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	if math.IsNaN(trace) || math.IsInf(trace, 0) {
 		return nil, fmt.Errorf("kpca: the kernel matrix is not finite (is gamma too large?)")
 	}
-	vals, vecs, err := topEigen(ctx, k, f.target(n, trace), rng, func(done, total int) { f.progress("eigen", done, total) })
+	vals, vt, err := topEigenT(ctx, k, f.target(n, trace), rng, func(done, total int) { f.progress("eigen", done, total) })
 	if err != nil {
 		return nil, err
 	}
 	q := f.keepVals(vals, n, kmax, trace)
 	train := make([]float64, n)
 	for i := 0; i < n; i++ {
-		s := k.At(i, i)
-		for j := 0; j < q; j++ {
-			u := vecs.At(i, j)
-			s -= vals[j] * u * u
-		}
-		train[i] = s
+		train[i] = k.At(i, i)
 	}
-	// The projections u_j/√λ_j overwrite the vectors when those are a
-	// matrix of exactly q columns (the dense route's, with hundreds of
-	// them on a flat spectrum): one n × q matrix fewer at the peak. A view
-	// of a wider matrix (Lanczos) is copied, so that the model does not
-	// keep the wider one.
-	var proj *mat.Dense
-	if raw := vecs.RawMatrix(); q > 0 && raw.Cols == q && raw.Stride == q && len(raw.Data) == n*q {
-		proj = vecs
-	} else {
-		proj = mat.NewDense(n, max(q, 1), nil)
+	for j := 0; j < q; j++ {
+		for i, u := range vt.RawRowView(j) {
+			train[i] -= vals[j] * u * u
+		}
+	}
+	// The projection's rows u_j/√λ_j overwrite the vectors' rows when
+	// those are exactly q (the dense route's and the Lanczos vectors
+	// transposed; a matrix of more rows is copied, so that the model does
+	// not keep them).
+	pt := vt
+	if r, _ := vt.Dims(); r != max(q, 1) {
+		pt = mat.NewDense(max(q, 1), n, nil)
 		if q > 0 {
-			proj.Copy(vecs.Slice(0, n, 0, q))
+			pt.Copy(vt.Slice(0, q, 0, n))
 		}
 	}
 	for j := 0; j < q; j++ {
-		s := 1 / math.Sqrt(vals[j])
-		for i := 0; i < n; i++ {
-			proj.Set(i, j, proj.At(i, j)*s)
-		}
+		floats.Scale(1/math.Sqrt(vals[j]), pt.RawRowView(j))
 	}
-	f.x, f.rowMean, f.grand, f.proj = x, rowMean, grand, proj
+	if q == 0 {
+		pt.Zero()
+	}
+	f.x, f.rowMean, f.grand, f.pt = x, rowMean, grand, pt
 	return train, nil
 }
 
@@ -526,24 +524,18 @@ func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 }
 
 // projT returns the projection P = U Λ^{-1/2} transposed (q × n, so each
-// component's coefficients are one contiguous row) and, per component c,
-// the centring terms S_c = Σ_j P_jc and μ_c = Σ_j rowMean_j·P_jc, stored as
-// corr[2c], corr[2c+1].
+// component's coefficients are one contiguous row: the model's own pt)
+// and, per component c, the centring terms S_c = Σ_j P_jc and
+// μ_c = Σ_j rowMean_j·P_jc, stored as corr[2c], corr[2c+1].
 func (p *KPCA) projT() (*mat.Dense, []float64) {
 	q := len(p.vals)
-	n := len(p.rowMean)
-	pt := mat.NewDense(max(q, 1), n, nil)
 	corr := make([]float64, 2*max(q, 1))
 	for c := 0; c < q; c++ {
-		row := pt.RawRowView(c)
-		for j := range row {
-			v := p.proj.At(j, c)
-			row[j] = v
-			corr[2*c] += v
-			corr[2*c+1] += p.rowMean[j] * v
-		}
+		row := p.pt.RawRowView(c)
+		corr[2*c] = floats.Sum(row)
+		corr[2*c+1] = floats.Dot(p.rowMean, row)
 	}
-	return pt, corr
+	return p.pt, corr
 }
 
 // exactScores sets dst[i] = k̃(x_i, x_i) − Σ_c z_ic² for the rows of the

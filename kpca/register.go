@@ -84,6 +84,19 @@ func flat(m *mat.Dense) []float64 {
 	return out
 }
 
+// flatT returns mᵀ's values row by row (one allocation, no transposed
+// copy of m first).
+func flatT(m *mat.Dense) []float64 {
+	r, c := m.Dims()
+	out := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		for j, v := range m.RawRowView(i) {
+			out[j*r+i] = v
+		}
+	}
+	return out
+}
+
 // MarshalBinary encodes the fitted model: for the exact method the training
 // rows, their kernel row means and the projection U Λ^{-1/2}; for Nyström
 // the landmarks, the mean feature vector and the principal axes.
@@ -91,13 +104,15 @@ func (p *KPCA) MarshalBinary() ([]byte, error) {
 	if !p.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	s := state{Gamma: p.gamma, D: p.d, Vals: p.vals, Explained: p.explained, Proj: flat(p.proj)}
+	s := state{Gamma: p.gamma, D: p.d, Vals: p.vals, Explained: p.explained}
 	if p.ny != nil {
+		s.Proj = flat(p.proj)
 		s.Landmarks = flat(mat.DenseCopyOf(p.ny.Landmarks))
 		s.ZMean = p.zMean
 		s.NystromNorm, s.NystromRank = flat(p.ny.Norm), p.ny.Rank()
 	} else {
 		s.N = len(p.rowMean)
+		s.Proj = flatT(p.pt) // rows × max(q, 1), as saved before the model kept it transposed
 		s.X = flat(p.x)
 		s.RowMean = p.rowMean
 		s.Grand = p.grand
@@ -160,7 +175,7 @@ func (p *KPCA) UnmarshalBinary(b []byte) error {
 			!detector.Finite(s.X, s.RowMean) || math.IsNaN(s.Grand) || math.IsInf(s.Grand, 0) {
 			return bad
 		}
-		f.x, f.rowMean, f.grand, f.proj = mat.NewDense(n, s.D, s.X), s.RowMean, s.Grand, mat.NewDense(n, cols, s.Proj)
+		f.x, f.rowMean, f.grand, f.pt = mat.NewDense(n, s.D, s.X), s.RowMean, s.Grand, transposed(mat.NewDense(n, cols, s.Proj))
 	}
 	*p = *f
 	return nil
