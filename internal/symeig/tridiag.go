@@ -273,54 +273,7 @@ const vectorsCheck = 64
 // a full decomposition at k = 2,000. ctx is looked at between blocks (a
 // block at k = 5,000 and a thousand columns is about 10⁹ flops).
 func (r *Tridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
-	const nb = qBlock
-	n := r.k - 1 // rows of C and reflectors
-	if n <= 0 || m <= 0 {
-		return nil
-	}
-	a, lda := r.a[r.lda:], r.lda
-	t := make([]float64, nb*nb)
-	tt := make([]float64, nb*nb) // T with its lower part zeroed
-	v := make([]float64, n*nb)   // V, (n − i) × ib
-	vt := make([]float64, nb*n)  // Vᵀ
-	w := make([]float64, nb*m)   // Vᵀ·C
-	tw := make([]float64, nb*m)  // T·Vᵀ·C
-	// A block of rows of V·(T·Vᵀ·C) per core, kept across the blocks of
-	// reflectors (allocated per block they were garbage of k/32 times
-	// their size by the end).
-	scratch := sync.Pool{New: func() any { b := make([]float64, qRows*m); return &b }}
-	for i := ((n - 1) / nb) * nb; i >= 0; i -= nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ib, np := min(nb, n-i), n-i
-		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, np, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
-		r.blockV(a[i*lda+i:], lda, np, ib, v, vt)
-		for p := 0; p < ib; p++ {
-			for q := 0; q < ib; q++ {
-				x := 0.0
-				if q >= p {
-					x = t[p*nb+q]
-				}
-				tt[p*ib+q] = x
-			}
-		}
-		ci := c[i*ldc:]
-		fastmath.MulNNPar(w, m, vt, np, ci, ldc, ib, m, np)
-		fastmath.MulNNPar(tw, m, tt, ib, w, m, ib, m, ib)
-		parallel.ForRanges((np+qRows-1)/qRows, 1, func(b0, b1 int) {
-			tmp := scratch.Get().(*[]float64)
-			defer scratch.Put(tmp)
-			for b := b0; b < b1; b++ {
-				r0, r1 := b*qRows, min((b+1)*qRows, np)
-				fastmath.MulNN(*tmp, m, v[r0*ib:], ib, tw, m, r1-r0, m, ib)
-				for row := r0; row < r1; row++ {
-					floats.Sub(ci[row*ldc:row*ldc+m], (*tmp)[(row-r0)*m:(row-r0+1)*m])
-				}
-			}
-		})
-	}
-	return nil
+	return r.applyReflectors(ctx, c, ldc, m, false)
 }
 
 // applyQT sets C ← C·Qᵀ for the m × (k−1) matrix C (stride ldc): the rows
@@ -329,19 +282,31 @@ func (r *Tridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
 // the blocks go from the last, as in applyQ, each as
 // C ← C − ((C·V)·Tᵀ)·Vᵀ on its trailing columns.
 func (r *Tridiag) applyQT(ctx context.Context, c []float64, ldc, m int) error {
+	return r.applyReflectors(ctx, c, ldc, m, true)
+}
+
+// applyReflectors is applyQ, or with right applyQT.
+func (r *Tridiag) applyReflectors(ctx context.Context, c []float64, ldc, m int, right bool) error {
 	const nb = qBlock
-	n := r.k - 1
+	n := r.k - 1 // reflectors, and C's rows (its columns with right)
 	if n <= 0 || m <= 0 {
 		return nil
 	}
 	a, lda := r.a[r.lda:], r.lda
 	t := make([]float64, nb*nb)
-	tt := make([]float64, nb*nb) // Tᵀ, dense
-	v := make([]float64, n*nb)
-	vt := make([]float64, nb*n)
-	w := make([]float64, m*nb)                                                         // C·V
-	wt := make([]float64, m*nb)                                                        // C·V·Tᵀ
-	scratch := sync.Pool{New: func() any { b := make([]float64, qRows*n); return &b }} // as in applyQ
+	tt := make([]float64, nb*nb) // T (Tᵀ with right), dense
+	v := make([]float64, n*nb)   // V, (n − i) × ib
+	vt := make([]float64, nb*n)  // Vᵀ
+	w := make([]float64, nb*m)   // Vᵀ·C (C·V with right)
+	tw := make([]float64, nb*m)  // T·Vᵀ·C (C·V·Tᵀ)
+	// A block of rows of the update per core, kept across the blocks of
+	// reflectors (allocated per block they were garbage of k/32 times
+	// their size by the end).
+	width := m
+	if right {
+		width = n
+	}
+	scratch := sync.Pool{New: func() any { b := make([]float64, qRows*width); return &b }}
 	for i := ((n - 1) / nb) * nb; i >= 0; i -= nb {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -349,31 +314,56 @@ func (r *Tridiag) applyQT(ctx context.Context, c []float64, ldc, m int) error {
 		ib, np := min(nb, n-i), n-i
 		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, np, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
 		r.blockV(a[i*lda+i:], lda, np, ib, v, vt)
-		for p := 0; p < ib; p++ {
-			for q := 0; q < ib; q++ {
-				x := 0.0
-				if p >= q {
-					x = t[q*nb+p]
-				}
-				tt[p*ib+q] = x
-			}
+		denseT(t, nb, ib, tt, right)
+		if right {
+			ci := c[i:]
+			fastmath.MulNNPar(w, ib, ci, ldc, v, ib, m, ib, np)
+			fastmath.MulNNPar(tw, ib, w, ib, tt, ib, m, ib, ib)
+			subMul(ci, ldc, m, np, tw, ib, vt, np, ib, &scratch)
+			continue
 		}
-		ci := c[i:]
-		fastmath.MulNNPar(w, ib, ci, ldc, v, ib, m, ib, np)
-		fastmath.MulNNPar(wt, ib, w, ib, tt, ib, m, ib, ib)
-		parallel.ForRanges((m+qRows-1)/qRows, 1, func(b0, b1 int) {
-			tmp := scratch.Get().(*[]float64)
-			defer scratch.Put(tmp)
-			for b := b0; b < b1; b++ {
-				r0, r1 := b*qRows, min((b+1)*qRows, m)
-				fastmath.MulNN(*tmp, np, wt[r0*ib:], ib, vt, np, r1-r0, np, ib)
-				for row := r0; row < r1; row++ {
-					floats.Sub(ci[row*ldc:row*ldc+np], (*tmp)[(row-r0)*np:(row-r0+1)*np])
-				}
-			}
-		})
+		ci := c[i*ldc:]
+		fastmath.MulNNPar(w, m, vt, np, ci, ldc, ib, m, np)
+		fastmath.MulNNPar(tw, m, tt, ib, w, m, ib, m, ib)
+		subMul(ci, ldc, np, m, v, ib, tw, m, ib, &scratch)
 	}
 	return nil
+}
+
+// denseT writes the upper triangular ib × ib block factor T (stride nb,
+// as Dlarft leaves it, with stale values below the diagonal) densely into
+// tt (stride ib), zeros below the diagonal, or, with transpose, Tᵀ.
+func denseT(t []float64, nb, ib int, tt []float64, transpose bool) {
+	for p := 0; p < ib; p++ {
+		for q := 0; q < ib; q++ {
+			x := 0.0
+			switch {
+			case !transpose && q >= p:
+				x = t[p*nb+q]
+			case transpose && p >= q:
+				x = t[q*nb+p]
+			}
+			tt[p*ib+q] = x
+		}
+	}
+}
+
+// subMul sets C −= A·B for C (rows × cols, stride ldc), A (rows × k,
+// stride lda) and B (k × cols, stride ldb): blocks of qRows rows of the
+// product in a scratch buffer from pool (qRows·cols values at least),
+// the blocks split between the cores.
+func subMul(c []float64, ldc, rows, cols int, a []float64, lda int, b []float64, ldb, k int, pool *sync.Pool) {
+	parallel.ForRanges((rows+qRows-1)/qRows, 1, func(b0, b1 int) {
+		tmp := pool.Get().(*[]float64)
+		defer pool.Put(tmp)
+		for blk := b0; blk < b1; blk++ {
+			r0, r1 := blk*qRows, min((blk+1)*qRows, rows)
+			fastmath.MulNN(*tmp, cols, a[r0*lda:], lda, b, ldb, r1-r0, cols, k)
+			for row := r0; row < r1; row++ {
+				floats.Sub(c[row*ldc:row*ldc+cols], (*tmp)[(row-r0)*cols:(row-r0+1)*cols])
+			}
+		}
+	})
 }
 
 // blockV writes the block of ib reflectors stored column-wise below the
