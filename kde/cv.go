@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -65,7 +66,7 @@ func (k *KDE) crossValidate(ctx context.Context, xc *mat.Dense, sqn []float64) (
 	xraw := xc.RawMatrix()
 	nb := (m + blockRows - 1) / blockRows
 	partial := make([][]float64, nb) // per block: Σ over its rows of log-lik per grid value
-	err := forBlocks(ctx, nb, func() func(int) {
+	err := parallel.ForBlocksContext(ctx, nb, func() func(int) {
 		q := make([]float64, blockRows*d)
 		g := make([]float64, blockRows*n)
 		r := make([]float64, n-1)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,7 +32,7 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 	if k.cfg.Progress != nil {
 		progMu = make(chan struct{}, 1)
 	}
-	return forBlocks(ctx, nb, func() func(int) {
+	return parallel.ForBlocksContext(ctx, nb, func() func(int) {
 		q := make([]float64, br*d)
 		g := make([]float64, br*n)
 		lk := make([]float64, n)
@@ -48,7 +49,7 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 			fastmath.MulNN(g, n, q, d, xtr.Data, xtr.Stride, rows, n, d)
 			for i := 0; i < rows; i++ {
 				if ctx.Err() != nil {
-					return // forBlocks reports ctx.Err()
+					return // ForBlocksContext reports ctx.Err()
 				}
 				gi := g[i*n : (i+1)*n]
 				var ls float64

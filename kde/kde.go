@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/fastmath"
@@ -302,39 +299,6 @@ func (k *KDE) score(ctx context.Context, dst []float64, X mat.Matrix, centred bo
 
 // blockRows is the number of query rows one work item covers.
 const blockRows = 64
-
-// forBlocks runs work(b) for b = 0..nb−1 on runtime.GOMAXPROCS(0) workers,
-// each made by newWorker (so it can own scratch space). It stops early and
-// returns ctx.Err() when ctx is cancelled.
-func forBlocks(ctx context.Context, nb int, newWorker func() func(b int)) error {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > nb {
-		workers = nb
-	}
-	var next atomic.Int64
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work := newWorker()
-			for !stop.Load() {
-				b := int(next.Add(1) - 1)
-				if b >= nb {
-					return
-				}
-				if ctx.Err() != nil {
-					stop.Store(true)
-					return
-				}
-				work(b)
-			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
-}
 
 // queryRow copies row i of X, centred with the training mean, into dst.
 func (k *KDE) queryRow(dst []float64, X mat.Matrix, i int, centred bool) {

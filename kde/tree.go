@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -279,7 +280,7 @@ func (k *KDE) scoreTree(ctx context.Context, dst []float64, X mat.Matrix, centre
 	for _, nd := range k.tree.nodes {
 		maxLeaf = max(maxLeaf, nd.end-nd.start)
 	}
-	return forBlocks(ctx, nb, func() func(int) {
+	return parallel.ForBlocksContext(ctx, nb, func() func(int) {
 		s := &treeQuery{t: k.tree, kern: k.cfg.Kernel, h: k.h, q: make([]float64, k.d),
 			buf: make([]float64, min(maxLeaf, k.n)), logATol: logATol, logRTol: logRTol, logN: math.Log(float64(k.n)),
 			logTolMax: logAddExp(logATol, logRTol)}
@@ -288,7 +289,7 @@ func (k *KDE) scoreTree(ctx context.Context, dst []float64, X mat.Matrix, centre
 			hi := min(lo+blockRows, m)
 			for i := lo; i < hi; i++ {
 				if ctx.Err() != nil {
-					return // forBlocks reports ctx.Err()
+					return // ForBlocksContext reports ctx.Err()
 				}
 				k.queryRow(s.q, X, i, centred)
 				s.sum, s.low = logAcc{}, logAcc{}
