@@ -54,27 +54,19 @@ func (t eigTarget) count(vals []float64) (int, bool) {
 
 // topEigen returns the leading eigenpairs of the symmetric positive
 // semi-definite n × n matrix a (its upper triangle, j ≥ i, is read; the
-// dense route overwrites the lower one), in
-// descending order, as many
-// as target asks for: vals and the unit eigenvectors as the columns of
-// vecs.
+// dense route overwrites the lower one), in descending order, as many as
+// target asks for: vals and the unit eigenvectors as the rows of a q × n
+// matrix, the layout the exact fit keeps (its projection is scored a
+// component at a time; the dense route forms them so without a second
+// n × q matrix, symeig's VectorsT).
 //
 // progress (may be nil) receives, after every block, the Lanczos vectors
 // formed so far against their budget, which grows by the room each restart
 // frees (the dense path reports nothing).
 func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
-	vals, vt, err := topEigenT(ctx, a, target, rng, progress)
-	return vals, transposed(vt), err
-}
-
-// topEigenT is topEigen with the eigenvectors as the rows of a q × n
-// matrix, the layout the exact fit keeps (its projection is scored a
-// component at a time): the dense route forms them so without a second
-// n × q matrix (symeig's VectorsT).
-func topEigenT(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n <= denseMax || (target.q > 0 && 4*target.q > n) {
-		return denseTopT(ctx, a, target)
+		return denseTop(ctx, a, target)
 	}
 	vals, vecs, err := blockLanczos(ctx, a, target.lanczosStart(), target, rng, progress)
 	if err != nil {
@@ -82,7 +74,7 @@ func topEigenT(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Ra
 	}
 	q, ok := target.count(vals)
 	if vals == nil || !ok { // basis budget exhausted: decide densely
-		return denseTopT(ctx, a, target)
+		return denseTop(ctx, a, target)
 	}
 	return vals[:q], transposed(vecs.Slice(0, n, 0, q).(*mat.Dense)), nil
 }
@@ -140,9 +132,8 @@ func basisColumns(n, q int) (b, maxK int) {
 //   - Up to denseMax rows, gonum's EigenSym: its copies of the matrix and
 //     all n vectors, 4n² values.
 //   - The dense route (above denseMax: 4q > n, or a Lanczos run that used
-//     up its budget): the q vectors twice (symeig.Tridiag.Vectors keeps them a
-//     row each for the cluster orthogonalisation beside the n × q result),
-//     the reduction's panel and scratch and syr2kLower's two copies of it.
+//     up its budget): the q vectors (symeig.VectorsTBytes) and the
+//     reduction's panel and scratch with syr2kLower's two copies of it.
 //   - Block Lanczos: the basis V and its image W, n × maxK each (row-major:
 //     resident whole from the first block), the Ritz vectors y and a·y it
 //     forms (up to maxK columns each when it restarts), the maxK × maxK
@@ -169,7 +160,8 @@ func eigenBytes(n, q int, frac float64) int64 {
 	return max(lanczos, dense)
 }
 
-// denseTop computes the leading eigenpairs without Lanczos. Up to
+// denseTop computes the leading eigenpairs without Lanczos (vectors as
+// rows, as topEigen returns them). Up to
 // denseMax rows that is a full symmetric eigendecomposition (gonum's
 // EigenSym). Above, it is the path of the Lanczos matrix on a itself: one
 // tridiagonal reduction, in a's own storage (symeig.ReduceUpperInPlace: a's lower
@@ -184,12 +176,6 @@ func eigenBytes(n, q int, frac float64) int64 {
 // a second); above, the reduction and the vectors return ctx.Err() between
 // panels and chunks of vectors once ctx is done.
 func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
-	vals, vt, err := denseTopT(ctx, a, target)
-	return vals, transposed(vt), err
-}
-
-// denseTopT is denseTop with the eigenvectors as rows (see topEigenT).
-func denseTopT(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
 	if n > denseMax {
 		red, err := symeig.ReduceUpperInPlace(ctx, a)

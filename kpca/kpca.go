@@ -258,7 +258,7 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 	if math.IsNaN(trace) || math.IsInf(trace, 0) {
 		return nil, fmt.Errorf("kpca: the kernel matrix is not finite (is gamma too large?)")
 	}
-	vals, vt, err := topEigenT(ctx, k, f.target(n, trace), rng, func(done, total int) { f.progress("eigen", done, total) })
+	vals, vt, err := topEigen(ctx, k, f.target(n, trace), rng, func(done, total int) { f.progress("eigen", done, total) })
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +409,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		kmax = math.Max(kmax, v)
 	}
 	q := f.keepVals(vals, n, kmax, total)
-	f.proj = mat.DenseCopyOf(vecs.Slice(0, m, 0, max(q, 1)))
+	f.proj = transposed(vecs.Slice(0, max(q, 1), 0, m).(*mat.Dense))
 	if q == 0 {
 		f.proj.Zero()
 	}

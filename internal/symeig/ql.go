@@ -121,31 +121,24 @@ func (r *Tridiag) All(ctx context.Context) ([]float64, *mat.Dense, error) {
 
 // AllBytes bounds the bytes All allocates for a k × k matrix beside the
 // reduction: Sᵀ and the returned vectors, a batch of rotations, and
-// applyQ's blocks (V, Vᵀ, Vᵀ·C, T·Vᵀ·C and a block of rows per core).
+// applyQ's blocks.
 func AllBytes(k int) int64 {
 	K := int64(k)
-	return 8*(2*K*K+rotBatch+2*K) + applyQBytes(k, k)
-}
-
-// VectorsBytes bounds the bytes Vectors allocates for m vectors of a
-// k × k matrix: the result, the vectors found a row each for the cluster
-// orthogonalisation, and applyQ's blocks.
-func VectorsBytes(k, m int) int64 {
-	return 16*int64(k)*int64(m) + applyQBytes(k, m)
+	return 8*(2*K*K+rotBatch+2*K) + reflectorBytes(k, k, k)
 }
 
 // VectorsTBytes bounds the bytes VectorsT allocates for m vectors of a
 // k × k matrix: the m × k rows and applyQT's blocks.
 func VectorsTBytes(k, m int) int64 {
-	K, M := int64(k), int64(m)
-	return 8*K*M + 8*(2*qBlock*K+2*qBlock*M+int64(runtime.GOMAXPROCS(0))*qRows*K)
+	return 8*int64(k)*int64(m) + reflectorBytes(k, m, k)
 }
 
-// applyQBytes is applyQ's scratch for C of k rows and m columns: V, Vᵀ,
-// Vᵀ·C, T·Vᵀ·C and a block of rows per core.
-func applyQBytes(k, m int) int64 {
+// reflectorBytes is applyReflectors' scratch for k reflectors and m
+// vectors: V, Vᵀ, the two m × qBlock products and a block of qRows rows
+// of width values per core (width is m for applyQ, k for applyQT).
+func reflectorBytes(k, m, width int) int64 {
 	K, M := int64(k), int64(m)
-	return 8 * (2*qBlock*K + 2*qBlock*M + int64(runtime.GOMAXPROCS(0))*qRows*M)
+	return 8 * (2*qBlock*K + 2*qBlock*M + int64(runtime.GOMAXPROCS(0))*qRows*int64(width))
 }
 
 // maxSweeps is the number of QL sweeps per eigenvalue the whole
