@@ -63,17 +63,10 @@ func NystromBytes(m, d int) int64 {
 // and 2.8–4.3 s against EigenSym's 0.19, 1.44 and 28 s (BenchmarkAll in
 // symeig, an RBF kernel matrix of 8 uniform features).
 func NewNystromContext(ctx context.Context, k kernel.Kernel, landmarks mat.Matrix) (*Nystrom, error) {
-	landmarks = csr.Input(landmarks)
-
-	m, _ := landmarks.Dims()
+	L := ownLandmarks(landmarks)
+	m, _ := L.Dims()
 	if m == 0 {
 		return nil, errors.New("randfeat: Nystrom needs at least one landmark")
-	}
-	var L mat.Matrix
-	if s, ok := landmarks.(*sparse.CSR); ok {
-		L = s
-	} else {
-		L = mat.DenseCopyOf(landmarks)
 	}
 	var K mat.SymDense
 	if err := kernel.GramProgress(ctx, &K, k, L, nil); err != nil {
@@ -143,8 +136,8 @@ func NewNystromContext(ctx context.Context, k kernel.Kernel, landmarks mat.Matri
 // not finite or rank is not in [1, m]; it does not check that Norm belongs
 // to the landmarks.
 func RestoreNystrom(k kernel.Kernel, landmarks mat.Matrix, norm *mat.Dense, rank int) (*Nystrom, error) {
-	landmarks = csr.Input(landmarks)
-	m, _ := landmarks.Dims()
+	L := ownLandmarks(landmarks)
+	m, _ := L.Dims()
 	if r, c := norm.Dims(); m == 0 || r != m || c != m {
 		return nil, fmt.Errorf("randfeat: Nystrom matrix of %d × %d for %d landmarks", r, c, m)
 	}
@@ -158,11 +151,17 @@ func RestoreNystrom(k kernel.Kernel, landmarks mat.Matrix, norm *mat.Dense, rank
 			}
 		}
 	}
-	var L mat.Matrix = landmarks
-	if _, ok := landmarks.(*sparse.CSR); !ok {
-		L = mat.DenseCopyOf(landmarks)
-	}
 	return &Nystrom{K: k, Landmarks: L, Norm: mat.DenseCopyOf(norm), rank: rank}, nil
+}
+
+// ownLandmarks returns the landmarks a map keeps: a sparse matrix (as a
+// *sparse.CSR) as it is, anything else as a dense copy.
+func ownLandmarks(landmarks mat.Matrix) mat.Matrix {
+	landmarks = csr.Input(landmarks)
+	if s, ok := landmarks.(*sparse.CSR); ok {
+		return s
+	}
+	return mat.DenseCopyOf(landmarks)
 }
 
 // InputDim returns d, the landmarks' number of columns.
