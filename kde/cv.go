@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -90,10 +91,7 @@ func (k *KDE) crossValidate(ctx context.Context, xc *mat.Dense, sqn []float64) (
 					if j == self {
 						continue
 					}
-					r2 := sqn[self] + sqn[j] - 2*v
-					if r2 < 0 {
-						r2 = 0
-					}
+					r2 := fastmath.SqDist(sqn[self], sqn[j], v)
 					r = append(r, r2)
 				}
 				for gi, h := range grid {

@@ -57,10 +57,7 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 					ls = gaussianLogSum(gi, qn[i], k.sqn, h)
 				} else {
 					for j, v := range gi {
-						r2 := qn[i] + k.sqn[j] - 2*v
-						if r2 < 0 {
-							r2 = 0
-						}
+						r2 := fastmath.SqDist(qn[i], k.sqn[j], v)
 						lk[j] = kern.logProfile(math.Sqrt(r2), r2, h)
 					}
 					ls = logSumExp(lk)
@@ -78,18 +75,22 @@ func (k *KDE) scoreExact(ctx context.Context, dst []float64, X mat.Matrix, centr
 }
 
 // gaussianLogSum returns log Σ_j exp(−r_j²/(2h²)) with r_j² = qn + sqn_j −
-// 2g_j, the largest term factored out.
+// 2g_j (fastmath.SqDist), the largest term factored out; −Inf when every
+// r_j² is +Inf.
 func gaussianLogSum(g []float64, qn float64, sqn []float64, h float64) float64 {
 	minR2 := math.Inf(1)
 	for j, v := range g {
-		r2 := qn + sqn[j] - 2*v
-		if r2 < 0 {
-			r2 = 0
-		}
+		r2 := fastmath.SqDist(qn, sqn[j], v)
 		g[j] = r2
 		if r2 < minR2 {
 			minR2 = r2
 		}
+	}
+	if math.IsInf(minR2, 1) {
+		// Every training row is beyond float64's range of squared
+		// distances (SqDist's +Inf): the density underflows to 0, and
+		// r² − min below would be Inf − Inf.
+		return math.Inf(-1)
 	}
 	// The terms e^{−(r² − min)/(2h²)} scaled, exponentiated and summed in
 	// one pass (fastmath.ExpSum) while −1/(2h²) is a finite number.

@@ -284,11 +284,7 @@ func fillBLAS(ctx context.Context, out blas64.General, k Kernel, X, Y mat.Matrix
 				case RBF:
 					seg := row[j0:m]
 					for j := range seg {
-						s := nx[i] + ny[j0+j] - 2*seg[j]
-						if s < 0 {
-							s = 0
-						}
-						seg[j] = -rbf.Gamma * s
+						seg[j] = -rbf.Gamma * fastmath.SqDist(nx[i], ny[j0+j], seg[j])
 					}
 					fastmath.Exp(seg, seg) // math.Exp to two ulps, four at a time
 

@@ -150,7 +150,7 @@ func (e *Expansion) Eval(dst []float64, X mat.Matrix) []float64 {
 						arg = make([]float64, len(e.Coef))
 					}
 					for i := range e.Coef {
-						arg[i] = negGamma * max(e.rows.sq[i]+x.sq-2*dot(e.rows.denseRow(i), x.x), 0)
+						arg[i] = negGamma * fastmath.SqDist(e.rows.sq[i], x.sq, dot(e.rows.denseRow(i), x.x))
 					}
 					fastmath.Exp(arg, arg)
 					for i, c := range e.Coef {
@@ -211,7 +211,7 @@ func (e *Expansion) evalRBFBlocks(dst []float64, x blas64.General, svT []float64
 			xsq := dot(xr, xr)
 			arg := g[r*n : (r+1)*n]
 			for i, v := range arg {
-				arg[i] = negGamma * max(e.rows.sq[i]+xsq-2*v, 0)
+				arg[i] = negGamma * fastmath.SqDist(e.rows.sq[i], xsq, v)
 			}
 			fastmath.Exp(arg, arg)
 			var s float64

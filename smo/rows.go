@@ -3,6 +3,7 @@ package smo
 import (
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -170,11 +171,7 @@ func (a *row) dot(b *row) float64 {
 // rows, or on dense rows.
 func eval(k kernel.Kernel, rbf bool, negGamma float64, a, b *row, d int) float64 {
 	if rbf {
-		d2 := a.sq + b.sq - 2*a.dot(b)
-		if d2 < 0 {
-			d2 = 0
-		}
-		return expNeg(negGamma * d2)
+		return expNeg(negGamma * fastmath.SqDist(a.sq, b.sq, a.dot(b)))
 	}
 	if a.x == nil && b.x == nil {
 		if v, ok := kernel.EvalSparse(k, a.ind, a.val, b.ind, b.val); ok {

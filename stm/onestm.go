@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
@@ -164,8 +165,7 @@ func (k *sumKernel) eval(i, j int) float64 {
 		x := k.f[(i*k.R+a)*k.dim : (i*k.R+a+1)*k.dim]
 		for b := range k.R {
 			y := k.f[(j*k.R+b)*k.dim : (j*k.R+b+1)*k.dim]
-			d := k.sq[i*k.R+a] + k.sq[j*k.R+b] - 2*floats.Dot(x, y)
-			s += math.Exp(-k.gamma * max(d, 0))
+			s += math.Exp(-k.gamma * fastmath.SqDist(k.sq[i*k.R+a], k.sq[j*k.R+b], floats.Dot(x, y)))
 		}
 	}
 	return s

@@ -2,9 +2,11 @@
 
 // func gaussArgAsm(dst, cross, sq *float64, sj, scale float64, n int)
 //
-// dst[k] = scale·max(0, (sq[k] + sj) − 2·g[k]) for n a positive multiple
-// of 4. VMAXPD with 0 as its first source returns the second one when
-// neither is greater (−0) or either is NaN: the plain loop's clamp.
+// dst[k] = scale·SqDist(sq[k], sj, g[k]) for n a positive multiple of 4.
+// VMAXPD with 0 as its first source returns the second one when neither
+// is greater (−0) or either is NaN: the plain loop's clamp; VMINPD with
+// +Inf as its second source returns +Inf for a NaN and leaves every other
+// value (−0 included) as it is.
 TEXT ·gaussArgAsm(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ cross+8(FP), SI
@@ -15,6 +17,9 @@ TEXT ·gaussArgAsm(SB), NOSPLIT, $0-48
 	SHLQ $3, CX
 	XORQ AX, AX
 	VXORPD Y13, Y13, Y13
+	MOVQ $0x7ff0000000000000, R8 // +Inf
+	VMOVQ R8, X12
+	VBROADCASTSD X12, Y12
 
 loop:
 	VMOVUPD (SI)(AX*1), Y0
@@ -22,6 +27,7 @@ loop:
 	VADDPD  Y0, Y0, Y0          // 2·g, exactly
 	VSUBPD  Y0, Y1, Y1          // (sq + sj) − 2·g
 	VMAXPD  Y1, Y13, Y1         // max(0, ·): 0 > r ? 0 : r
+	VMINPD  Y12, Y1, Y1         // min(·, +Inf): r < Inf ? r : Inf, so NaN → +Inf
 	VMULPD  Y15, Y1, Y1
 	VMOVUPD Y1, (DI)(AX*1)
 	ADDQ    $32, AX

@@ -1,6 +1,7 @@
 package fastmath
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,7 +10,8 @@ import (
 // TestGaussArgScaleTo32 checks GaussArg and ScaleTo32 against their plain
 // loops bit for bit, over lengths around the multiple-of-4 prefix and with
 // the clamp's edge cases (a negative difference, an exact −0 difference,
-// NaN) among random values.
+// NaN, overflowing norms whose difference is Inf − Inf) among random
+// values.
 func TestGaussArgScaleTo32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 64, 1001} {
@@ -24,6 +26,10 @@ func TestGaussArgScaleTo32(t *testing.T) {
 				sq[k], g[k] = math.Copysign(0, -1), 0 // with sj = −0: (−0 + −0) − 0 = −0
 			case 3:
 				g[k] = math.NaN()
+			case 4:
+				sq[k], g[k] = math.Inf(1), math.Inf(1) // Inf − Inf: the rows are far apart
+			case 5:
+				sq[k] = math.Inf(1) // Inf: the same
 			}
 		}
 		for _, sj := range []float64{math.Copysign(0, -1), 0.5, 3} {
@@ -32,11 +38,14 @@ func TestGaussArgScaleTo32(t *testing.T) {
 				GaussArg(got, g, sq, sj, scale)
 				for k := range got {
 					r := sq[k] + sj - 2*g[k]
-					if r < 0 {
+					switch {
+					case r < 0:
 						r = 0
+					case math.IsNaN(r):
+						r = math.Inf(1)
 					}
 					want := scale * r
-					if math.Float64bits(got[k]) != math.Float64bits(want) && !(math.IsNaN(got[k]) && math.IsNaN(want)) {
+					if math.Float64bits(got[k]) != math.Float64bits(want) {
 						t.Fatalf("n=%d sj=%v scale=%v: GaussArg[%d] = %v, want %v", n, sj, scale, k, got[k], want)
 					}
 				}
@@ -50,5 +59,24 @@ func TestGaussArgScaleTo32(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkGaussArg times one kernel column's exponents (the loop the
+// smo cache fills) over column lengths from L1-resident to L2-sized.
+func BenchmarkGaussArg(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{256, 4096, 65536} {
+		g, sq := make([]float64, n), make([]float64, n)
+		for k := range g {
+			g[k], sq[k] = rng.NormFloat64(), 1+rng.Float64()
+		}
+		dst := make([]float64, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(24 * n))
+			for b.Loop() {
+				GaussArg(dst, g, sq, 1.5, -0.1)
+			}
+		})
 	}
 }
