@@ -120,6 +120,20 @@ func (s Status) Err() error {
 // Q_ii + Q_jj − 2 y_i y_j Q_ij < 0).
 var ErrNotPSD = errors.New("matrix is not positive semi-definite")
 
+// RangeError is the error Solve returns when a diagonal entry of Q lies
+// beyond the float32 range of the kernel cache (3.4e38). For a positive
+// semi-definite Q, |Q_ij| ≤ √(Q_ii Q_jj), so no cached column can overflow
+// once the diagonal fits; an entry that overflowed would turn the
+// gradient, and every score, into NaN.
+type RangeError struct {
+	Index int     // zero-based variable (training row) index
+	Value float64 // Q_ii
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("row %d: its diagonal entry in the dual's kernel matrix, %.3g, is beyond the single-precision range (3.4e38) of the solver's kernel cache: scale the features (scale=standard) or use a bounded kernel (rbf, laplacian)", e.Index+1, e.Value)
+}
+
 // Result is the solution of a Problem.
 type Result struct {
 	// Alpha is the solution, in the problem's order.
@@ -290,6 +304,9 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		}
 		if d < 0 {
 			return nil, fmt.Errorf("smo: %w: Q[%d][%d] = %v < 0", ErrNotPSD, i, i, d)
+		}
+		if d > math.MaxFloat32 {
+			return nil, &RangeError{Index: i, Value: d}
 		}
 		s.qd[i] = d
 	}
