@@ -279,12 +279,16 @@ func (b *Base) applyStage(X mat.Matrix) (mat.Matrix, error) {
 	return Xs, nil
 }
 
-// ScoreError reports training scores that are not numbers: a defect of
-// the method, never of the data.
+// ScoreError reports scores that are not numbers. Among training scores
+// it is a defect of the method, never of the data. Among the scores of new
+// rows it is what a kernel that grows without bound (poly, linear) gives a
+// row so far outside the training data that its kernel values overflow
+// float64; Score returns it rather than a NaN.
 type ScoreError struct {
-	Method string
-	Rows   []int // zero-based rows with a NaN score (at most 5)
-	Count  int
+	Method   string
+	Rows     []int // zero-based rows with a NaN score (at most 5)
+	Count    int
+	Training bool // the rows are training rows
 }
 
 func (e *ScoreError) Error() string {
@@ -292,14 +296,24 @@ func (e *ScoreError) Error() string {
 	for i, r := range e.Rows {
 		rows[i] = r + 1
 	}
-	return fmt.Sprintf("%s: %d training scores are NaN (rows %v…): this is a defect of the method; please report it with the data", e.Method, e.Count, rows)
+	list := fmt.Sprint(rows)
+	if e.Count > len(rows) {
+		list = list[:len(list)-1] + " …]"
+	}
+	if e.Training {
+		return fmt.Sprintf("%s: %d training scores are NaN (rows %s): this is a defect of the method; please report it with the data", e.Method, e.Count, list)
+	}
+	what := fmt.Sprintf("row %d cannot be scored: its kernel values overflow", rows[0])
+	if e.Count > 1 {
+		what = fmt.Sprintf("%d rows cannot be scored (rows %s): their kernel values overflow", e.Count, list)
+	}
+	return fmt.Sprintf("%s: %s float64, as a kernel without a bound (poly, linear) does for rows far outside the training data; check their values and units, or use a bounded kernel (rbf, laplacian)", e.Method, what)
 }
 
-// finish sets the threshold from the training scores and records the
-// fitted stage and the column count of the training rows X.
-func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
-	var bad ScoreError
-	for i, v := range train {
+// nanRows returns a *ScoreError for the NaN values of scores, or nil.
+func nanRows(method string, scores []float64, training bool) error {
+	bad := ScoreError{Method: method, Training: training}
+	for i, v := range scores {
 		if math.IsNaN(v) {
 			if bad.Count < 5 {
 				bad.Rows = append(bad.Rows, i)
@@ -307,9 +321,17 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 			bad.Count++
 		}
 	}
-	if bad.Count > 0 {
-		bad.Method = b.method
-		return &bad
+	if bad.Count == 0 {
+		return nil
+	}
+	return &bad
+}
+
+// finish sets the threshold from the training scores and records the
+// fitted stage and the column count of the training rows X.
+func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
+	if err := nanRows(b.method, train, true); err != nil {
+		return err
 	}
 	if len(train) == 0 {
 		return fmt.Errorf("%s: the method returned no training scores", b.method)
@@ -354,7 +376,14 @@ func (b *Base) ScoreWith(dst []float64, X mat.Matrix, score ScoreFunc) ([]float6
 	if err != nil {
 		return nil, err
 	}
-	return score(dst, Xs)
+	out, err := score(dst, Xs)
+	if err != nil {
+		return nil, err
+	}
+	if err := nanRows(b.method, out, false); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // baseState is Base's part of a saved model.

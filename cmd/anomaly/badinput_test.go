@@ -37,6 +37,7 @@ func TestBadInputRealMethods(t *testing.T) {
 	train := writeRows("train.csv", 1)
 	big := writeRows("big.csv", 1e300)
 	tiny := writeRows("tiny.csv", 1e-300)
+	e20 := writeRows("e20.csv", 1e20)
 	konst := filepath.Join(dir, "const.csv")
 	os.WriteFile(konst, []byte("a,b\n"+strings.Repeat("1,2\n", 20)), 0o644)
 	var wide strings.Builder
@@ -79,6 +80,8 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"×1e300, scale=none: kpca", []string{"fit", "--method", "kpca", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "overflow float64"},
 		{"×1e-300, scale=none: svdd", []string{"fit", "--method", "svdd", "--data", tiny, "--out", out, "--set", "scale=none"}, cli.ExitData, "underflow float64"},
 		{"×1e-300, scale=none: r1svm", []string{"fit", "--method", "r1svm", "--data", tiny, "--out", out, "--set", "scale=none"}, cli.ExitData, "underflow float64"},
+		{"×1e20, scale=none, kernel=linear: svdd (x·x passes float32's range)", []string{"fit", "--method", "svdd", "--data", e20, "--out", out, "--set", "scale=none", "--set", "kernel=linear"}, cli.ExitData, "beyond the single-precision range (3.4e38) of the solver's kernel cache"},
+		{"×1e20, scale=none, kernel=poly: ocsvm", []string{"fit", "--method", "ocsvm", "--data", e20, "--out", out, "--set", "scale=none", "--set", "kernel=poly", "--set", "gamma=1"}, cli.ExitData, "beyond the single-precision range"},
 		{"×1e300 at the defaults (scale=standard) fits", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out}, cli.ExitOK, "wrote"},
 		{"×1e-300 at the defaults fits", []string{"fit", "--method", "kde", "--data", tiny, "--out", out}, cli.ExitOK, "wrote"},
 		{"kde bandwidth=1e-300: finite, and warned", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--set", "bandwidth=1e-300"}, cli.ExitOK, "warning: kde: every training score is"},
@@ -109,6 +112,74 @@ func TestBadInputRealMethods(t *testing.T) {
 			for _, e := range entries {
 				if strings.HasPrefix(e.Name(), ".") {
 					t.Errorf("temporary file %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// TestFarRows scores rows far outside the training data (values up to
+// 1e308, whose squared distances and norms overflow float64) with models
+// fitted at the defaults: no method answers NaN, and every far row is
+// flagged. Under kernel=poly, whose values overflow without a bound, the
+// command refuses the rows by number instead, and writes nothing.
+func TestFarRows(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 3))
+	var b strings.Builder
+	b.WriteString("a,b,c\n")
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, "%v,%v,%v\n", rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
+	}
+	train := filepath.Join(dir, "train.csv")
+	os.WriteFile(train, []byte(b.String()), 0o644)
+	far := filepath.Join(dir, "far.csv")
+	os.WriteFile(far, []byte("a,b,c\n1e100,0,0\n1e160,-1e160,1e160\n-1e300,1e300,1\n1e308,1e308,1e308\n0.1,0.2,0.3\n"), 0o644)
+	const farRows = 4 // the last row is ordinary
+	model, out := filepath.Join(dir, "m.bin"), filepath.Join(dir, "s.csv")
+	for _, tc := range []struct {
+		method string
+		set    []string
+		want   string // "" for scores, else a substring of the error
+	}{
+		{"kde", nil, ""}, {"kpca", nil, ""}, {"ocsvm", nil, ""}, {"svdd", nil, ""},
+		{"gauss", nil, ""}, {"expose", nil, ""}, {"iforest", nil, ""}, {"r1svm", nil, ""},
+		{"kde", []string{"kernel=exponential"}, ""}, {"svdd", []string{"kernel=laplacian"}, ""},
+		{"kpca", []string{"kernel=poly"}, "4 rows cannot be scored (rows [1 2 3 4])"},
+		{"ocsvm", []string{"kernel=poly"}, "rows cannot be scored"},
+	} {
+		name := strings.Join(append([]string{tc.method}, tc.set...), " ")
+		t.Run(name, func(t *testing.T) {
+			args := []string{"fit", "--method", tc.method, "--data", train, "--out", model}
+			for _, s := range tc.set {
+				args = append(args, "--set", s)
+			}
+			if code := cli.Run(context.Background(), args, io.Discard, io.Discard); code != cli.ExitOK {
+				t.Fatalf("fit: exit %d", code)
+			}
+			os.Remove(out)
+			var stderr bytes.Buffer
+			code := cli.Run(context.Background(), []string{"score", "--model", model, "--data", far, "--out", out}, io.Discard, &stderr)
+			if tc.want != "" {
+				if code != cli.ExitData || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") != 1 {
+					t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr.String(), cli.ExitData, tc.want)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("a refused score wrote %s", out)
+				}
+				return
+			}
+			if code != cli.ExitOK {
+				t.Fatalf("score: exit %d: %s", code, stderr.String())
+			}
+			got, _ := os.ReadFile(out)
+			lines := strings.Split(strings.TrimSpace(string(got)), "\n")[1:]
+			if len(lines) != farRows+1 || strings.Contains(string(got), "NaN") {
+				t.Fatalf("scores:\n%s", got)
+			}
+			for i, l := range lines[:farRows] {
+				if !strings.HasSuffix(l, ",1") {
+					t.Errorf("far row %d is not flagged: %q", i+1, l)
 				}
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/tensor"
 )
 
@@ -86,7 +88,7 @@ type Cancel struct {
 // CheckNames lists the suite's checks in the order they run.
 var CheckNames = []string{
 	"Shapes", "Predict", "Contamination", "ConfigUnchanged", "Seed",
-	"GenericMatrix", "DimError", "NonFinite", "NotFitted", "Concurrent",
+	"GenericMatrix", "DimError", "NonFinite", "FarRows", "NotFitted", "Concurrent",
 	"Cancel", "Memory", "SaveLoad", "Defaults", "Affine", "Sparse", "AUC",
 }
 
@@ -153,6 +155,7 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		"GenericMatrix":   s.genericMatrix,
 		"DimError":        s.dimError,
 		"NonFinite":       s.nonFinite,
+		"FarRows":         s.farRows,
 		"NotFitted":       s.notFitted,
 		"Concurrent":      s.concurrent,
 		"Cancel":          s.cancel,
@@ -473,6 +476,74 @@ func (s *suite) nonFinite(t *testing.T) {
 				t.Errorf("%s: ValueError names row %d, column %d; the %v is at %d, %d", op.name, ve.Row, ve.Col, tc.v, tc.row, tc.col)
 			}
 		}
+	}
+}
+
+// farRows scores rows whose values lie far outside the training data,
+// up to 1e300: every kernel distance, squared norm or density term of
+// such a row overflows float64. A bounded kernel (and any method without
+// one) must score them without NaN and flag them; a kernel that grows
+// without bound (kernel=poly or linear) may instead return a
+// *detector.ScoreError naming those rows, never a NaN.
+func (s *suite) farRows(t *testing.T) {
+	d := s.fitted(t, nil)
+	_, c := s.train.Dims()
+	// The largest magnitude the scale stage keeps finite (it refuses a
+	// value it would send past the float64 range with a
+	// *scale.RangeError): near it, inner products with the training rows
+	// overflow too.
+	big := 1.5e308
+	for ; big > 1e300; big /= 4 {
+		row := mat.NewDense(1, c, nil)
+		for j := range c {
+			row.Set(0, j, big)
+		}
+		var re *scale.RangeError
+		if _, err := d.Score(nil, row); !errors.As(err, &re) {
+			break
+		}
+	}
+	far := []struct {
+		v   float64
+		col int // -1: every column, -2: every column with alternating signs
+	}{{1e100, 0}, {-1e200, c - 1}, {1e300, c / 2}, {-1e300, 0}, {1e150, -1}, {big, -1}, {big, -2}}
+	X := mat.NewDense(len(far)+1, c, nil)
+	for i, f := range far {
+		X.SetRow(i, s.train.RawRowView(i))
+		for j := range c {
+			switch {
+			case f.col == -2 && j%2 == 1:
+				X.Set(i, j, -f.v)
+			case f.col < 0 || j == f.col:
+				X.Set(i, j, f.v)
+			}
+		}
+	}
+	X.SetRow(len(far), s.train.RawRowView(len(far))) // and one ordinary row
+	sc, err := d.Score(nil, X)
+	if k := s.params["kernel"]; k == "poly" || k == "linear" {
+		var se *detector.ScoreError
+		if errors.As(err, &se) {
+			if se.Training || se.Count == 0 || slices.Contains(se.Rows, len(far)) {
+				t.Errorf("kernel=%s: %v: want the far rows named, not the ordinary last row", k, err)
+			}
+			return
+		}
+	}
+	if err != nil {
+		t.Fatalf("Score of far rows: %v", err)
+	}
+	th := d.Threshold()
+	for i, f := range far {
+		switch v := sc[i]; {
+		case math.IsNaN(v):
+			t.Errorf("row %d (%v in column %d): score NaN", i, f.v, f.col)
+		case !(v > th):
+			t.Errorf("row %d (%v in column %d): score %v is not above the threshold %v", i, f.v, f.col, v, th)
+		}
+	}
+	if math.IsNaN(sc[len(far)]) {
+		t.Errorf("the ordinary row scores NaN beside far rows")
 	}
 }
 

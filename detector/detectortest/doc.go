@@ -34,6 +34,10 @@
 //     *detector.DimError with the right Got and Want.
 //   - NonFinite: NaN, +Inf and −Inf in Fit and in Score are a
 //     *detector.ValueError naming the (zero-based) row and column.
+//   - FarRows: rows with values up to ±1e300, whose squared distances and
+//     norms overflow float64, score without NaN and above Threshold (+Inf
+//     is a score); under kernel=poly or linear, whose values overflow
+//     with no bound, a *detector.ScoreError naming them is the alternative.
 //   - NotFitted: Score and detector.Save before Fit return
 //     detector.ErrNotFitted (errors.Is).
 //   - Concurrent: 8 goroutines scoring the same rows at once get identical

@@ -45,7 +45,7 @@ printf '@relation r\n@attribute a string\n@data\nfoo\n' > str.arff
 import random
 random.seed(17)
 rows = [[random.gauss(0, 1) for _ in range(3)] for _ in range(60)]
-for name, unit in (('big.csv', 1e300), ('tiny.csv', 1e-300)):
+for name, unit in (('big.csv', 1e300), ('tiny.csv', 1e-300), ('e20.csv', 1e20)):
     with open(name, 'w') as f:
         f.write('a,b,c\n')
         for r in rows:
@@ -70,6 +70,8 @@ ln train.csv hard.csv
 ln -s /proc/self/fd/1 so.lnk
 cp $BIN anomaly-bin
 ./anomaly-bin fit --method expose --data train.csv --out model.bin --set features=16 2>/dev/null
+./anomaly-bin fit --method kpca --data train.csv --out poly.bin --set kernel=poly 2>/dev/null
+printf 'a,b\n2,1\n1e300,1e300\n' > far.csv
 /usr/bin/python3 - <<'PY'
 b = open('model.bin','rb').read()
 open('trunc.bin','wb').write(b[:len(b)-100])
@@ -208,6 +210,8 @@ run "every feature ×1e300, scale=none: r1svm" anomaly fit --method r1svm --data
 run "every feature ×1e-300, scale=none: kde" anomaly fit --method kde --data tiny.csv --out m.bin --set scale=none
 run "every feature ×1e-300, scale=none: ocsvm" anomaly fit --method ocsvm --data tiny.csv --out m.bin --set scale=none
 run "every feature ×1e-300, scale=none: r1svm" anomaly fit --method r1svm --data tiny.csv --out m.bin --set scale=none
+run "every feature ×1e20, scale=none, kernel=linear: svdd (x·x passes the float32 kernel cache)" anomaly fit --method svdd --data e20.csv --out m.bin --set scale=none --set kernel=linear
+run "a row far outside the training data, kernel=poly (its kernel values overflow)" anomaly score --model poly.bin --data far.csv
 run "every feature ×1e300 at the defaults (scale=standard): fits" anomaly fit --method ocsvm --data big.csv --out m.bin
 run "every feature ×1e-300 at the defaults: fits" anomaly fit --method kde --data tiny.csv --out m.bin
 run "×1e-300 with scale=robust: fits" anomaly fit --method kde --data tiny.csv --out m.bin --set scale=robust
