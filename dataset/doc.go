@@ -36,7 +36,7 @@
 // differential fuzz test.
 //
 // NPY/NPZ. The arrays are decoded by this package: dtypes bool, int8–int64,
-// uint8–uint64, float32, float64 in either byte order, and C or Fortran
+// uint8–uint64, float16, float32, float64 in either byte order, and C or Fortran
 // (column-major) order — the ADBench files store X with fortran_order True
 // and dtypes <f8, <i2 or |u1 and y as <i8 or <i4; all become float64
 // row-major. github.com/sbinet/npyio was checked and is used only in the

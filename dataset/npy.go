@@ -189,13 +189,13 @@ func (h *npyHeader) dtype() error {
 		case h.kind == 'i' || h.kind == 'u':
 			ok = size == 1 || size == 2 || size == 4 || size == 8
 		case h.kind == 'f':
-			ok = size == 4 || size == 8
+			ok = size == 2 || size == 4 || size == 8
 		default:
 			ok = false
 		}
 	}
 	if !ok {
-		return fmt.Errorf("unsupported dtype %q (need bool, int8-64, uint8-64, float32 or float64)", h.descr)
+		return fmt.Errorf("unsupported dtype %q (need bool, int8-64, uint8-64, float16, float32 or float64)", h.descr)
 	}
 	return nil
 }
@@ -351,9 +351,10 @@ const npyChunk = 256 << 10
 // npyDecoder turns the data part of one .npy stream into float64 values.
 type npyDecoder struct {
 	h      *npyHeader
-	swap   bool // the data are not in the machine's byte order
-	finite bool // no NaN or infinity seen so far
-	done   int  // values read completely, for the truncation message
+	swap   bool      // the data are not in the machine's byte order
+	finite bool      // no NaN or infinity seen so far
+	done   int       // values read completely, for the truncation message
+	half   []float32 // a float16 panel widened for transpose
 }
 
 // readErr turns a failed read into the message of a truncated or
@@ -445,10 +446,13 @@ func (d *npyDecoder) prepare(raw []byte) {
 			}
 		}
 	case h.kind == 'f' && d.finite:
-		if h.size == 8 {
+		switch h.size {
+		case 8:
 			d.finite = finite64(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/8))
-		} else {
+		case 4:
 			d.finite = finite32(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/4))
+		case 2:
+			d.finite = finite16(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/2))
 		}
 	}
 }
@@ -475,6 +479,10 @@ func (d *npyDecoder) convert(dst []float64, raw []byte) {
 		convertTo(dst, unsafe.Slice((*uint64)(p), n))
 	case 'i'<<4 | 8:
 		convertTo(dst, unsafe.Slice((*int64)(p), n))
+	case 'f'<<4 | 2:
+		for i, v := range unsafe.Slice((*uint16)(p), n) {
+			dst[i] = float64(halfFloat(v))
+		}
 	case 'f'<<4 | 4:
 		convertTo(dst, unsafe.Slice((*float32)(p), n))
 	case 'f'<<4 | 8:
@@ -588,6 +596,17 @@ func (d *npyDecoder) transpose(data []float64, cols int, raw []byte, n int, cidx
 		f = transposer(data, cols, unsafe.Slice((*uint64)(p), m), n, cidx)
 	case 'i'<<4 | 8:
 		f = transposer(data, cols, unsafe.Slice((*int64)(p), m), n, cidx)
+	case 'f'<<4 | 2:
+		// Widened to float32 (exactly) in a scratch panel of its own,
+		// then transposed as float32.
+		if cap(d.half) < m {
+			d.half = make([]float32, m)
+		}
+		w := d.half[:m]
+		for i, v := range unsafe.Slice((*uint16)(p), m) {
+			w[i] = halfFloat(v)
+		}
+		f = transposer(data, cols, w, n, cidx)
 	case 'f'<<4 | 4:
 		f = transposer(data, cols, unsafe.Slice((*float32)(p), m), n, cidx)
 	case 'f'<<4 | 8:
@@ -725,6 +744,37 @@ func finite32(u []uint32) bool {
 		a0 |= u[i]&exp + 1<<23
 	}
 	return (a0|a1)>>31 == 0
+}
+
+// finite16 is finite64 for float16 bits.
+func finite16(u []uint16) bool {
+	const exp = 0x1f << 10
+	var a uint16
+	for _, v := range u {
+		a |= v&exp + 1<<10
+	}
+	return a>>15 == 0
+}
+
+// halfFloat returns the IEEE 754 binary16 value with bits h as a float32,
+// which holds every binary16 value exactly: the sign, then 5 exponent
+// bits (bias 15) and 10 fraction bits; a zero exponent field holds zero
+// and the subnormals frac·2⁻²⁴, an all-ones one ±Inf and NaN.
+func halfFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch exp {
+	case 0:
+		v := float32(frac) * 0x1p-24
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	case 0x1f:
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
 }
 
 // float64Bytes is the memory of f as bytes (the read buffer of float64

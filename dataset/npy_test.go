@@ -60,9 +60,12 @@ func refNPY(r io.Reader) (*npyArray, error) {
 				v = float64(int64(h.order.Uint64(c)))
 			}
 		case 'f':
-			if h.size == 4 {
+			switch h.size {
+			case 2:
+				v = refHalf(h.order.Uint16(c))
+			case 4:
 				v = float64(math.Float32frombits(h.order.Uint32(c)))
-			} else {
+			default:
 				v = math.Float64frombits(h.order.Uint64(c))
 			}
 		}
@@ -102,6 +105,51 @@ func refNPY(r io.Reader) (*npyArray, error) {
 	return &npyArray{shape: h.shape, data: data, finite: finite}, nil
 }
 
+// refHalf decodes IEEE 754 binary16 bits by the standard's formula:
+// (−1)^s · 2^(e−15) · (1 + f/2¹⁰) for a biased exponent e of 1 to 30,
+// (−1)^s · f · 2⁻²⁴ for e = 0, ±Inf or NaN for e = 31 (a NaN's payload
+// taken as float32 would: it is refused as NaN whatever it holds).
+func refHalf(u uint16) float64 {
+	s, e, f := u>>15, int(u>>10&0x1f), float64(u&0x3ff)
+	var v float64
+	switch e {
+	case 0:
+		v = math.Ldexp(f, -24)
+	case 31:
+		if f != 0 {
+			return float64(math.Float32frombits(uint32(u>>15)<<31 | 0xff<<23 | uint32(u&0x3ff)<<13))
+		}
+		v = math.Inf(1)
+	default:
+		v = math.Ldexp(1+f/1024, e-15)
+	}
+	if s == 1 {
+		v = -v
+	}
+	return v
+}
+
+// TestHalfFloat checks float16 decoding on values the binary16 format
+// defines exactly: ±1, −2, the largest finite 65504, the smallest normal
+// 2⁻¹⁴ and subnormal 2⁻²⁴, −0, the value nearest 1/3 and ±Inf.
+func TestHalfFloat(t *testing.T) {
+	for _, tc := range []struct {
+		bits uint16
+		want float64
+	}{
+		{0x3c00, 1}, {0xbc00, -1}, {0xc000, -2}, {0x7bff, 65504}, {0x0400, 0x1p-14},
+		{0x0001, 0x1p-24}, {0x03ff, 1023 * 0x1p-24}, {0x8000, math.Copysign(0, -1)},
+		{0x3555, 0x1.554p-2}, {0x7c00, math.Inf(1)}, {0xfc00, math.Inf(-1)},
+	} {
+		if got := float64(halfFloat(tc.bits)); math.Float64bits(got) != math.Float64bits(tc.want) {
+			t.Errorf("halfFloat(%#04x) = %v, want %v", tc.bits, got, tc.want)
+		}
+	}
+	if v := halfFloat(0x7e00); !math.IsNaN(float64(v)) {
+		t.Errorf("halfFloat(0x7e00) = %v, want NaN", v)
+	}
+}
+
 // rawNPY returns an .npy 1.0 file with the given header fields and data
 // bytes.
 func rawNPY(descr string, fortran bool, shape []int, data []byte) []byte {
@@ -126,7 +174,7 @@ func rawNPY(descr string, fortran bool, shape []int, data []byte) []byte {
 
 var allDtypes = []string{
 	"|b1", "|i1", "|u1", "<i2", ">i2", "<u2", ">u2", "<i4", ">i4", "<u4", ">u4",
-	"<i8", ">i8", "<u8", ">u8", "<f4", ">f4", "<f8", ">f8", "=f8", "|u2",
+	"<i8", ">i8", "<u8", ">u8", "<f2", ">f2", "<f4", ">f4", "<f8", ">f8", "=f8", "|u2",
 }
 
 func dtypeSize(descr string) int { n, _ := strconv.Atoi(descr[2:]); return n }
