@@ -20,8 +20,9 @@ type arffAttr struct {
 	nominal []string // nil for numeric attributes
 }
 
-// readARFF reads dense ARFF: @relation, @attribute lines (numeric, real,
-// integer, or one nominal class attribute), @data and comma-separated rows.
+// readARFF reads ARFF: @relation, @attribute lines (numeric, real,
+// integer, or one nominal class attribute), @data and rows, dense
+// (comma-separated) or sparse ("{index value, ...}", omitted values 0).
 func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
@@ -39,8 +40,8 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 	n := 0
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || text[0] == '%' {
+		text := arffStrip(sc.Text())
+		if text == "" {
 			continue
 		}
 		if !inData {
@@ -104,10 +105,16 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 			}
 			continue
 		}
+		var vals []string
+		var err error
 		if text[0] == '{' {
-			return nil, lerr("sparse ARFF rows are not supported")
+			vals, err = arffSparse(text, attrs)
+		} else {
+			vals, err = splitARFF(text)
+			if err == nil && len(vals) == len(attrs)+1 && strings.HasPrefix(vals[len(attrs)], "{") {
+				err = arffWeight(vals[len(attrs)])
+			}
 		}
-		vals, err := splitARFF(text)
 		if err != nil {
 			return nil, lerr("%v", err)
 		}
@@ -183,6 +190,82 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 		}
 	}
 	return ds, nil
+}
+
+// arffStrip trims blanks and a comment: '%' to the end of the line,
+// outside quotes, as Weka's tokenizer reads it.
+func arffStrip(s string) string {
+	var q byte
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		case c == '%':
+			return strings.TrimSpace(s[:i])
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// arffSparse expands a sparse row "{i v, j w, ...}" (0-based attribute
+// indices in increasing order) into one value a attribute: the values it
+// omits are 0, for a nominal attribute its first value, as Weka reads them.
+func arffSparse(s string, attrs []arffAttr) ([]string, error) {
+	end := strings.IndexByte(s, '}')
+	if end < 0 {
+		return nil, errors.New("sparse row without its closing '}'")
+	}
+	body, rest := strings.TrimSpace(s[1:end]), strings.TrimSpace(s[end+1:])
+	if rest != "" {
+		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
+		if err := arffWeight(rest); err != nil {
+			return nil, err
+		}
+	}
+	vals := make([]string, len(attrs))
+	for j, a := range attrs {
+		vals[j] = "0"
+		if a.nominal != nil {
+			vals[j] = a.nominal[0]
+		}
+	}
+	if body == "" {
+		return vals, nil
+	}
+	items, err := splitARFF(body)
+	if err != nil {
+		return nil, err
+	}
+	last := -1
+	for _, it := range items {
+		k := strings.IndexAny(it, " \t")
+		if k < 0 {
+			return nil, fmt.Errorf("sparse entry %q: want an attribute index and a value", clip(it))
+		}
+		j, err := strconv.Atoi(it[:k])
+		if err != nil || j < 0 || j >= len(attrs) {
+			return nil, fmt.Errorf("sparse entry %q: the index must be an integer from 0 to %d", clip(it), len(attrs)-1)
+		}
+		if j <= last {
+			return nil, fmt.Errorf("sparse entry %q: indices must increase (after %d)", clip(it), last)
+		}
+		last = j
+		v := strings.TrimSpace(it[k+1:])
+		if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		vals[j] = v
+	}
+	return vals, nil
+}
+
+// arffWeight is the error for an instance weight ("{w}" after a row).
+func arffWeight(w string) error {
+	return fmt.Errorf("instance weight %s: weighted rows are not supported (every method weighs rows equally); remove the weights", clip(w))
 }
 
 func clip(s string) string {

@@ -16,7 +16,7 @@
 //	.npy                            one NumPy array: X
 //	.npz                            NumPy zip archive: X, optional y and split
 //	.libsvm .svm .svmlight .txt     LIBSVM/SVMlight sparse text, into a james-bowman *sparse.CSR
-//	.arff                           dense Weka ARFF
+//	.arff                           Weka ARFF, dense or sparse rows
 //
 // Any other extension is an error listing these. Read does the same on an
 // io.ReaderAt (the embedded data sets use it).
@@ -78,18 +78,20 @@
 // but "1" lines alone are all anomalies. Any other set of integer labels is
 // a class index: it goes to Class and Y is nil.
 //
-// ARFF. Dense ARFF: "@relation", "@attribute NAME numeric|real|integer",
-// one nominal class attribute "@attribute NAME {v1,v2,...}", "@data" and
-// comma-separated rows; names and values may be quoted with ' or "; lines
-// starting with '%' are comments. The class attribute is the one named by
+// ARFF. "@relation", "@attribute NAME numeric|real|integer", one nominal
+// class attribute "@attribute NAME {v1,v2,...}", "@data" and rows, dense
+// (comma-separated) or sparse ("{i v, j w, ...}" with 0-based attribute
+// indices in increasing order; an omitted value is 0, for the nominal
+// class its first value, as Weka reads them); names and values may be
+// quoted with ' or "; '%' outside quotes starts a comment. The class attribute is the one named by
 // Options.Label, else one named class, label, y or outlier, else a last
 // nominal attribute. A nominal class whose two values are an obvious
 // normal/anomaly pair ({0,1}, {no,yes}, {normal,anomaly|anomalous|outlier|
 // abnormal|attack}, {inlier,outlier}, {false,true}, {n,y}, in any order)
 // becomes Y; any other nominal class keeps the 0-based index of its value in
 // Class. A numeric class attribute must hold 0 or 1; '?' in the class is −1.
-// Sparse rows ("{...}"), string, date and relational attributes and missing
-// feature values are errors.
+// String, date and relational attributes, missing feature values and
+// instance weights ("{w}" after a row) are errors.
 //
 // Options.Shape, for any format, sets the sample shape after checking that
 // its product equals the number of features.

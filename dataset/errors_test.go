@@ -91,7 +91,12 @@ func TestLoadErrors(t *testing.T) {
 		{name: "arff missing", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n?\n", want: "missing value '?'", line: 4},
 		{name: "arff nan", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\nNaN\n", want: "NaN is not allowed", line: 4},
 		{name: "arff bad class", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute class {no,yes}\n@data\n1,maybe\n", want: `"maybe" is not one of the declared values`, line: 5},
-		{name: "arff sparse", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n{0 1}\n", want: "sparse ARFF rows are not supported", line: 4},
+		{name: "arff sparse index out of range", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n{1 1}\n", want: "the index must be an integer from 0 to 0", line: 4},
+		{name: "arff sparse indices not increasing", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n{1 1, 0 2}\n", want: "indices must increase", line: 5},
+		{name: "arff sparse entry without a value", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n{0}\n", want: "want an attribute index and a value", line: 4},
+		{name: "arff sparse unclosed", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n{0 1\n", want: "without its closing", line: 4},
+		{name: "arff weighted dense row", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n1,{2}\n", want: "instance weight {2}", line: 4},
+		{name: "arff weighted sparse row", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n{0 1}, {2}\n", want: "instance weight {2}", line: 4},
 		{name: "arff label option", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n1\n", opt: Options{Label: "target"}, want: `no class attribute "target"`, line: 3},
 		{name: "arff junk", file: "a.arff", content: "hello\n", want: "expected @relation", line: 1},
 

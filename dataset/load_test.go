@@ -194,6 +194,11 @@ func TestARFF(t *testing.T) {
 			x:       []float64{7, 8}, y: []int{1, 0}, cols: []string{"a"},
 		},
 		{
+			name:    "sparse rows, comments after values",
+			content: "@relation 'r %1'\n@attribute a numeric % the first\n@attribute 'b %' numeric\n@attribute class {no,yes}\n@data\n{0 1.5, 2 yes}\n{1 2}\n{ }\n% a comment line\n1,2,no % a comment\n{0 -3, 1 '4', 2 'no'}\n",
+			x:       []float64{1.5, 0, 0, 2, 0, 0, 1, 2, -3, 4}, y: []int{1, 0, 0, 0, 0}, cols: []string{"a", "b %"},
+		},
+		{
 			name:    "unlabeled",
 			content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n1,2\n",
 			x:       []float64{1, 2}, cols: []string{"a", "b"},
