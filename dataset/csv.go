@@ -36,55 +36,13 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 	hr := s.recLine
 	header := make([]string, len(rec))
 	for j, f := range rec {
-		header[j] = strings.TrimSpace(string(f))
+		header[j] = string(f)
 	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	numeric := true
-	for _, h := range header {
-		if _, err := strconv.ParseFloat(h, 64); err != nil {
-			numeric = false
-			break
-		}
+	l, err := csvHeader(header, path, hr, opt)
+	if err != nil {
+		return nil, err
 	}
-	if numeric {
-		return nil, &Error{Path: path, Row: hr, Err: errors.New("no header row: the first row is all numbers; add a header naming the columns")}
-	}
-
-	labelCol := -1
-	if opt.Label != "" {
-		for j, h := range header {
-			if strings.EqualFold(h, opt.Label) {
-				labelCol = j
-				break
-			}
-		}
-		if labelCol < 0 {
-			return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("no label column %q in the header (columns: %s)", opt.Label, listCols(header))}
-		}
-	} else {
-		for j, h := range header {
-			if strings.EqualFold(h, "label") || strings.EqualFold(h, "y") {
-				if labelCol >= 0 {
-					return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("two label columns (%q and %q): name one with the label option", header[labelCol], h)}
-				}
-				labelCol = j
-			}
-		}
-	}
-	ncol := len(header)
-	d := ncol
-	if labelCol >= 0 {
-		d--
-	}
-	if d == 0 {
-		return nil, &Error{Path: path, Row: hr, Err: errors.New("no feature columns: the only column is the label")}
-	}
-	cols := make([]string, 0, d)
-	for j, h := range header {
-		if j != labelCol {
-			cols = append(cols, h)
-		}
-	}
+	ncol, d, labelCol := len(header), len(l.cols), l.label
 
 	var data []float64
 	var y []int
@@ -115,6 +73,12 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 		}
 		for j, cell := range rec {
 			cell = bytes.TrimSpace(cell)
+			if l.skip[j] {
+				if err := l.skipped(path, row, j, cell); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if j == labelCol {
 				v, err := parseLabelCell(cell)
 				if err != nil {
@@ -125,7 +89,7 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 			}
 			v, err := parseCell(cell)
 			if err != nil {
-				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", header[j], err)}
+				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", l.header[j], err)}
 			}
 			data = append(data, v)
 		}
@@ -137,8 +101,93 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: cols, Source: path}
+	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: l.cols, Source: path, Notes: l.notes}
 	return ds, nil
+}
+
+// csvLayout is what a CSV header row decides: the label column (−1 if
+// none), the columns that are not read, and the feature names.
+type csvLayout struct {
+	header []string // trimmed, without a byte-order mark
+	label  int
+	skip   []bool
+	cols   []string
+	notes  []string
+}
+
+// csvHeader reads the layout from the fields of the header row (row hr).
+// Columns without a name are not features: the first is the row index
+// pandas writes (to_csv without index=False), the last the empty column
+// of a trailing comma (its cells must be empty, see skipped); an unnamed
+// column elsewhere is an error.
+func csvHeader(fields []string, path string, hr int, opt Options) (*csvLayout, error) {
+	header := make([]string, len(fields))
+	for j, f := range fields {
+		header[j] = strings.TrimSpace(f)
+	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	numeric := true
+	for _, h := range header {
+		if _, err := strconv.ParseFloat(h, 64); err != nil {
+			numeric = false
+			break
+		}
+	}
+	if numeric {
+		return nil, &Error{Path: path, Row: hr, Err: errors.New("no header row: the first row is all numbers; add a header naming the columns")}
+	}
+	l := &csvLayout{header: header, label: -1, skip: make([]bool, len(header))}
+	if opt.Label != "" {
+		for j, h := range header {
+			if strings.EqualFold(h, opt.Label) {
+				l.label = j
+				break
+			}
+		}
+		if l.label < 0 {
+			return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("no label column %q in the header (columns: %s)", opt.Label, listCols(header))}
+		}
+	} else {
+		for j, h := range header {
+			if strings.EqualFold(h, "label") || strings.EqualFold(h, "y") {
+				if l.label >= 0 {
+					return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("two label columns (%q and %q): name one with the label option", header[l.label], h)}
+				}
+				l.label = j
+			}
+		}
+	}
+	ncol := len(header)
+	for j, h := range header {
+		switch {
+		case h != "" || ncol == 1:
+		case j == 0:
+			l.skip[j] = true
+			l.notes = append(l.notes, "column 1 has no name in the header: it is taken as the row index (as pandas writes it without index=False) and not read")
+		case j == ncol-1:
+			l.skip[j] = true
+		default:
+			return nil, &Error{Path: path, Row: hr, Col: j + 1, Err: errors.New("the column has no name in the header: name every column (only an unnamed first column, a row index, and an empty last column after a trailing comma are skipped)")}
+		}
+	}
+	for j, h := range header {
+		if j != l.label && !l.skip[j] {
+			l.cols = append(l.cols, h)
+		}
+	}
+	if len(l.cols) == 0 {
+		return nil, &Error{Path: path, Row: hr, Err: errors.New("no feature columns: the only column is the label")}
+	}
+	return l, nil
+}
+
+// skipped checks the trimmed cell of row, column j, a column that is not
+// read: an unnamed last column must be empty.
+func (l *csvLayout) skipped(path string, row, j int, cell []byte) error {
+	if j > 0 && len(cell) > 0 {
+		return &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: the last column has no name in the header but holds values; name it", cell)}
+	}
+	return nil
 }
 
 // growRows returns data with room for more rows of d values. The first

@@ -32,57 +32,11 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 		return nil, refCSVErr(path, err)
 	}
 	hr, _ := cr.FieldPos(0)
-	header = append([]string(nil), header...)
-	for j := range header {
-		header[j] = strings.TrimSpace(header[j])
+	l, err := csvHeader(header, path, hr, opt)
+	if err != nil {
+		return nil, err
 	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	numeric := true
-	for _, h := range header {
-		if _, err := strconv.ParseFloat(h, 64); err != nil {
-			numeric = false
-			break
-		}
-	}
-	if numeric {
-		return nil, &Error{Path: path, Row: hr, Err: errors.New("no header row: the first row is all numbers; add a header naming the columns")}
-	}
-
-	labelCol := -1
-	if opt.Label != "" {
-		for j, h := range header {
-			if strings.EqualFold(h, opt.Label) {
-				labelCol = j
-				break
-			}
-		}
-		if labelCol < 0 {
-			return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("no label column %q in the header (columns: %s)", opt.Label, listCols(header))}
-		}
-	} else {
-		for j, h := range header {
-			if strings.EqualFold(h, "label") || strings.EqualFold(h, "y") {
-				if labelCol >= 0 {
-					return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("two label columns (%q and %q): name one with the label option", header[labelCol], h)}
-				}
-				labelCol = j
-			}
-		}
-	}
-	ncol := len(header)
-	d := ncol
-	if labelCol >= 0 {
-		d--
-	}
-	if d == 0 {
-		return nil, &Error{Path: path, Row: hr, Err: errors.New("no feature columns: the only column is the label")}
-	}
-	cols := make([]string, 0, d)
-	for j, h := range header {
-		if j != labelCol {
-			cols = append(cols, h)
-		}
-	}
+	ncol, d, labelCol := len(header), len(l.cols), l.label
 
 	var data []float64
 	var y []int
@@ -105,6 +59,12 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 		}
 		for j, cell := range rec {
 			cell = strings.TrimSpace(cell)
+			if l.skip[j] {
+				if err := l.skipped(path, row, j, []byte(cell)); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if j == labelCol {
 				v, err := refParseLabel(cell)
 				if err != nil {
@@ -115,7 +75,7 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 			}
 			v, err := refParseValue(cell)
 			if err != nil {
-				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", header[j], err)}
+				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", l.header[j], err)}
 			}
 			data = append(data, v)
 		}
@@ -127,7 +87,7 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dataset{X: mat.NewDense(n, d, data), Y: y, Shape: shape, Columns: cols, Source: path}, nil
+	return &Dataset{X: mat.NewDense(n, d, data), Y: y, Shape: shape, Columns: l.cols, Source: path, Notes: l.notes}, nil
 }
 
 func refCSVErr(path string, err error) error {

@@ -40,6 +40,14 @@ func sameRead(t *testing.T, data []byte, opt Options) {
 // csvCases are inputs at the edges of encoding/csv's rules.
 var csvCases = []string{
 	"a,b,label\n1,2,0\n3,4,1\n",
+	",a,b\n0,1,2\n1,3,4\n",
+	"a,b,\n1,2,\n3,4, \n",
+	",a,\n0,1,\n",
+	"a,,b\n1,2,3\n",
+	"a,b,\n1,2,3\n",
+	"\ufeff,a\n\"x\",1\n",
+	",\n1,2\n",
+	"\n",
 	"a,b\r\n1,2\r\n\r\n3,4\r\n",
 	"a,b\n1,2\r",
 	"a,b\n1,2\r\r\n",

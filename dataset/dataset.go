@@ -31,6 +31,9 @@ type Dataset struct {
 	// Split is the "split" array of an .npz file when present (the tensor
 	// files: 0 = the original TRAIN part, 1 = TEST), nil otherwise.
 	Split []int
+	// Notes says what the reader chose that the user should know of (a
+	// column it did not read, and why), one sentence each.
+	Notes []string
 }
 
 // Error is a problem with a data file. Row and Col are one-based as a user

@@ -24,8 +24,11 @@
 // CSV. The first row is a header naming the columns (a first row made of
 // numbers only is rejected as a missing header). The label column is the one
 // named by Options.Label, else one named "label" or "y" (names compare
-// without case); without one the data are unlabeled. Every other column is a
-// numeric feature (strconv.ParseFloat syntax). Label cells are 1 (anomaly),
+// without case); without one the data are unlabeled. A column without a
+// name is not read when it is the first (the row index pandas writes
+// without index=False; Dataset.Notes says so) or the last with empty cells
+// (a trailing comma), and is an error anywhere else. Every other column is
+// a numeric feature (strconv.ParseFloat syntax). Label cells are 1 (anomaly),
 // 0 (normal), −1 or empty (unlabeled); anything else is an error. Empty
 // feature cells, text, NaN ("nan") and infinities ("inf", "1e999") are
 // errors: the package never guesses missing values. Records follow

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/james-bowman/sparse"
@@ -163,6 +164,20 @@ func TestLIBSVM(t *testing.T) {
 				t.Errorf("X %v Y %v Class %v", mat.Formatted(sp), ds.Y, ds.Class)
 			}
 		})
+	}
+}
+
+// TestCSVUnnamedColumns reads the two unnamed columns a CSV commonly has:
+// the row index of pandas' to_csv (first, not read, with a note) and the
+// empty column of a trailing comma (last, not read).
+func TestCSVUnnamedColumns(t *testing.T) {
+	ds, err := Load(writeFile(t, "d.csv", []byte(",a,b,label,\n0,1.5,2,0,\n1,3,4,1,\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ds.X.(*mat.Dense).RawMatrix().Data
+	if !slices.Equal(got, []float64{1.5, 2, 3, 4}) || !slices.Equal(ds.Y, []int{0, 1}) || !slices.Equal(ds.Columns, []string{"a", "b"}) || len(ds.Notes) != 1 || !strings.Contains(ds.Notes[0], "row index") {
+		t.Errorf("X %v Y %v cols %q notes %q", got, ds.Y, ds.Columns, ds.Notes)
 	}
 }
 

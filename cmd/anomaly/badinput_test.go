@@ -38,6 +38,8 @@ func TestBadInputRealMethods(t *testing.T) {
 	big := writeRows("big.csv", 1e300)
 	tiny := writeRows("tiny.csv", 1e-300)
 	e20 := writeRows("e20.csv", 1e20)
+	pdindex := filepath.Join(dir, "pdindex.csv")
+	os.WriteFile(pdindex, []byte(",a,b\n0,1,2\n1,2,3\n2,3,1\n3,2,2\n"), 0o644)
 	konst := filepath.Join(dir, "const.csv")
 	os.WriteFile(konst, []byte("a,b\n"+strings.Repeat("1,2\n", 20)), 0o644)
 	var wide strings.Builder
@@ -85,6 +87,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"×1e300 at the defaults (scale=standard) fits", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out}, cli.ExitOK, "wrote"},
 		{"×1e-300 at the defaults fits", []string{"fit", "--method", "kde", "--data", tiny, "--out", out}, cli.ExitOK, "wrote"},
 		{"kde bandwidth=1e-300: finite, and warned", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--set", "bandwidth=1e-300"}, cli.ExitOK, "warning: kde: every training score is"},
+		{"pandas' row index: not read, with a note", []string{"fit", "--method", "kde", "--data", pdindex, "--out", out}, cli.ExitOK, "column 1 has no name in the header: it is taken as the row index"},
 		{"constant data: warned", []string{"fit", "--method", "kde", "--data", konst, "--out", out}, cli.ExitOK, "cannot rank rows"},
 		{"--contamination 0", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--contamination", "0"}, cli.ExitUsage, `contamination="0": must be in (0, 0.5]`},
 		{"--set contamination=0", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "contamination=0"}, cli.ExitUsage, "must be in (0, 0.5]"},

@@ -106,6 +106,9 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, n := range ds.Notes {
+		fmt.Fprintf(stderr, "anomaly: note: %s: %s\n", o.data, n)
+	}
 	if err := applyShapeFlag(ds, shape, o.shape, o.data); err != nil {
 		return err
 	}

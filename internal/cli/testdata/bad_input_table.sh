@@ -23,6 +23,8 @@ printf 'a,b,label\n1,2,0\n2,2,0\n' > oneclass.csv
 printf 'a,b\n1,2\n' > train.xyz
 mkdir dir.csv
 printf 'a;b\n1;2\n' > semicolon.csv
+printf ',a,b\n0,1,2\n1,2,3\n2,3,1\n3,2,2\n' > pdindex.csv
+printf 'a,,b\n1,2,3\n' > unnamed.csv
 printf 'a,b,label\n1,2,7\n' > badlabel.csv
 printf 'a,b\n1,2\n2,1\n' > nolabel.csv
 printf '\x93NUMPY\x01\x00\x10\x00{"descr": "<f8"}  \n' > bad.npy
@@ -121,6 +123,8 @@ run "empty file" anomaly fit --method expose --data zero.csv --out m.bin
 run "ragged CSV" anomaly fit --method expose --data ragged.csv --out m.bin
 run "non-numeric CSV" anomaly fit --method expose --data text.csv --out m.bin
 run "wrong CSV delimiter" anomaly fit --method expose --data semicolon.csv --out m.bin
+run "CSV column without a name" anomaly fit --method expose --data unnamed.csv --out m.bin
+run "pandas' row index (unnamed first column: not read; not an error)" anomaly fit --method kde --data pdindex.csv --out m.bin
 run "label out of range" anomaly eval --model model.bin --data badlabel.csv
 run "NaN" anomaly fit --method expose --data nan.csv --out m.bin
 run "Inf" anomaly score --model model.bin --data inf.csv
