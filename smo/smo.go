@@ -131,7 +131,7 @@ type RangeError struct {
 }
 
 func (e *RangeError) Error() string {
-	return fmt.Sprintf("row %d: its diagonal entry in the dual's kernel matrix, %.3g, is beyond the single-precision range (3.4e38) of the solver's kernel cache: scale the features (scale=standard) or use a bounded kernel (rbf, laplacian)", e.Index+1, e.Value)
+	return fmt.Sprintf("row %d: its diagonal entry in the dual's kernel matrix, %.3g, is beyond the single-precision range (3.4e38) of the solver's kernel cache: scale the features (scale=standard), lower the kernel's gamma, degree or coef0, or use a bounded kernel (rbf, laplacian)", e.Index+1, e.Value)
 }
 
 // Result is the solution of a Problem.
@@ -299,13 +299,13 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			s.p[i] = prob.P[i]
 		}
 		d := prob.Q.Diag(i)
-		if math.IsNaN(d) || math.IsInf(d, 0) {
+		if math.IsNaN(d) || math.IsInf(d, -1) {
 			return nil, fmt.Errorf("smo: Q[%d][%d] = %v is not finite", i, i, d)
 		}
 		if d < 0 {
 			return nil, fmt.Errorf("smo: %w: Q[%d][%d] = %v < 0", ErrNotPSD, i, i, d)
 		}
-		if d > math.MaxFloat32 {
+		if d > math.MaxFloat32 { // +Inf included
 			return nil, &RangeError{Index: i, Value: d}
 		}
 		s.qd[i] = d
