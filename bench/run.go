@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -197,7 +198,7 @@ func inspect(ref string, keep bool, maxBytes int64) (plan, error) {
 	}
 	if ds.Y == nil {
 		if ds.Class == nil {
-			return plan{}, fmt.Errorf("bench: %s has no labels", ref)
+			return plan{}, &dataset.Error{Path: ref, Err: errors.New("no labels: bench measures each method against a label column (label or y) or a y array")}
 		}
 		seen := map[int]bool{}
 		for _, c := range ds.Class {

@@ -199,6 +199,11 @@ func TestBenchUsage(t *testing.T) {
 	if code, _, _ := run(context.Background(), "bench", "--data", filepath.Join(t.TempDir(), "missing.csv")); code != ExitData {
 		t.Errorf("missing data file: exit %d, want %d", code, ExitData)
 	}
+	unlabeled := filepath.Join(t.TempDir(), "nolabel.csv")
+	os.WriteFile(unlabeled, []byte("a,b\n1,2\n2,1\n"), 0o644)
+	if code, _, stderr := run(context.Background(), "bench", "--data", unlabeled); code != ExitData || !strings.Contains(stderr, "nolabel.csv: no labels") {
+		t.Errorf("unlabeled data file: exit %d (%s), want %d naming the file", code, stderr, ExitData)
+	}
 }
 
 func TestBenchTableAndMarkdown(t *testing.T) {

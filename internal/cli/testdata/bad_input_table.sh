@@ -181,6 +181,7 @@ run "score --out a hard link to its data" anomaly score --model model.bin --data
 run "export --out onto its own model" anomaly export --model model.bin --out model.bin
 run "plot --out onto its own data" anomaly plot roc --data train.csv --methods kde --out train.csv
 run "bench --plot naming a file, not a directory" anomaly bench --methods kde --plot train.csv
+run "bench on a file without labels" anomaly bench --methods kde --data nolabel.csv
 run "score --out /dev/full (device written in place; ENOSPC)" anomaly score --model model.bin --data train.csv --out /dev/full
 run "score --out /dev/null (device written in place)" anomaly score --model model.bin --data train.csv --out /dev/null
 ( cat scores.fifo > fifo.got & ); sleep 0.2
