@@ -35,7 +35,8 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 	sawRelation := false
 	var data []float64
 	var class []int
-	classCol := -1
+	classCol, idCol := -1, -1
+	var notes []string
 	var binaryClass []int // nominal index → 0/1, nil if not binary
 	n := 0
 	for sc.Scan() {
@@ -93,7 +94,20 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 						return nil, lerr("attribute %q is nominal: only the class attribute may be nominal", a.name)
 					}
 				}
-				if len(attrs) == 0 || (len(attrs) == 1 && classCol == 0) {
+				for j, a := range attrs {
+					if j != classCol && a.nominal == nil && strings.EqualFold(a.name, "id") {
+						idCol = j
+						notes = append(notes, fmt.Sprintf("attribute %q is taken as the row identifier (as in the DAMI outlier benchmark files) and not read", a.name))
+						break
+					}
+				}
+				features := len(attrs)
+				for _, j := range []int{classCol, idCol} {
+					if j >= 0 {
+						features--
+					}
+				}
+				if features == 0 {
 					return nil, lerr("no numeric attributes")
 				}
 				if classCol >= 0 {
@@ -130,6 +144,9 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 				class = append(class, c)
 				continue
 			}
+			if j == idCol {
+				continue
+			}
 			if v == "?" {
 				return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("column %d (%q): missing value '?' is not supported", j+1, attrs[j].name)}
 			}
@@ -156,21 +173,18 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 	if n == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no rows after @data")}
 	}
-	d := len(attrs)
-	if classCol >= 0 {
-		d--
-	}
-	cols := make([]string, 0, d)
+	var cols []string
 	for j, a := range attrs {
-		if j != classCol {
+		if j != classCol && j != idCol {
 			cols = append(cols, a.name)
 		}
 	}
+	d := len(cols)
 	shape, err := applyShape(path, opt.Shape, d)
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: mat.NewDense(n, d, data), Shape: shape, Columns: cols, Source: path}
+	ds := &Dataset{X: mat.NewDense(n, d, data), Shape: shape, Columns: cols, Source: path, Notes: notes}
 	if classCol >= 0 {
 		switch {
 		case attrs[classCol].nominal == nil:

@@ -86,7 +86,10 @@
 // (comma-separated) or sparse ("{i v, j w, ...}" with 0-based attribute
 // indices in increasing order; an omitted value is 0, for the nominal
 // class its first value, as Weka reads them); names and values may be
-// quoted with ' or "; '%' outside quotes starts a comment. The class attribute is the one named by
+// quoted with ' or "; '%' outside quotes starts a comment. A numeric
+// attribute named id is the row identifier of the DAMI outlier benchmark
+// files (Campos et al. 2016), not a feature: it is not read, and
+// Dataset.Notes says so. The class attribute is the one named by
 // Options.Label, else one named class, label, y or outlier, else a last
 // nominal attribute. A nominal class whose two values are an obvious
 // normal/anomaly pair ({0,1}, {no,yes}, {normal,anomaly|anomalous|outlier|

@@ -187,6 +187,7 @@ func TestARFF(t *testing.T) {
 		x             []float64
 		y, class      []int
 		cols          []string
+		notes         int
 	}{
 		{
 			name:    "DAMI-style outlier yes/no",
@@ -209,6 +210,11 @@ func TestARFF(t *testing.T) {
 			x:       []float64{7, 8}, y: []int{1, 0}, cols: []string{"a"},
 		},
 		{
+			name:    "DAMI row identifier",
+			content: "@RELATION 'Wilt_withoutdupl_05_v01'\n@ATTRIBUTE 'att1' REAL\n@ATTRIBUTE 'id' REAL\n@ATTRIBUTE 'outlier' {'no','yes'}\n@DATA\n0.5,1,'no'\n0.7,2,'yes'\n",
+			x:       []float64{0.5, 0.7}, y: []int{0, 1}, cols: []string{"att1"}, notes: 1,
+		},
+		{
 			name:    "sparse rows, comments after values",
 			content: "@relation 'r %1'\n@attribute a numeric % the first\n@attribute 'b %' numeric\n@attribute class {no,yes}\n@data\n{0 1.5, 2 yes}\n{1 2}\n{ }\n% a comment line\n1,2,no % a comment\n{0 -3, 1 '4', 2 'no'}\n",
 			x:       []float64{1.5, 0, 0, 2, 0, 0, 1, 2, -3, 4}, y: []int{1, 0, 0, 0, 0}, cols: []string{"a", "b %"},
@@ -225,8 +231,8 @@ func TestARFF(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := ds.X.(*mat.Dense).RawMatrix().Data
-			if !slices.Equal(got, tc.x) || !slices.Equal(ds.Y, tc.y) || !slices.Equal(ds.Class, tc.class) || !slices.Equal(ds.Columns, tc.cols) {
-				t.Errorf("X %v Y %v Class %v cols %q", got, ds.Y, ds.Class, ds.Columns)
+			if !slices.Equal(got, tc.x) || !slices.Equal(ds.Y, tc.y) || !slices.Equal(ds.Class, tc.class) || !slices.Equal(ds.Columns, tc.cols) || len(ds.Notes) != tc.notes {
+				t.Errorf("X %v Y %v Class %v cols %q notes %q", got, ds.Y, ds.Class, ds.Columns, ds.Notes)
 			}
 		})
 	}
