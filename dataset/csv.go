@@ -199,7 +199,10 @@ func (l *csvLayout) skipped(path string, row, j int, cell []byte) error {
 // is read with one or two copies at most. A size that passes opt.MaxBytes
 // is a *MemoryError, before it is allocated.
 func growRows(data []float64, d, rows int, done, total int64, opt Options) ([]float64, error) {
-	want := int(min(256, total/(2*int64(d))+1))
+	want := 256
+	if total >= 0 { // a known size (not a stream of unknown length)
+		want = int(min(256, total/(2*int64(d))+1))
+	}
 	if opt.MaxBytes > 0 {
 		// Nothing is known of the rows yet: the first buffer is kept
 		// within the budget, and the next one is checked against the

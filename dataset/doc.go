@@ -18,6 +18,10 @@
 //	.libsvm .svm .svmlight .txt     LIBSVM/SVMlight sparse text, into a james-bowman *sparse.CSR
 //	.arff                           Weka ARFF, dense or sparse rows
 //
+// A further .gz extension (.csv.gz, .npy.gz, .arff.gz, .svm.gz, ...) reads
+// the file through compress/gzip: the values are parsed as the stream is
+// decompressed, never holding the text, and the memory budget holds as it
+// does for a plain file (projected from the size the gzip trailer gives).
 // Any other extension is an error listing these. Read does the same on an
 // io.ReaderAt (the embedded data sets use it).
 //

@@ -93,7 +93,10 @@ func Extensions() []string {
 }
 
 // Load reads the data file at path; the format follows from the extension
-// (see Extensions and the package documentation). Every problem with the
+// (see Extensions and the package documentation), and a further .gz
+// extension reads the file through gzip (.csv.gz, .npy.gz, .arff.gz, the
+// LIBSVM extensions; values are parsed as they are decompressed, so the
+// text is never held whole). Every problem with the
 // file is returned as a *Error naming the path.
 func Load(path string, opt Options) (*Dataset, error) {
 	read, err := reader(path)
@@ -127,15 +130,25 @@ func Read(ra io.ReaderAt, size int64, name string, opt Options) (*Dataset, error
 
 func reader(path string) (func(io.ReaderAt, int64, string, Options) (*Dataset, error), error) {
 	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".gz" {
+		return gzipReader(path)
+	}
 	read, ok := formats[ext]
 	if !ok {
 		what := fmt.Sprintf("unknown extension %q", ext)
 		if ext == "" {
 			what = "no file extension"
 		}
-		return nil, &Error{Path: path, Err: fmt.Errorf("%s: supported are %s", what, strings.Join(Extensions(), ", "))}
+		return nil, &Error{Path: path, Err: fmt.Errorf("%s: supported are %s, and those but .npz compressed with gzip (as .csv.gz)", what, strings.Join(Extensions(), ", "))}
 	}
 	return read, nil
+}
+
+// Supported reports whether Load reads a file of this name: one of
+// Extensions, or one of the formats gzip may hold (.csv.gz, .npy.gz, ...).
+func Supported(name string) bool {
+	_, err := reader(name)
+	return err == nil
 }
 
 func openErr(err error) error {

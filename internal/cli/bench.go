@@ -360,7 +360,7 @@ func expandData(s string) ([]string, error) {
 		}
 		var found []string
 		for _, e := range ents {
-			if !e.IsDir() && slices.Contains(dataset.Extensions(), strings.ToLower(filepath.Ext(e.Name()))) {
+			if !e.IsDir() && dataset.Supported(e.Name()) {
 				found = append(found, filepath.Join(p, e.Name()))
 			}
 		}

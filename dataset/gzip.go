@@ -1,0 +1,96 @@
+package dataset
+
+import (
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// streams maps the extension of a format a gzip file may hold to its
+// reader over a stream: the text formats and .npy (an .npz is compressed
+// already). size is the uncompressed size as the gzip trailer gives it
+// (modulo 2³²), or −1 when that is not plausible; the readers use it only
+// to size their first buffers.
+var streams = map[string]func(r io.Reader, size int64, path string, opt Options) (*Dataset, error){
+	".csv":      readCSV,
+	".arff":     func(r io.Reader, _ int64, path string, opt Options) (*Dataset, error) { return readARFF(r, path, opt) },
+	".libsvm":   readLIBSVMStream,
+	".svm":      readLIBSVMStream,
+	".svmlight": readLIBSVMStream,
+	".txt":      readLIBSVMStream,
+	".npy":      readNPYStream,
+}
+
+func readLIBSVMStream(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
+	return readLIBSVM(r, path, opt, size)
+}
+
+// readNPYStream reads an .npy array from a stream of unknown length: the
+// data are read in growing chunks, so memory grows with the bytes that
+// arrive, not with what the header promises (a deflated .npz member is
+// read the same way).
+func readNPYStream(r io.Reader, _ int64, path string, opt Options) (*Dataset, error) {
+	a, err := readNPY(r, math.MaxInt64, 0, opt)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	return fromArrays(path, a, nil, nil, opt)
+}
+
+// gzipExtensions returns the compressed forms Load reads, sorted:
+// ".csv.gz", ".npy.gz", ...
+func gzipExtensions() []string {
+	ext := make([]string, 0, len(streams))
+	for e := range streams {
+		ext = append(ext, e+".gz")
+	}
+	sort.Strings(ext)
+	return ext
+}
+
+// gzipReader returns the reader of a gzip file whose name, without .gz,
+// has the extension of a format in streams.
+func gzipReader(path string) (func(io.ReaderAt, int64, string, Options) (*Dataset, error), error) {
+	inner := strings.ToLower(filepath.Ext(strings.TrimSuffix(path, filepath.Ext(path))))
+	read, ok := streams[inner]
+	if !ok {
+		return nil, &Error{Path: path, Err: fmt.Errorf("a gzip file of unknown format %q: supported are %s", inner, strings.Join(gzipExtensions(), ", "))}
+	}
+	return func(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
+		zr, err := gzip.NewReader(io.NewSectionReader(ra, 0, size))
+		if err != nil {
+			return nil, &Error{Path: path, Err: fmt.Errorf("not a gzip file: %v", err)}
+		}
+		defer zr.Close()
+		// The trailer's ISIZE is the uncompressed size modulo 2³²: taken
+		// when it is at least the compressed size (text compresses), as a
+		// hint for the first buffers only.
+		est := int64(-1)
+		var t [4]byte
+		if size >= 18 {
+			if _, err := ra.ReadAt(t[:], size-4); err == nil {
+				if v := int64(binary.LittleEndian.Uint32(t[:])); v >= size {
+					est = v
+				}
+			}
+		}
+		return read(truncation{zr}, est, path, opt)
+	}, nil
+}
+
+// truncation names the error of a gzip stream that ends early.
+type truncation struct{ r io.Reader }
+
+func (t truncation) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err == io.ErrUnexpectedEOF {
+		err = errors.New("the gzip stream ends early (the file is truncated)")
+	}
+	return n, err
+}

@@ -1,0 +1,61 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestGzip reads every format gzip may hold, plain and compressed, and
+// compares the results; then the errors of a file that is not gzip, one
+// cut short, and one whose inner format is not streamed.
+func TestGzip(t *testing.T) {
+	for name, content := range map[string][]byte{
+		"d.csv":  []byte("a,b,label\n1,2,0\n3,4.5,1\n"),
+		"d.arff": []byte("@relation r\n@attribute a numeric\n@attribute class {no,yes}\n@data\n1,no\n{0 2, 1 yes}\n"),
+		"d.svm":  []byte("1 1:0.5 3:2\n0 2:1.5\n"),
+		"d.npy":  npyBytes("<f8", true, []int{3, 2}, []float64{1, 2, 3, 4, 5, 6}),
+	} {
+		plain, err := Load(writeFile(t, name, content), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(writeFile(t, name+".gz", gzipped(content)), Options{})
+		if err != nil {
+			t.Fatalf("%s.gz: %v", name, err)
+		}
+		if !mat.Equal(plain.X, got.X) || !slices.Equal(plain.Y, got.Y) || !slices.Equal(plain.Columns, got.Columns) {
+			t.Errorf("%s.gz reads otherwise than %s", name, name)
+		}
+	}
+	csv := gzipped([]byte("a,b\n" + strings.Repeat("1,2\n", 5000)))
+	for _, tc := range []struct {
+		name    string
+		content []byte
+		want    string
+	}{
+		{"plain.csv.gz", []byte("a,b\n1,2\n"), "not a gzip file"},
+		{"cut.csv.gz", csv[:len(csv)/2], "the gzip stream ends early"},
+		{"d.npz.gz", gzipped([]byte("x")), `a gzip file of unknown format ".npz"`},
+	} {
+		_, err := Load(writeFile(t, tc.name, tc.content), Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s: error %v, want one naming the file with %q", tc.name, err, tc.want)
+		}
+	}
+	if !Supported("x.CSV.gz") || Supported("x.gz") || Supported("x.npz.gz") || !Supported("x.npz") {
+		t.Error("Supported disagrees with Load")
+	}
+}
