@@ -3,19 +3,20 @@ package fastmath
 import "math"
 
 // SqDist returns ‖x − y‖² from ‖x‖², ‖y‖² and ⟨x, y⟩ by the expansion
-// ‖x‖² + ‖y‖² − 2⟨x, y⟩: clamped at 0 against the rounding of the
-// difference (a negative difference becomes 0; −0 passes through), and
-// +Inf where the difference is not a number. For finite rows that happens
-// only when a squared norm overflows (Inf − Inf, with rows beyond about
-// 1e154), and such a row is then at least that far from any row of
-// moderate size: its kernel value is 0, not NaN.
+// ‖x‖² + ‖y‖² − 2⟨x, y⟩, clamped at 0 against the rounding of the
+// difference (a negative difference becomes 0; −0 passes through). When a
+// squared norm is +Inf (a row beyond about 1e154, whose square
+// overflows), the result is +Inf, not the NaN of Inf − Inf: such a row is
+// at least that far from any row of moderate size, and its kernel value
+// is 0. A NaN in the inputs still gives NaN.
 func SqDist(sx, sy, dot float64) float64 {
-	r := sx + sy - 2*dot
+	t := sx + sy
+	if t > math.MaxFloat64 {
+		return t
+	}
+	r := t - 2*dot
 	if r < 0 {
 		return 0
-	}
-	if r != r {
-		return math.Inf(1)
 	}
 	return r
 }
@@ -24,8 +25,8 @@ func SqDist(sx, sy, dot float64) float64 {
 // the exponent of a Gaussian kernel column from the cross products g =
 // x_iᵀx_j and the squared norms sq = ‖x_i‖², sj = ‖x_j‖² (scale = −γ).
 // The arithmetic is the plain loop's, operation for operation and bit for
-// bit: (sq[k] + sj) − 2·g[k], then SqDist's clamp and its NaN → +Inf,
-// then the product. On amd64 with AVX2 the multiple-of-4 prefix runs in
+// bit: sq[k] + sj, +Inf when that is +Inf, else minus 2·g[k] and
+// clamped at 0 (NaN passes), then the product. On amd64 with AVX2 the multiple-of-4 prefix runs in
 // assembly. dst may be g.
 func GaussArg(dst, g, sq []float64, sj, scale float64) {
 	n := len(dst)

@@ -4,9 +4,8 @@
 //
 // dst[k] = scale·SqDist(sq[k], sj, g[k]) for n a positive multiple of 4.
 // VMAXPD with 0 as its first source returns the second one when neither
-// is greater (−0) or either is NaN: the plain loop's clamp; VMINPD with
-// +Inf as its second source returns +Inf for a NaN and leaves every other
-// value (−0 included) as it is.
+// is greater (−0) or either is NaN: the plain loop's clamp; the lanes
+// where sq + sj compares equal to +Inf (a NaN does not) take +Inf.
 TEXT ·gaussArgAsm(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ cross+8(FP), SI
@@ -25,9 +24,10 @@ loop:
 	VMOVUPD (SI)(AX*1), Y0
 	VADDPD  (DX)(AX*1), Y14, Y1 // sq + sj
 	VADDPD  Y0, Y0, Y0          // 2·g, exactly
+	VCMPPD  $0, Y12, Y1, Y2     // sq + sj == +Inf: a norm overflowed
 	VSUBPD  Y0, Y1, Y1          // (sq + sj) − 2·g
 	VMAXPD  Y1, Y13, Y1         // max(0, ·): 0 > r ? 0 : r
-	VMINPD  Y12, Y1, Y1         // min(·, +Inf): r < Inf ? r : Inf, so NaN → +Inf
+	VBLENDVPD Y2, Y12, Y1, Y1   // +Inf where sq + sj is
 	VMULPD  Y15, Y1, Y1
 	VMOVUPD Y1, (DI)(AX*1)
 	ADDQ    $32, AX
