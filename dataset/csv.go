@@ -20,12 +20,26 @@ func readCSVAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 	return readCSV(io.NewSectionReader(ra, 0, size), size, path, opt)
 }
 
+func readTSVAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
+	return readTSV(io.NewSectionReader(ra, 0, size), size, path, opt)
+}
+
+// readTSV reads tab-separated values (IANA text/tab-separated-values): the
+// CSV rules of readCSV but for the separator, a tab, and quotes, which are
+// characters like any other (a field cannot hold a tab or a line break).
+func readTSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
+	return readDelimited(newTSVScanner(r), size, path, opt)
+}
+
 // readCSV reads a CSV file with a header row. Row numbers are the line on
 // which a record starts (the header is row 1 when it is the first line);
 // column numbers count every column of the file from 1, the label included.
 // size, when not negative, is the file size, used to size the value buffer.
 func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
-	s := newCSVScanner(r)
+	return readDelimited(newCSVScanner(r), size, path, opt)
+}
+
+func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Dataset, error) {
 	rec, err := s.next()
 	if err == io.EOF {
 		return nil, &Error{Path: path, Err: errors.New("empty file: need a header row and at least one data row")}
@@ -38,7 +52,7 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 	for j, f := range rec {
 		header[j] = string(f)
 	}
-	l, err := csvHeader(header, path, hr, opt)
+	l, err := csvHeader(header, s.comma, path, hr, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -120,12 +134,15 @@ type csvLayout struct {
 // pandas writes (to_csv without index=False), the last the empty column
 // of a trailing comma (its cells must be empty, see skipped); an unnamed
 // column elsewhere is an error.
-func csvHeader(fields []string, path string, hr int, opt Options) (*csvLayout, error) {
+func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*csvLayout, error) {
 	header := make([]string, len(fields))
 	for j, f := range fields {
 		header[j] = strings.TrimSpace(f)
 	}
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	if err := separatorHint(header, comma); err != nil {
+		return nil, &Error{Path: path, Row: hr, Err: err}
+	}
 	numeric := true
 	for _, h := range header {
 		if _, err := strconv.ParseFloat(h, 64); err != nil {
@@ -179,6 +196,27 @@ func csvHeader(fields []string, path string, hr int, opt Options) (*csvLayout, e
 		return nil, &Error{Path: path, Row: hr, Err: errors.New("no feature columns: the only column is the label")}
 	}
 	return l, nil
+}
+
+// separatorHint is the error of a header read as one column that holds
+// another common separator (a semicolon-separated file named .csv, a
+// tab-separated one, a comma-separated .tsv), or is UTF-16 text; nil
+// otherwise.
+func separatorHint(header []string, comma byte) error {
+	h := header[0]
+	if strings.HasPrefix(h, "\xff\xfe") || strings.HasPrefix(h, "\xfe\xff") || strings.IndexByte(strings.Join(header, ""), 0) >= 0 {
+		return errors.New("the file is UTF-16 text (as Excel's \"Unicode text\"); save it as UTF-8")
+	}
+	if len(header) != 1 {
+		return nil
+	}
+	name := map[byte]string{',': "commas (a .csv file)", '\t': "tabs (a .tsv file)", ';': "semicolons"}
+	for _, c := range []byte{';', '\t', ','} {
+		if c != comma && strings.IndexByte(h, c) >= 0 {
+			return fmt.Errorf("the header is one column, %q, that holds %s: fields here are separated by %s; convert the file (or rename it, if that is all that differs)", clip(h), name[c], name[comma])
+		}
+	}
+	return nil
 }
 
 // skipped checks the trimmed cell of row, column j, a column that is not
@@ -242,6 +280,8 @@ func growRows(data []float64, d, rows int, done, total int64, opt Options) ([]fl
 // call. Lines without a quote, the usual case, are split on commas in
 // place.
 type csvScanner struct {
+	comma   byte // the separator: ',', or '\t' for TSV
+	quotes  bool // quoted fields (CSV); TSV has none
 	br      *bufio.Reader
 	raw     []byte   // a line longer than the bufio buffer
 	rec     []byte   // the unquoted fields of a record with quotes
@@ -257,7 +297,12 @@ type csvScanner struct {
 const csvBuffer = 256 << 10
 
 func newCSVScanner(r io.Reader) *csvScanner {
-	return &csvScanner{br: bufio.NewReaderSize(r, csvBuffer)}
+	return &csvScanner{comma: ',', quotes: true, br: bufio.NewReaderSize(r, csvBuffer)}
+}
+
+// newTSVScanner splits lines on tabs, with no quoting.
+func newTSVScanner(r io.Reader) *csvScanner {
+	return &csvScanner{comma: '\t', br: bufio.NewReaderSize(r, csvBuffer)}
 }
 
 // csvSyntaxError is a malformed record, on the given line (encoding/csv's
@@ -320,7 +365,7 @@ func (s *csvScanner) next() ([][]byte, error) {
 		return nil, io.EOF
 	}
 	s.recLine = s.numLine
-	if bytes.IndexByte(line, '"') >= 0 {
+	if s.quotes && bytes.IndexByte(line, '"') >= 0 {
 		return s.quoted(line, errRead)
 	}
 	// No quote: the fields are the pieces between commas. encoding/csv's
@@ -329,7 +374,7 @@ func (s *csvScanner) next() ([][]byte, error) {
 	line = line[:len(line)-lengthNL(line)]
 	s.fields = s.fields[:0]
 	for {
-		i := bytes.IndexByte(line, ',')
+		i := bytes.IndexByte(line, s.comma)
 		if i < 0 {
 			s.fields = append(s.fields, line)
 			break

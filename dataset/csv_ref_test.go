@@ -32,7 +32,7 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 		return nil, refCSVErr(path, err)
 	}
 	hr, _ := cr.FieldPos(0)
-	l, err := csvHeader(header, path, hr, opt)
+	l, err := csvHeader(header, ',', path, hr, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,12 @@ func TestLoadErrors(t *testing.T) {
 		{name: "arff junk", file: "a.arff", content: "hello\n", want: "expected @relation", line: 1},
 
 		// Files
-		{name: "unknown extension", file: "a.xlsx", content: "x", want: `unknown extension ".xlsx": supported are .arff, .csv, .libsvm, .npy, .npz, .svm, .svmlight, .txt`},
+		{name: "unknown extension", file: "a.xyz", content: "x", want: `unknown extension ".xyz": supported are .arff, .csv, .libsvm, .npy, .npz, .svm, .svmlight, .tsv, .txt`},
+		{name: "spreadsheet", file: "a.xlsx", content: "x", want: "a spreadsheet is not read: save the sheet as CSV (UTF-8)"},
+		{name: "semicolon-separated .csv", file: "a.csv", content: "a;b\n1;2\n", want: `the header is one column, "a;b", that holds semicolons: fields here are separated by commas (a .csv file)`, row: 1},
+		{name: "tab-separated .csv", file: "a.csv", content: "a\tb\n1\t2\n", want: "that holds tabs (a .tsv file)", row: 1},
+		{name: "comma-separated .tsv", file: "a.tsv", content: "a,b\n1,2\n", want: "that holds commas (a .csv file): fields here are separated by tabs (a .tsv file)", row: 1},
+		{name: "UTF-16 .csv", file: "a.csv", content: "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", want: "the file is UTF-16 text", row: 1},
 		{name: "no extension", file: "data", content: "x", want: "no file extension"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 // to size their first buffers.
 var streams = map[string]func(r io.Reader, size int64, path string, opt Options) (*Dataset, error){
 	".csv":      readCSV,
+	".tsv":      readTSV,
 	".arff":     func(r io.Reader, _ int64, path string, opt Options) (*Dataset, error) { return readARFF(r, path, opt) },
 	".libsvm":   readLIBSVMStream,
 	".svm":      readLIBSVMStream,

@@ -73,6 +73,7 @@ const MaxElements = 1 << 31
 // formats maps a lower-case extension to its reader.
 var formats = map[string]func(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error){
 	".csv":      readCSVAt,
+	".tsv":      readTSVAt,
 	".npy":      readNPYAt,
 	".npz":      readNPZAt,
 	".libsvm":   readLIBSVMAt,
@@ -136,8 +137,11 @@ func reader(path string) (func(io.ReaderAt, int64, string, Options) (*Dataset, e
 	read, ok := formats[ext]
 	if !ok {
 		what := fmt.Sprintf("unknown extension %q", ext)
-		if ext == "" {
+		switch ext {
+		case "":
 			what = "no file extension"
+		case ".xlsx", ".xls", ".ods":
+			return nil, &Error{Path: path, Err: errors.New("a spreadsheet is not read: save the sheet as CSV (UTF-8) and read that")}
 		}
 		return nil, &Error{Path: path, Err: fmt.Errorf("%s: supported are %s, and those but .npz compressed with gzip (as .csv.gz)", what, strings.Join(Extensions(), ", "))}
 	}

@@ -181,6 +181,30 @@ func TestCSVUnnamedColumns(t *testing.T) {
 	}
 }
 
+// TestTSV reads tab-separated values: the CSV rules but for the separator,
+// with quotes as plain characters and an empty cell an error in place
+// (a tab is never skipped as leading space).
+func TestTSV(t *testing.T) {
+	ds, err := Load(writeFile(t, "d.tsv", []byte("a\tb c\tlabel\n1\t 2 \t0\r\n\n3\t4.5\t1\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ds.X.(*mat.Dense).RawMatrix().Data
+	if !slices.Equal(got, []float64{1, 2, 3, 4.5}) || !slices.Equal(ds.Y, []int{0, 1}) || !slices.Equal(ds.Columns, []string{"a", "b c"}) {
+		t.Errorf("X %v Y %v cols %q", got, ds.Y, ds.Columns)
+	}
+	for content, want := range map[string]string{
+		"a\tb\n1\t\t\n":    "row 2: has 3 fields, the header has 2",
+		"a\tb\n\t2\n":      `row 2, column 1: "a": empty cell`,
+		"a\tb\n\"1\"\t2\n": `row 2, column 1: "a": "\"1\"" is not a number`,
+	} {
+		_, err := Load(writeFile(t, "e.tsv", []byte(content)), Options{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", content, err, want)
+		}
+	}
+}
+
 func TestARFF(t *testing.T) {
 	for _, tc := range []struct {
 		name, content string
