@@ -31,14 +31,16 @@ func readTSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 	return readDelimited(newTSVScanner(r), size, path, opt)
 }
 
-// readCSV reads a CSV file with a header row. Row numbers are the line on
-// which a record starts (the header is row 1 when it is the first line);
-// column numbers count every column of the file from 1, the label included.
-// size, when not negative, is the file size, used to size the value buffer.
+// readCSV reads a CSV file with a header row (see readDelimited).
 func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
 	return readDelimited(newCSVScanner(r), size, path, opt)
 }
 
+// readDelimited reads the records of s, a header row then the data. Row
+// numbers are the line on which a record starts (the header is row 1 when
+// it is the first line); column numbers count every column of the file
+// from 1, the label included. size, when not negative, is the file size,
+// used to size the value buffer.
 func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Dataset, error) {
 	rec, err := s.next()
 	if err == io.EOF {

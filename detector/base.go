@@ -303,9 +303,11 @@ func (e *ScoreError) Error() string {
 	if e.Training {
 		return fmt.Sprintf("%s: %d training scores are NaN (rows %s): this is a defect of the method; please report it with the data", e.Method, e.Count, list)
 	}
-	what := fmt.Sprintf("row %d cannot be scored: its kernel values overflow", rows[0])
+	// "data row": the rows of X from 1, which in a CSV file are its lines
+	// after the header.
+	what := fmt.Sprintf("data row %d cannot be scored: its kernel values overflow", rows[0])
 	if e.Count > 1 {
-		what = fmt.Sprintf("%d rows cannot be scored (rows %s): their kernel values overflow", e.Count, list)
+		what = fmt.Sprintf("%d rows cannot be scored (data rows %s): their kernel values overflow", e.Count, list)
 	}
 	return fmt.Sprintf("%s: %s float64, as a kernel without a bound (poly, linear) does for rows far outside the training data; check their values and units, or use a bounded kernel (rbf, laplacian)", e.Method, what)
 }

@@ -148,7 +148,7 @@ func TestFarRows(t *testing.T) {
 		{"kde", nil, ""}, {"kpca", nil, ""}, {"ocsvm", nil, ""}, {"svdd", nil, ""},
 		{"gauss", nil, ""}, {"expose", nil, ""}, {"iforest", nil, ""}, {"r1svm", nil, ""},
 		{"kde", []string{"kernel=exponential"}, ""}, {"svdd", []string{"kernel=laplacian"}, ""},
-		{"kpca", []string{"kernel=poly"}, "4 rows cannot be scored (rows [1 2 3 4])"},
+		{"kpca", []string{"kernel=poly"}, "4 rows cannot be scored (data rows [1 2 3 4])"},
 		{"ocsvm", []string{"kernel=poly"}, "rows cannot be scored"},
 	} {
 		name := strings.Join(append([]string{tc.method}, tc.set...), " ")
