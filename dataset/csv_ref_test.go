@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,9 +12,10 @@ import (
 
 // refReadCSV is the CSV reader as it was before the byte-level scanner:
 // encoding/csv with TrimLeadingSpace and any number of fields per record,
-// every cell a string. It is kept as the reference that FuzzCSVReference
-// and TestCSVReference compare readCSV with, result for result and message
-// for message.
+// every cell a string parsed by parseValue and parseLabel (which readCSV's
+// in-place parseCell and parseLabelCell fall back to). It is kept as the
+// reference that FuzzCSVReference and TestCSVReference compare readCSV
+// with, result for result and message for message.
 func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -66,14 +65,14 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 				continue
 			}
 			if j == labelCol {
-				v, err := refParseLabel(cell)
+				v, err := parseLabel(cell)
 				if err != nil {
 					return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("label %q: %v", cell, err)}
 				}
 				y = append(y, v)
 				continue
 			}
-			v, err := refParseValue(cell)
+			v, err := parseValue(cell)
 			if err != nil {
 				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", l.header[j], err)}
 			}
@@ -96,43 +95,4 @@ func refCSVErr(path string, err error) error {
 		return &Error{Path: path, Row: pe.Line, Err: fmt.Errorf("malformed CSV: %v", pe.Err)}
 	}
 	return &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
-}
-
-func refParseValue(s string) (float64, error) {
-	if s == "" {
-		return 0, errors.New("empty cell (missing values are not supported)")
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			return 0, fmt.Errorf("%q is out of the float64 range", s)
-		}
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	if math.IsNaN(v) {
-		return 0, fmt.Errorf("%q: NaN is not allowed (missing values are not supported)", s)
-	}
-	if math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q: infinite values are not allowed", s)
-	}
-	return v, nil
-}
-
-func refParseLabel(s string) (int, error) {
-	if s == "" {
-		return -1, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err == nil {
-		switch v {
-		case 1:
-			return 1, nil
-		case 0:
-			return 0, nil
-		case -1:
-			return -1, nil
-		}
-	}
-	return 0, errors.New("labels must be 1 (anomaly), 0 (normal) or -1/empty (unlabeled)")
 }

@@ -24,6 +24,25 @@ func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Datase
 	return readLIBSVM(io.NewSectionReader(ra, 0, size), path, opt, size)
 }
 
+// checkEntry is the error of the token index:value, parsed as idx (ok
+// when it is an integer) and v (verr from strconv.ParseFloat), after the
+// previous index prev of its line; nil when the entry is valid.
+func checkEntry(tok []byte, idx int, ok bool, prev int, v float64, verr error) error {
+	switch {
+	case !ok || idx < 1 || idx > maxLIBSVMIndex:
+		return fmt.Errorf("bad index in %q: want an integer from 1 to %d", tok, maxLIBSVMIndex)
+	case idx <= prev:
+		return fmt.Errorf("index %d in %q does not increase (previous index %d)", idx, tok, prev)
+	case verr != nil && !errors.Is(verr, strconv.ErrRange):
+		return fmt.Errorf("bad value in %q: not a number", tok)
+	case verr != nil || math.IsInf(v, 0):
+		return fmt.Errorf("bad value in %q: infinite or out of the float64 range", tok)
+	case math.IsNaN(v):
+		return fmt.Errorf("bad value in %q: NaN is not allowed", tok)
+	}
+	return nil
+}
+
 // readLIBSVM reads LIBSVM/SVMlight text: one sample per line,
 // "label index:value index:value ... # comment", indices one-based and
 // strictly increasing, an optional qid:N after the label (ignored).
@@ -109,22 +128,11 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 				continue
 			}
 			idx, ok := parseIndex(is)
-			if !ok || idx < 1 || idx > maxLIBSVMIndex {
-				return nil, lerr("bad index in %q: want an integer from 1 to %d", tok, maxLIBSVMIndex)
-			}
-			if idx <= prev {
-				return nil, lerr("index %d in %q does not increase (previous index %d)", idx, tok, prev)
+			v, err := parseFloat(vs)
+			if err := checkEntry(tok, idx, ok, prev, v, err); err != nil {
+				return nil, lerr("%v", err)
 			}
 			prev = idx
-			v, err := parseFloat(vs)
-			switch {
-			case err != nil && !errors.Is(err, strconv.ErrRange):
-				return nil, lerr("bad value in %q: not a number", tok)
-			case err != nil || math.IsInf(v, 0):
-				return nil, lerr("bad value in %q: infinite or out of the float64 range", tok)
-			case math.IsNaN(v):
-				return nil, lerr("bad value in %q: NaN is not allowed", tok)
-			}
 			cols = append(cols, idx-1)
 			vals = append(vals, v)
 		}

@@ -63,23 +63,12 @@ func refReadLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 				}
 				continue
 			}
-			idx, err := strconv.Atoi(is)
-			if err != nil || idx < 1 || idx > maxLIBSVMIndex {
-				return nil, lerr("bad index in %q: want an integer from 1 to %d", tok, maxLIBSVMIndex)
-			}
-			if idx <= prev {
-				return nil, lerr("index %d in %q does not increase (previous index %d)", idx, tok, prev)
+			idx, ierr := strconv.Atoi(is)
+			v, err := strconv.ParseFloat(vs, 64)
+			if err := checkEntry([]byte(tok), idx, ierr == nil, prev, v, err); err != nil {
+				return nil, lerr("%v", err)
 			}
 			prev = idx
-			v, err := strconv.ParseFloat(vs, 64)
-			switch {
-			case err != nil && !errors.Is(err, strconv.ErrRange):
-				return nil, lerr("bad value in %q: not a number", tok)
-			case err != nil || math.IsInf(v, 0):
-				return nil, lerr("bad value in %q: infinite or out of the float64 range", tok)
-			case math.IsNaN(v):
-				return nil, lerr("bad value in %q: NaN is not allowed", tok)
-			}
 			cols = append(cols, idx-1)
 			vals = append(vals, v)
 		}
