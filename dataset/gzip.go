@@ -55,6 +55,41 @@ func gzipExtensions() []string {
 	return ext
 }
 
+// StreamFormats returns the formats ReadStream reads, sorted: the
+// extensions of the formats that need no random access, alone and with
+// .gz.
+func StreamFormats() []string {
+	ext := gzipExtensions()
+	for e := range streams {
+		ext = append(ext, e)
+	}
+	sort.Strings(ext)
+	return ext
+}
+
+// ReadStream reads a data set from r, a stream of unknown length such as
+// standard input. format is one of StreamFormats (".csv", ".tsv.gz", ...;
+// an .npz needs random access and is not one), name names the data in
+// messages and Source. The memory budget holds as for Load, from the rows
+// read so far.
+func ReadStream(r io.Reader, format, name string, opt Options) (*Dataset, error) {
+	f := strings.ToLower(format)
+	gz := strings.HasSuffix(f, ".gz")
+	read, ok := streams[strings.TrimSuffix(f, ".gz")]
+	if !ok {
+		return nil, &Error{Path: name, Err: fmt.Errorf("format %q cannot be read from a stream: the formats are %s", format, strings.Join(StreamFormats(), ", "))}
+	}
+	if !gz {
+		return read(r, -1, name, opt)
+	}
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, &Error{Path: name, Err: fmt.Errorf("not gzip data: %v", err)}
+	}
+	defer zr.Close()
+	return read(truncation{zr}, -1, name, opt)
+}
+
 // gzipReader returns the reader of a gzip file whose name, without .gz,
 // has the extension of a format in streams.
 func gzipReader(path string) (func(io.ReaderAt, int64, string, Options) (*Dataset, error), error) {

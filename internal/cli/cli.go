@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,7 +42,13 @@ func usagef(format string, args ...any) error { return usageErr(fmt.Errorf(forma
 // writing results to stdout and messages to stderr, and returns the exit
 // code. Every failure is one line on stderr prefixed "anomaly: ". ctx
 // bounds the whole run; fit additionally stops on SIGINT and SIGTERM.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+// --data - reads os.Stdin.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunIO(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// RunIO is Run with stdin as the standard input that --data - reads.
+func RunIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "anomaly: internal error: %v\n", oneLine(fmt.Sprint(r)))
@@ -49,6 +56,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		}
 	}()
 	root := newRootCmd(stdout, stderr)
+	root.SetIn(stdin)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

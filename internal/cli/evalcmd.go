@@ -74,16 +74,16 @@ func runEval(o evalOptions, out io.Writer) error {
 		return err
 	}
 	if o.normalClass >= 0 {
-		if ds, err = normalClassLabels(ds, o.data, o.normalClass); err != nil {
+		if ds, err = normalClassLabels(ds, o.name(), o.normalClass); err != nil {
 			return err
 		}
 	}
 	if ds.Y == nil {
-		return noLabels(ds, o.data)
+		return noLabels(ds, o.name())
 	}
 	all, err := d.Score(nil, ds.X)
 	if err != nil {
-		return detectorErr(o.data, err)
+		return detectorErr(o.name(), err)
 	}
 	// Keep the labelled rows.
 	scores := make([]float64, 0, len(all))
@@ -95,10 +95,10 @@ func runEval(o evalOptions, out io.Writer) error {
 		}
 	}
 	if len(scores) == 0 {
-		return dataErr(fmt.Errorf("%s: every row is unlabeled (-1)", o.data))
+		return dataErr(fmt.Errorf("%s: every row is unlabeled (-1)", o.name()))
 	}
 	if err := eval.Check(scores, y); err != nil {
-		return dataErr(fmt.Errorf("%s: %w", o.data, err))
+		return dataErr(fmt.Errorf("%s: %w", o.name(), err))
 	}
 	r := evalResult{
 		AUCROC:       eval.AUCROC(scores, y),

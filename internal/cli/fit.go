@@ -20,17 +20,15 @@ import (
 )
 
 type fitOptions struct {
+	dataFlags
 	method        string
-	data          string
 	out           string
-	label         string
 	shape         string
 	sets          []string
 	contamination float64
 	seed          uint64
 	labeled       bool
 	normalClass   int
-	maxMemory     string
 	// Which of the optional flags were given.
 	hasContamination, hasSeed bool
 }
@@ -60,16 +58,14 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	})
 	f := c.Flags()
 	f.StringVar(&o.method, "method", "", "detection method (see 'anomaly methods')")
-	f.StringVar(&o.data, "data", "", "training data file")
+	o.dataFlags.bind(c, "training data file", "memory the fit may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 	f.StringVar(&o.out, "out", "", "model file to write (- for standard output)")
-	f.StringVar(&o.label, "label", "", labelUsage)
 	f.StringVar(&o.shape, "shape", "", "sample shape of tensor data, as in 24x51 (the product is the feature count)")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
 	f.Float64Var(&o.contamination, "contamination", detector.DefaultContamination, "expected share of anomalies in the training data, in (0, 0.5]")
 	f.Uint64Var(&o.seed, "seed", 0, "random seed")
 	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only (-1: all rows)")
 	f.BoolVar(&o.labeled, "labeled", false, "use the labels of the data file (semi-supervised methods only)")
-	f.StringVar(&o.maxMemory, "max-memory", "", "memory the fit may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 	return c
 }
 
@@ -102,23 +98,23 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	defer out.Abort()
 
-	ds, err := loadData(o.data, o.label, nil, o.maxMemory)
+	ds, err := o.dataFlags.load(nil)
 	if err != nil {
 		return err
 	}
 	for _, n := range ds.Notes {
-		fmt.Fprintf(stderr, "anomaly: note: %s: %s\n", o.data, n)
+		fmt.Fprintf(stderr, "anomaly: note: %s: %s\n", o.name(), n)
 	}
-	if err := applyShapeFlag(ds, shape, o.shape, o.data); err != nil {
+	if err := applyShapeFlag(ds, shape, o.shape, o.name()); err != nil {
 		return err
 	}
 	if o.normalClass >= 0 {
-		if ds, err = rowsOfClass(ds, o.data, o.normalClass); err != nil {
+		if ds, err = rowsOfClass(ds, o.name(), o.normalClass); err != nil {
 			return err
 		}
 	}
 	if o.labeled && ds.Y == nil {
-		return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.data))
+		return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.name()))
 	}
 	var bar *progressBar
 	opts := detector.Options{}
@@ -128,7 +124,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	d, _, err := detector.Prepare(o.method, params, detector.Task{Shape: ds.Shape, Options: opts})
 	if err != nil {
-		return paramOrDataErr(o.data, err)
+		return paramOrDataErr(o.name(), err)
 	}
 	if err := checkMemory(d, detector.FitOp, ds, o.maxMemory, o.method, params); err != nil {
 		return err
@@ -147,7 +143,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return interrupted
 	}
 	if err != nil {
-		return paramOrDataErr(o.data, err)
+		return paramOrDataErr(o.name(), err)
 	}
 	// The fit's scratch is garbage now; collect it before encoding the
 	// model, so that the encoder's buffers reuse its memory instead of
@@ -168,7 +164,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "anomaly: warning: %s\n", w)
 	}
 	fmt.Fprintf(stderr, "%s: fitted %d rows × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
-		o.method, ds.Rows(), ds.Cols(), o.data, secs, d.Threshold(), o.out)
+		o.method, ds.Rows(), ds.Cols(), o.name(), secs, d.Threshold(), o.out)
 	return nil
 }
 

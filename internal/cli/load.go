@@ -3,8 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
@@ -14,22 +16,65 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// loadData reads a data file; every failure is bad data (exit 2) and names
-// the file. The values read may take at most the memory budget
-// (maxMemory, the --max-memory flag): a larger file is refused from its
-// header, or from the rows read so far, before its buffer is allocated,
-// not after the machine has run out of memory reading it.
-func loadData(path, label string, shape []int, maxMemory string) (*dataset.Dataset, error) {
-	budget, source, err := memoryBudget(maxMemory)
+// dataFlags are the flags that name a data file and how to read it.
+type dataFlags struct {
+	data, format, label, maxMemory string
+	stdin                          io.Reader // what --data - reads
+}
+
+// bind adds --data (dataUsage is its help), --data-format, --label and
+// --max-memory (memoryUsage) to c; c's standard input is what --data -
+// reads.
+func (o *dataFlags) bind(c *cobra.Command, dataUsage, memoryUsage string) {
+	f := c.Flags()
+	f.StringVar(&o.data, "data", "", dataUsage+" (- for standard input)")
+	f.StringVar(&o.format, "data-format", "", "format of standard input (--data -): csv (default), tsv, arff, libsvm or npy, each also gzipped, as csv.gz")
+	f.StringVar(&o.label, "label", "", labelUsage)
+	f.StringVar(&o.maxMemory, "max-memory", "", memoryUsage)
+	o.stdin = os.Stdin
+	c.PreRun = func(c *cobra.Command, _ []string) { o.stdin = c.InOrStdin() }
+}
+
+// name is the data as messages name it: the path, or "standard input".
+func (o dataFlags) name() string {
+	if o.data == "-" {
+		return "standard input"
+	}
+	return o.data
+}
+
+// load reads the data; every failure is bad data (exit 2) and names the
+// file. The values read may take at most the memory budget (maxMemory, the
+// --max-memory flag): a larger file is refused from its header, or from
+// the rows read so far, before its buffer is allocated, not after the
+// machine has run out of memory reading it.
+func (o dataFlags) load(shape []int) (*dataset.Dataset, error) {
+	budget, source, err := memoryBudget(o.maxMemory)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := dataset.Load(path, dataset.Options{Label: label, Shape: shape, MaxBytes: budget})
+	opt := dataset.Options{Label: o.label, Shape: shape, MaxBytes: budget}
+	var ds *dataset.Dataset
+	if o.data == "-" {
+		format := "." + strings.TrimPrefix(o.format, ".")
+		if o.format == "" {
+			format = ".csv"
+		}
+		if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
+			return nil, usagef("--data-format %q: standard input is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
+		}
+		ds, err = dataset.ReadStream(o.stdin, format, "standard input", opt)
+	} else {
+		if o.format != "" {
+			return nil, usagef("--data-format applies to standard input (--data -); %s is read by its extension", o.data)
+		}
+		ds, err = dataset.Load(o.data, opt)
+	}
 	if err != nil {
 		if e := overBudgetErr(err, source); e != nil {
 			return nil, e
 		}
-		return nil, dataFileErr(path, err)
+		return nil, dataFileErr(o.name(), err)
 	}
 	return ds, nil
 }
@@ -80,17 +125,15 @@ const labelUsage = "name of the label column (CSV) or class attribute (ARFF)"
 // applyOptions are the flags of the commands that apply a fitted model to
 // the rows of a data file (score, eval).
 type applyOptions struct {
-	model, data, label, maxMemory string
+	dataFlags
+	model string
 }
 
-// bind adds --model, --data (dataUsage is its help), --label and
-// --max-memory to c.
+// bind adds --model and the data flags (dataUsage is the help of --data)
+// to c.
 func (o *applyOptions) bind(c *cobra.Command, dataUsage string) {
-	f := c.Flags()
-	f.StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
-	f.StringVar(&o.data, "data", "", dataUsage)
-	f.StringVar(&o.label, "label", "", labelUsage)
-	f.StringVar(&o.maxMemory, "max-memory", "", "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
+	c.Flags().StringVar(&o.model, "model", "", "model file written by 'anomaly fit'")
+	o.dataFlags.bind(c, dataUsage, "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 }
 
 // load reads the model and the data file to apply it to, checking that a
@@ -101,11 +144,11 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := loadData(o.data, o.label, nil, o.maxMemory)
+	ds, err := o.dataFlags.load(nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkShape(params, ds, o.data); err != nil {
+	if err := checkShape(params, ds, o.name()); err != nil {
 		return nil, nil, err
 	}
 	if err := checkMemory(d, detector.ScoreOp, ds, o.maxMemory, name, nil); err != nil {

@@ -51,7 +51,7 @@ func runScore(o scoreOptions, stdout io.Writer) error {
 	}
 	scores, err := d.Score(nil, ds.X)
 	if err != nil {
-		return detectorErr(o.data, err)
+		return detectorErr(o.name(), err)
 	}
 	out, err := createOutput(path, stdout, o.model, o.data)
 	if err != nil {

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStdin reads --data - from standard input: fit on CSV, score the
+// same rows gzipped (--data-format csv.gz) and compare with scoring the
+// file; then the usage errors of --data-format.
+func TestStdin(t *testing.T) {
+	dir := t.TempDir()
+	model, data := filepath.Join(dir, "m.bin"), filepath.Join(dir, "test.csv")
+	os.WriteFile(data, []byte(testCSV), 0o644)
+	runIn := func(stdin []byte, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := RunIO(context.Background(), args, bytes.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if code, _, stderr := runIn([]byte(trainCSV), "fit", "--method", "meandist", "--data", "-", "--out", model); code != ExitOK || !strings.Contains(stderr, "of standard input") {
+		t.Fatalf("fit from standard input: exit %d: %s", code, stderr)
+	}
+	_, want, _ := run(context.Background(), "score", "--model", model, "--data", data)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(testCSV))
+	w.Close()
+	if code, got, stderr := runIn(gz.Bytes(), "score", "--model", model, "--data", "-", "--data-format", "csv.gz"); code != ExitOK || got != want {
+		t.Errorf("score of gzipped standard input: exit %d (%s), output\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"score", "--model", model, "--data", "-", "--data-format", "npz"}, ExitUsage, `--data-format "npz": standard input is read as csv, tsv, arff, libsvm or npy`},
+		{[]string{"score", "--model", model, "--data", data, "--data-format", "tsv"}, ExitUsage, "--data-format applies to standard input (--data -)"},
+		{[]string{"eval", "--model", model, "--data", "-", "--data-format", "tsv"}, ExitData, "standard input: row 1: the header is one column"},
+	} {
+		if code, _, stderr := runIn([]byte(testCSV), tc.args...); code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
