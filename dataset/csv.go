@@ -236,8 +236,10 @@ func (l *csvLayout) skipped(path string, row, j int, cell []byte) error {
 // columns is not given 256 rows. Later ones are sized from the bytes the
 // rows read so far (rows of them, in done of the total bytes) took, with
 // 2% to spare, and grow by at least a quarter, so a file of similar lines
-// is read with one or two copies at most. A size that passes opt.MaxBytes
-// is a *MemoryError, before it is allocated.
+// is read with one or two copies at most (a stream of unknown size grows
+// by a quarter each time). The new buffer and the old one, which it is
+// copied from, are held together: when the two pass opt.MaxBytes, that is
+// a *MemoryError, before the new one is allocated.
 func growRows(data []float64, d, rows int, done, total int64, opt Options) ([]float64, error) {
 	want := 256
 	if total >= 0 { // a known size (not a stream of unknown length)
@@ -259,12 +261,15 @@ func growRows(data []float64, d, rows int, done, total int64, opt Options) ([]fl
 		}
 	}
 	what := func() string {
-		if rows == 0 {
+		switch {
+		case rows == 0:
 			return fmt.Sprintf("a row of %d values", d)
+		case total < 0:
+			return fmt.Sprintf("a buffer of %d rows of %d values beside the %d rows read so far (a stream of unknown size grows by a quarter)", want, d, rows)
 		}
-		return fmt.Sprintf("about %d rows of %d values (projected from the first %d rows and the file's size)", want, d, rows)
+		return fmt.Sprintf("a buffer of about %d rows of %d values beside the %d rows read so far (projected from those rows and the file's size)", want, d, rows)
 	}
-	if err := opt.checkBytes(8*int64(want)*int64(d), what); err != nil {
+	if err := opt.checkBytes(8*(int64(len(data))+int64(want)*int64(d)), what); err != nil {
 		return nil, err
 	}
 	nd := make([]float64, len(data), want*d)
