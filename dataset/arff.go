@@ -12,7 +12,7 @@ import (
 )
 
 func readARFFAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	return readARFF(io.NewSectionReader(ra, 0, size), path, opt)
+	return readARFF(io.NewSectionReader(ra, 0, size), size, path, opt)
 }
 
 type arffAttr struct {
@@ -23,7 +23,9 @@ type arffAttr struct {
 // readARFF reads ARFF: @relation, @attribute lines (numeric, real,
 // integer, or one nominal class attribute), @data and rows, dense
 // (comma-separated) or sparse ("{index value, ...}", omitted values 0).
-func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
+// size, when not negative, is the file size: the value buffer grows as
+// the CSV reader's does (growRows), projected from it.
+func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	var attrs []arffAttr
@@ -36,11 +38,14 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 	var data []float64
 	var class []int
 	classCol, idCol := -1, -1
+	d := 0 // features a row
 	var notes []string
 	var binaryClass []int // nominal index → 0/1, nil if not binary
 	n := 0
+	var done, start int64 // bytes read; bytes before the first data row
 	for sc.Scan() {
 		line++
+		done += int64(len(sc.Bytes())) + 1
 		text := arffStrip(sc.Text())
 		if text == "" {
 			continue
@@ -113,7 +118,8 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 				if classCol >= 0 {
 					binaryClass = arffBinary(attrs[classCol].nominal)
 				}
-				inData = true
+				inData, start = true, done
+				d = features
 			default:
 				return nil, lerr("unknown keyword %q", kw)
 			}
@@ -134,6 +140,15 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 		}
 		if len(vals) != len(attrs) {
 			return nil, lerr("has %d values, the header declares %d attributes", len(vals), len(attrs))
+		}
+		if len(data)+d > cap(data) {
+			total := int64(-1)
+			if size >= 0 {
+				total = size - start
+			}
+			if data, err = growRows(data, d, n, done-start, total, opt); err != nil {
+				return nil, &Error{Path: path, Line: line, Err: err}
+			}
 		}
 		for j, v := range vals {
 			if j == classCol {
@@ -157,9 +172,6 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 			data = append(data, f)
 		}
 		n++
-		if err := opt.checkBytes(8*int64(len(data)), func() string { return fmt.Sprintf("the values of the first %d rows", n) }); err != nil {
-			return nil, &Error{Path: path, Line: line, Err: err}
-		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -179,12 +191,11 @@ func readARFF(r io.Reader, path string, opt Options) (*Dataset, error) {
 			cols = append(cols, a.name)
 		}
 	}
-	d := len(cols)
 	shape, err := applyShape(path, opt.Shape, d)
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: mat.NewDense(n, d, data), Shape: shape, Columns: cols, Source: path, Notes: notes}
+	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Shape: shape, Columns: cols, Source: path, Notes: notes}
 	if classCol >= 0 {
 		switch {
 		case attrs[classCol].nominal == nil:

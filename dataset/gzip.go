@@ -20,7 +20,7 @@ import (
 var streams = map[string]func(r io.Reader, size int64, path string, opt Options) (*Dataset, error){
 	".csv":      readCSV,
 	".tsv":      readTSV,
-	".arff":     func(r io.Reader, _ int64, path string, opt Options) (*Dataset, error) { return readARFF(r, path, opt) },
+	".arff":     readARFF,
 	".libsvm":   readLIBSVMStream,
 	".svm":      readLIBSVMStream,
 	".svmlight": readLIBSVMStream,
