@@ -136,6 +136,24 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 			cols = append(cols, idx-1)
 			vals = append(vals, v)
 		}
+		if opt.MaxBytes > 0 {
+			// The stored values grow under the budget, their copy counted
+			// (the rows' pointers and labels take 16 bytes a row); past
+			// the first 256 lines of a file of known size, to the count
+			// projected from its size, so that they are copied once.
+			total := b.Stored() + len(cols)
+			if line >= 256 && size > consumed && consumed > 0 {
+				total = max(total, int(min(float64(b.Stored())*float64(size)/float64(consumed)*1.02, float64(MaxElements))))
+			}
+			err := b.Reserve(total, func(bytes int64) error {
+				return opt.checkBytes(bytes+16*int64(b.Rows()), func() string {
+					return fmt.Sprintf("room for more values beside the %d stored in the first %d lines", b.Stored(), line)
+				})
+			})
+			if err != nil {
+				return nil, &Error{Path: path, Line: line, Err: err}
+			}
+		}
 		if err := b.AddRow(cols, vals); err != nil {
 			return nil, lerr("%v", err)
 		}

@@ -233,6 +233,29 @@ func (b *Builder) AddRow(cols []int, vals []float64) error {
 	return nil
 }
 
+// Reserve makes room for total stored values. When they do not fit, both
+// buffers grow to total, and at least a quarter more than they hold (and
+// at least 1024 values); check, when not nil, is called first with the
+// bytes the old and the new buffers hold together while the values are
+// copied (the peak), and an error from it leaves the builder as it was.
+func (b *Builder) Reserve(total int, check func(bytes int64) error) error {
+	if total <= cap(b.ind) && total <= cap(b.data) {
+		return nil
+	}
+	c := max(total, cap(b.ind)+cap(b.ind)/4, 1024)
+	if check != nil {
+		if err := check(16 * (int64(cap(b.ind)) + int64(c))); err != nil {
+			return err
+		}
+	}
+	ind := make([]int, len(b.ind), c)
+	copy(ind, b.ind)
+	data := make([]float64, len(b.data), c)
+	copy(data, b.data)
+	b.ind, b.data = ind, data
+	return nil
+}
+
 // Rows returns the number of rows added so far.
 func (b *Builder) Rows() int { return len(b.indptr) - 1 }
 
