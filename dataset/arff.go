@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -409,30 +410,42 @@ func arffBinary(vals []string) []int {
 	if len(vals) != 2 {
 		return nil
 	}
-	anomalous := map[string]string{ // normal value → anomaly value
-		"0": "1", "normal": "anomaly", "inlier": "outlier", "no": "yes",
-		"false": "true", "n": "y",
-	}
-	alt := map[string][]string{"normal": {"anomaly", "anomalous", "outlier", "abnormal", "attack"}}
-	a, b := strings.ToLower(strings.TrimSpace(vals[0])), strings.ToLower(strings.TrimSpace(vals[1]))
-	isPair := func(norm, anom string) bool {
-		if anomalous[norm] == anom {
-			return true
-		}
-		for _, x := range alt[norm] {
-			if x == anom {
-				return true
-			}
-		}
-		return false
-	}
+	a, b := labelWord(vals[0]), labelWord(vals[1])
 	switch {
-	case isPair(a, b):
+	case a == 0 && b == 1 && labelPair(vals[0], vals[1]):
 		return []int{0, 1}
-	case isPair(b, a):
+	case a == 1 && b == 0 && labelPair(vals[1], vals[0]):
 		return []int{1, 0}
 	}
 	return nil
+}
+
+// labelPairs maps each normal class word to the anomaly words it pairs
+// with.
+var labelPairs = map[string][]string{
+	"0": {"1"}, "normal": {"anomaly", "anomalous", "outlier", "abnormal", "attack"},
+	"inlier": {"outlier"}, "no": {"yes"}, "false": {"true"}, "n": {"y"},
+}
+
+// labelWord says what a class word is, ignoring case and blanks: 0 a
+// normal word of labelPairs, 1 an anomaly word, −1 neither.
+func labelWord(w string) int {
+	w = strings.ToLower(strings.TrimSpace(w))
+	if _, ok := labelPairs[w]; ok {
+		return 0
+	}
+	for _, an := range labelPairs {
+		if slices.Contains(an, w) {
+			return 1
+		}
+	}
+	return -1
+}
+
+// labelPair reports whether the normal word norm pairs with the anomaly
+// word anom.
+func labelPair(norm, anom string) bool {
+	return slices.Contains(labelPairs[strings.ToLower(strings.TrimSpace(norm))], strings.ToLower(strings.TrimSpace(anom)))
 }
 
 // arffClassValue returns the class index of v (−1 for '?').

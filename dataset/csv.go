@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -96,9 +97,9 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 				continue
 			}
 			if j == labelCol {
-				v, err := parseLabelCell(cell)
+				v, err := l.labelCell(cell, path, row)
 				if err != nil {
-					return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("label %q: %v", cell, err)}
+					return nil, err
 				}
 				y = append(y, v)
 				continue
@@ -113,6 +114,9 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	if n == 0 {
 		return nil, &Error{Path: path, Err: errors.New("no data rows after the header")}
 	}
+	if err := l.resolve(y, path); err != nil {
+		return nil, err
+	}
 	shape, err := applyShape(path, opt.Shape, d)
 	if err != nil {
 		return nil, err
@@ -122,13 +126,82 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 }
 
 // csvLayout is what a CSV header row decides: the label column (−1 if
-// none), the columns that are not read, and the feature names.
+// none), the columns that are not read, and the feature names; and the
+// words the label column holds, if it holds words.
 type csvLayout struct {
 	header []string // trimmed, without a byte-order mark
 	label  int
 	skip   []bool
 	cols   []string
 	notes  []string
+	words  []string // distinct label words, in order of appearance
+}
+
+// labelCell is labelText on bytes: the usual 1, 0 or −1 is parsed in
+// place.
+func (l *csvLayout) labelCell(b []byte, path string, row int) (int, error) {
+	if len(b) > 0 {
+		if v, err := parseFloat(b); err == nil && (v == 0 || v == 1 || v == -1) {
+			return int(v), nil
+		}
+	}
+	return l.labelText(string(b), path, row)
+}
+
+// labelText parses the label cell s of row: 1, 0, −1 or empty as
+// parseLabel has them, or a word, coded −2 − k for the k-th distinct word
+// (words compare without case; resolve turns the codes into labels once the file is read). A number
+// other than 1, 0 or −1, or a third word, is an error.
+func (l *csvLayout) labelText(s, path string, row int) (int, error) {
+	v, err := parseLabel(s)
+	if err == nil {
+		return v, nil
+	}
+	bad := func(err error) error {
+		return &Error{Path: path, Row: row, Col: l.label + 1, Err: fmt.Errorf("label %q: %v", s, err)}
+	}
+	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		return 0, bad(err)
+	}
+	k := slices.IndexFunc(l.words, func(w string) bool { return strings.EqualFold(w, s) })
+	if k < 0 {
+		if len(l.words) == 2 {
+			return 0, bad(fmt.Errorf("a third word after %q and %q: %s", l.words[0], l.words[1], labelRule))
+		}
+		l.words = append(l.words, s)
+		k = len(l.words) - 1
+	}
+	return -2 - k, nil
+}
+
+// labelRule says which labels a CSV file may hold.
+const labelRule = "labels are 1 (anomaly), 0 (normal) and -1 or empty (unlabeled), or the two words of a normal/anomaly pair (no/yes, normal/anomaly, inlier/outlier, false/true, n/y, in any case)"
+
+// resolve turns the word codes of labelText in y into labels: the two
+// words must be a normal/anomaly pair (arffBinary), a single word one of
+// either kind, and words and numbers do not mix.
+func (l *csvLayout) resolve(y []int, path string) error {
+	if len(l.words) == 0 {
+		return nil
+	}
+	if slices.ContainsFunc(y, func(v int) bool { return v == 0 || v == 1 }) {
+		return &Error{Path: path, Col: l.label + 1, Err: fmt.Errorf("label column %q holds both numbers and words (%q): %s", l.header[l.label], l.words[0], labelRule)}
+	}
+	class := arffBinary(l.words)
+	if len(l.words) == 1 {
+		if c := labelWord(l.words[0]); c >= 0 {
+			class = []int{c}
+		}
+	}
+	if class == nil {
+		return &Error{Path: path, Col: l.label + 1, Err: fmt.Errorf("label column %q holds the words %q, which are not a normal/anomaly pair: %s", l.header[l.label], l.words, labelRule)}
+	}
+	for i, v := range y {
+		if v <= -2 {
+			y[i] = class[-2-v]
+		}
+	}
+	return nil
 }
 
 // csvHeader reads the layout from the fields of the header row (row hr).
@@ -526,16 +599,6 @@ func parseCell(b []byte) (float64, error) {
 		}
 	}
 	return parseValue(string(b))
-}
-
-// parseLabelCell is parseLabel on bytes.
-func parseLabelCell(b []byte) (int, error) {
-	if len(b) > 0 {
-		if v, err := parseFloat(b); err == nil && (v == 0 || v == 1 || v == -1) {
-			return int(v), nil
-		}
-	}
-	return parseLabel(string(b))
 }
 
 // parseValue parses a feature value: a finite decimal number.

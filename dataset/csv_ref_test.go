@@ -12,8 +12,8 @@ import (
 
 // refReadCSV is the CSV reader as it was before the byte-level scanner:
 // encoding/csv with TrimLeadingSpace and any number of fields per record,
-// every cell a string parsed by parseValue and parseLabel (which readCSV's
-// in-place parseCell and parseLabelCell fall back to). It is kept as the
+// every cell a string parsed by parseValue and the layout's labelText
+// (which readCSV's in-place parseCell and labelCell fall back to). It is kept as the
 // reference that FuzzCSVReference and TestCSVReference compare readCSV
 // with, result for result and message for message.
 func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
@@ -65,9 +65,9 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 				continue
 			}
 			if j == labelCol {
-				v, err := parseLabel(cell)
+				v, err := l.labelText(cell, path, row)
 				if err != nil {
-					return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("label %q: %v", cell, err)}
+					return nil, err
 				}
 				y = append(y, v)
 				continue
@@ -81,6 +81,9 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 	}
 	if n == 0 {
 		return nil, &Error{Path: path, Err: errors.New("no data rows after the header")}
+	}
+	if err := l.resolve(y, path); err != nil {
+		return nil, err
 	}
 	shape, err := applyShape(path, opt.Shape, d)
 	if err != nil {

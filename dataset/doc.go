@@ -34,7 +34,10 @@
 // without index=False; Dataset.Notes says so) or the last with empty cells
 // (a trailing comma), and is an error anywhere else. Every other column is
 // a numeric feature (strconv.ParseFloat syntax). Label cells are 1 (anomaly),
-// 0 (normal), −1 or empty (unlabeled); anything else is an error. Empty
+// 0 (normal), −1 or empty (unlabeled), or the words of one normal/anomaly
+// pair as ARFF classes have them (no/yes, normal/anomaly, inlier/outlier,
+// false/true, n/y, in any case; a single word of either kind alone);
+// anything else is an error. Empty
 // feature cells, text, NaN ("nan") and infinities ("inf", "1e999") are
 // errors: the package never guesses missing values. Records follow
 // encoding/csv's rules (quoted fields, "" for a quote, quoted line breaks,

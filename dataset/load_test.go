@@ -181,6 +181,23 @@ func TestCSVUnnamedColumns(t *testing.T) {
 	}
 }
 
+// TestCSVLabelWords reads label columns of words: a normal/anomaly pair
+// in any case (empty cells unlabeled), and one word alone.
+func TestCSVLabelWords(t *testing.T) {
+	for content, want := range map[string][]int{
+		"label,a\nNormal,1\nAnomaly,2\n,3\nnormal,4\n": {0, 1, -1, 0},
+		"a,y\n1,YES\n2,no\n":                           {1, 0},
+		"a,y\n1,inlier\n2,inlier\n":                    {0, 0},
+	} {
+		ds, err := Load(writeFile(t, "w.csv", []byte(content)), Options{})
+		if err != nil {
+			t.Errorf("%q: %v", content, err)
+		} else if !slices.Equal(ds.Y, want) {
+			t.Errorf("%q: Y %v, want %v", content, ds.Y, want)
+		}
+	}
+}
+
 // TestTSV reads tab-separated values: the CSV rules but for the separator,
 // with quotes as plain characters and an empty cell an error in place
 // (a tab is never skipped as leading space).
