@@ -116,15 +116,21 @@ func benchDir(b *testing.B) string {
 //	csv           6,400 rows × 100 Gaussian features + a 0/1 label, shortest 'g' form, 13 MB
 //	libsvm        the same rows as LIBSVM text (dense: 100 pairs a line), 14 MB
 //
-// The MB/s column is file bytes per second.
+// The MB/s column is file bytes per second. The "reuse" cases read into
+// one Options.Buffer, as a loop over files of one size can.
 func BenchmarkLoad(b *testing.B) {
 	dir := benchDir(b)
-	for _, f := range []struct{ name, file string }{
-		{"npz-stored/6400x960-f8", "stored.npz"},
-		{"npz-deflate/6400x960-f8", "deflate.npz"},
-		{"npy-fortran/10000x100-i2", "fortran_i2.npy"},
-		{"csv/6400x100", "data.csv"},
-		{"libsvm/6400x100", "data.svm"},
+	for _, f := range []struct {
+		name, file string
+		reuse      int // Buffer capacity, 0: none
+	}{
+		{"npz-stored/6400x960-f8", "stored.npz", 0},
+		{"npz-stored-reuse/6400x960-f8", "stored.npz", 6400 * 960},
+		{"npz-deflate/6400x960-f8", "deflate.npz", 0},
+		{"npy-fortran/10000x100-i2", "fortran_i2.npy", 0},
+		{"npy-fortran-reuse/10000x100-i2", "fortran_i2.npy", 10000 * 100},
+		{"csv/6400x100", "data.csv", 0},
+		{"libsvm/6400x100", "data.svm", 0},
 	} {
 		path := filepath.Join(dir, f.file)
 		st, err := os.Stat(path)
@@ -132,9 +138,13 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(f.name, func(b *testing.B) {
+			var opt Options
+			if f.reuse > 0 {
+				opt.Buffer = make([]float64, f.reuse)
+			}
 			b.SetBytes(st.Size())
 			for b.Loop() {
-				if _, err := Load(path, Options{}); err != nil {
+				if _, err := Load(path, opt); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kernelad/anomaly/internal/hugepage"
 )
 
 // Options control how a file is read.
@@ -26,6 +28,22 @@ type Options struct {
 	// read so far and the file's size for CSV (which sizes its buffer from
 	// that projection), as the values grow for LIBSVM and ARFF.
 	MaxBytes int64
+	// Buffer, when it has the capacity, receives the values of an .npy
+	// array or of an .npz archive's X instead of a new allocation (the
+	// Dataset's X then shares its memory), as gonum's dst arguments are
+	// reused: a caller that reads many files of one size in a loop skips
+	// the allocation and the runtime's zeroing of each. Other formats, and
+	// an array too large for it, allocate as usual.
+	Buffer []float64
+}
+
+// values returns the buffer for n values: Buffer when it holds them,
+// otherwise a new one (every value of it is written by the caller).
+func (opt Options) values(n int) []float64 {
+	if cap(opt.Buffer) >= n {
+		return opt.Buffer[:n]
+	}
+	return hugepage.Floats(n)
 }
 
 // MemoryError is the error of a file whose values need more memory than

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/parallel"
 	kflate "github.com/klauspost/compress/flate"
@@ -317,7 +318,7 @@ func readNPY(r io.Reader, avail, trust int64, opt Options) (*npyArray, error) {
 		r = bytes.NewReader(float64Bytes(raw))
 	}
 	d := &npyDecoder{h: h, finite: true, swap: h.size > 1 && h.order != nativeOrder}
-	data := hugepage.Floats(h.nelem)
+	data := opt.values(h.nelem)
 	switch {
 	case h.nelem == 0:
 	case h.fortran && len(h.shape) > 1:
@@ -650,6 +651,11 @@ func transposeTo[T number](data []float64, cols int, src []T, n int, cidx []int,
 			off := i0 * cols
 			if c[7]-c[0] == 7 && c[1]-c[0] == 1 && c[2]-c[0] == 2 && c[3]-c[0] == 3 && c[4]-c[0] == 4 && c[5]-c[0] == 5 && c[6]-c[0] == 6 {
 				off += c[0]
+				if s16, ok := any(src).([]int16); ok {
+					// The ADBench dtype: eight rows at a time in registers.
+					fastmath.TransposeInt16(data[off:], cols, s16[k*n+i0:], n, m)
+					continue
+				}
 				for i := range s0 {
 					d := data[off : off+8 : off+8]
 					d[0] = float64(s0[i])
@@ -853,7 +859,11 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
 		}
 		defer rc.Close()
-		a, err := readNPY(rc, avail, trust, opt)
+		o := opt
+		if key != "X" {
+			o.Buffer = nil // the caller's buffer is for X
+		}
+		a, err := readNPY(rc, avail, trust, o)
 		if err == nil {
 			err = checkMemberEnd(rc)
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -398,5 +399,40 @@ func TestNPYNonFiniteFortran(t *testing.T) {
 	var de *Error
 	if !errors.As(err, &de) || de.Row != 2 || de.Col != 3 || !strings.Contains(err.Error(), "X holds +Inf") {
 		t.Errorf("error %v, want row 2 column 3 +Inf", err)
+	}
+}
+
+// TestBuffer reads .npy and .npz files into Options.Buffer: the same
+// values as a fresh read, in the buffer's memory when it has the capacity
+// (X only, not an .npz's y), in new memory when it has not.
+func TestBuffer(t *testing.T) {
+	vals := []float64{1, -2, 3.5, 4, 5, 6}
+	files := map[string][]byte{
+		"c.npy": npyBytes("<f8", false, []int{3, 2}, vals),
+		"f.npy": npyBytes("<i2", true, []int{3, 2}, []float64{1, -2, 3, 4, 5, 6}),
+		"x.npz": npzBytes(map[string][]byte{"X.npy": npyBytes("<f8", true, []int{2, 3}, vals), "y.npy": npyBytes("<i8", false, []int{2}, []float64{0, 1})}, "X.npy", "y.npy"),
+	}
+	for name, b := range files {
+		want, err := Read(bytes.NewReader(b), int64(len(b)), name, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []int{6, 100, 5} {
+			buf := make([]float64, c)
+			for i := range buf {
+				buf[i] = math.NaN() // every value must be written over
+			}
+			got, err := Read(bytes.NewReader(b), int64(len(b)), name, Options{Buffer: buf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := got.X.(*mat.Dense).RawMatrix().Data
+			if !mat.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
+				t.Errorf("%s, buffer of %d: values differ from a fresh read", name, c)
+			}
+			if shared := &raw[0] == &buf[0]; shared != (c >= 6) {
+				t.Errorf("%s, buffer of %d: X in the buffer: %v", name, c, shared)
+			}
+		}
 	}
 }

@@ -102,3 +102,9 @@ func rotSweep8Asm(p *float64, ld int, cs *float64, n int)
 //
 //go:noescape
 func rotSweep32Asm(p *float64, ld int, cs *float64, n int)
+
+// transposeI16Asm is TransposeInt16's assembly prefix (rows a positive
+// multiple of 8).
+//
+//go:noescape
+func transposeI16Asm(dst *float64, ldd int, src *int16, lds int, rows int)

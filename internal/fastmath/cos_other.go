@@ -55,3 +55,7 @@ func scaleTo32Asm(dst *float32, x *float64, s float64, n int) { panic("fastmath:
 func rotSweep8Asm(p *float64, ld int, cs *float64, n int) { panic("fastmath: no assembly kernel") }
 
 func rotSweep32Asm(p *float64, ld int, cs *float64, n int) { panic("fastmath: no assembly kernel") }
+
+func transposeI16Asm(dst *float64, ldd int, src *int16, lds int, rows int) {
+	panic("fastmath: no assembly kernel")
+}
