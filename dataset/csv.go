@@ -43,6 +43,9 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 // from 1, the label included. size, when not negative, is the file size,
 // used to size the value buffer.
 func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Dataset, error) {
+	if isGzip(s.br) {
+		return nil, &Error{Path: path, Err: errors.New("the file is gzip-compressed: give it a .gz extension (as .csv.gz) to read it through gzip")}
+	}
 	rec, err := s.next()
 	if err == io.EOF {
 		return nil, &Error{Path: path, Err: errors.New("empty file: need a header row and at least one data row")}

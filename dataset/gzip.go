@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -69,8 +70,9 @@ func StreamFormats() []string {
 
 // ReadStream reads a data set from r, a stream of unknown length such as
 // standard input. format is one of StreamFormats (".csv", ".tsv.gz", ...;
-// an .npz needs random access and is not one), name names the data in
-// messages and Source. The memory budget holds as for Load, from the rows
+// an .npz needs random access and is not one); data that start with the
+// gzip magic number are decompressed whatever format says. name names the
+// data in messages and Source. The memory budget holds as for Load, from the rows
 // read so far.
 func ReadStream(r io.Reader, format, name string, opt Options) (*Dataset, error) {
 	f := strings.ToLower(format)
@@ -79,15 +81,26 @@ func ReadStream(r io.Reader, format, name string, opt Options) (*Dataset, error)
 	if !ok {
 		return nil, &Error{Path: name, Err: fmt.Errorf("format %q cannot be read from a stream: the formats are %s", format, strings.Join(StreamFormats(), ", "))}
 	}
-	if !gz {
-		return read(r, -1, name, opt)
+	// gzip data are recognised by their magic number, as zcat -f does.
+	br := bufio.NewReader(r)
+	if isGzip(br) {
+		gz = true
 	}
-	zr, err := gzip.NewReader(r)
+	if !gz {
+		return read(br, -1, name, opt)
+	}
+	zr, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, &Error{Path: name, Err: fmt.Errorf("not gzip data: %v", err)}
 	}
 	defer zr.Close()
 	return read(truncation{zr}, -1, name, opt)
+}
+
+// isGzip reports whether br starts with the gzip magic number.
+func isGzip(br *bufio.Reader) bool {
+	b, _ := br.Peek(2)
+	return len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b
 }
 
 // gzipReader returns the reader of a gzip file whose name, without .gz,

@@ -49,10 +49,19 @@ func TestGzip(t *testing.T) {
 		{"plain.csv.gz", []byte("a,b\n1,2\n"), "not a gzip file"},
 		{"cut.csv.gz", csv[:len(csv)/2], "the gzip stream ends early"},
 		{"d.npz.gz", gzipped([]byte("x")), `a gzip file of unknown format ".npz"`},
+		{"zipped.csv", gzipped([]byte("a,b\n1,2\n")), "the file is gzip-compressed: give it a .gz extension"},
 	} {
 		_, err := Load(writeFile(t, tc.name, tc.content), Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
 			t.Errorf("%s: error %v, want one naming the file with %q", tc.name, err, tc.want)
+		}
+	}
+	// A stream is recognised as gzip by its magic number, whatever the
+	// format says.
+	for _, format := range []string{".csv", ".csv.gz"} {
+		ds, err := ReadStream(bytes.NewReader(gzipped([]byte("a,b\n1,2\n3,4\n"))), format, "stdin", Options{})
+		if err != nil || ds.Rows() != 2 {
+			t.Errorf("ReadStream of gzip data as %s: %v", format, err)
 		}
 	}
 	if !Supported("x.CSV.gz") || Supported("x.gz") || Supported("x.npz.gz") || !Supported("x.npz") {
