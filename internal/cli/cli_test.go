@@ -163,7 +163,7 @@ func TestFitSummaryAndParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, params, _ := detector.Describe(d)
-	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false", "scale": "standard"}
+	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false", "block_score": "false", "scale": "standard"}
 	if name != "meandist" || !mapsEqual(params, want) {
 		t.Errorf("model holds %s %v, want meandist %v", name, params, want)
 	}
@@ -525,6 +525,48 @@ func listDir(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestInterruptScore runs score as a child process on a model whose
+// scoring never returns, sends SIGINT and checks that it exits promptly
+// with code 130, writing nothing.
+func TestInterruptScore(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	model := filepath.Join(dir, "model.bin")
+	if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", model, "--set", "block_score=true"); code != ExitOK {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	started := filepath.Join(t.TempDir(), "scoring")
+	cmd := exec.Command(os.Args[0], "score", "--model", model, "--data", train, "--out", filepath.Join(dir, "scores.csv"))
+	cmd.Env = append(os.Environ(), "ANOMALY_CLI_MAIN=1", "ANOMALY_TEST_SCORING="+started)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, err := os.Stat(started); err != nil; _, err = os.Stat(started) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("scoring did not start; stderr %q", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d (%v), want %d; stderr %q", code, err, ExitInterrupted, stderr.String())
+	}
+	if took > 2*time.Second {
+		t.Errorf("exit took %v after SIGINT", took)
+	}
+	if !strings.Contains(stderr.String(), "anomaly: score interrupted; no scores written to") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	assertFiles(t, dir, "model.bin", "train.csv")
 }
 
 // TestInterruptSignal runs the program as a child process, sends SIGINT

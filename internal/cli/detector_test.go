@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"math/rand/v2"
+	"os"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/testmat"
@@ -15,17 +16,18 @@ import (
 
 // meanDist is a test-only detector: the score of a row is its squared
 // distance to the mean of the training rows. Its parameter block makes Fit
-// wait for cancellation, for the interruption tests.
+// wait for cancellation, and block_score makes Score of new rows never
+// return, for the interruption tests.
 type meanDist struct {
 	detector.Base
-	block bool
-	mean  []float64
+	block, blockScore bool
+	mean              []float64
 }
 
 type meanDistConfig struct {
-	Block bool
-	Shape []int
-	Src   rand.Source
+	Block, BlockScore bool
+	Shape             []int
+	Src               rand.Source
 	detector.Common
 }
 
@@ -33,11 +35,12 @@ func (c *meanDistConfig) Bind(s *param.Set) {
 	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0) }, "accepted and unused")
 	s.Shape(&c.Shape, "shape", false, "sample shape, checked against the feature count")
 	s.Switch(&c.Block, "block", "Fit waits until cancelled")
+	s.Switch(&c.BlockScore, "block_score", "Score of new rows never returns")
 }
 
 func newMeanDist(name string, c meanDistConfig) (*meanDist, error) {
 	b, err := detector.NewBase(name, &c)
-	return &meanDist{Base: b, block: c.Block}, err
+	return &meanDist{Base: b, block: c.Block, blockScore: c.BlockScore}, err
 }
 
 func init() {
@@ -74,6 +77,13 @@ func (m *meanDist) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 }
 
 func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	if m.blockScore {
+		// The interruption test waits for this file before it signals.
+		if p := os.Getenv("ANOMALY_TEST_SCORING"); p != "" {
+			os.WriteFile(p, nil, 0o644)
+		}
+		select {}
+	}
 	return m.ScoreWith(dst, X, m.score)
 }
 

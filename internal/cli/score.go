@@ -2,11 +2,17 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
 )
 
 type scoreOptions struct {
@@ -29,15 +35,15 @@ A label column in the data file is ignored.`,
 		Example: `  anomaly score --model model.bin --data new.csv --out scores.csv`,
 		Args:    noArgs,
 	}
-	c.RunE = runRequired([]string{"model", "data"}, func(context.Context) error {
-		return runScore(o, stdout)
+	c.RunE = runRequired([]string{"model", "data"}, func(ctx context.Context) error {
+		return runScore(ctx, o, stdout)
 	})
 	o.bind(c, "data file to score")
 	c.Flags().StringVar(&o.out, "out", "", "CSV file to write (default or -: standard output)")
 	return c
 }
 
-func runScore(o scoreOptions, stdout io.Writer) error {
+func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	path := o.out
 	if path == "" {
 		path = "-"
@@ -45,11 +51,22 @@ func runScore(o scoreOptions, stdout io.Writer) error {
 	if err := checkOutput(path, o.model, o.data); err != nil {
 		return err
 	}
+	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
+	// process, so a temporary output file is always removed.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	interrupted := &exitError{ExitInterrupted, fmt.Errorf("score interrupted; no scores written to %s", path)}
+	if path == "-" {
+		interrupted = &exitError{ExitInterrupted, errors.New("score interrupted")}
+	}
 	d, ds, err := o.load()
 	if err != nil {
 		return err
 	}
-	scores, err := d.Score(nil, ds.X)
+	scores, err := scoreContext(ctx, d, ds.X)
+	if ctx.Err() != nil {
+		return interrupted
+	}
 	if err != nil {
 		return detectorErr(o.name(), err)
 	}
@@ -58,18 +75,46 @@ func runScore(o scoreOptions, stdout io.Writer) error {
 		return err
 	}
 	defer out.Abort()
-	writeScores(out, scores, d.Threshold())
+	if writeScores(ctx, out, scores, d.Threshold()) != nil {
+		return interrupted
+	}
 	return commitOutput(out)
 }
 
-// writeScores writes the score CSV. Write errors surface at Flush/Commit.
-func writeScores(w io.Writer, scores []float64, threshold float64) {
+// scoreContext runs d.Score, which takes no context, and returns ctx.Err()
+// as soon as ctx is done: the command then exits, and the scoring
+// goroutine ends with the process.
+func scoreContext(ctx context.Context, d detector.Detector, X mat.Matrix) ([]float64, error) {
+	type result struct {
+		scores []float64
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := d.Score(nil, X)
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		return r.scores, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// writeScores writes the score CSV, looking at ctx every 65,536 rows; it
+// returns ctx.Err() once ctx is done. Write errors surface at Flush/Commit.
+func writeScores(ctx context.Context, w io.Writer, scores []float64, threshold float64) error {
 	io.WriteString(w, "score,anomaly\n")
 	labels := detector.Label(nil, scores, threshold)
 	buf := make([]byte, 0, 32)
 	for i, s := range scores {
+		if i%(1<<16) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		buf = strconv.AppendFloat(buf[:0], s, 'g', -1, 64)
 		buf = append(buf, ',', byte('0'+labels[i]), '\n')
 		w.Write(buf)
 	}
+	return nil
 }
