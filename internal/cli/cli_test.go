@@ -538,33 +538,12 @@ func TestInterruptScore(t *testing.T) {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	started := filepath.Join(t.TempDir(), "scoring")
-	cmd := exec.Command(os.Args[0], "score", "--model", model, "--data", train, "--out", filepath.Join(dir, "scores.csv"))
-	cmd.Env = append(os.Environ(), "ANOMALY_CLI_MAIN=1", "ANOMALY_TEST_SCORING="+started)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for _, err := os.Stat(started); err != nil; _, err = os.Stat(started) {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("scoring did not start; stderr %q", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	sent := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	took := time.Since(sent)
-	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
-		t.Errorf("exit %d (%v), want %d; stderr %q", code, err, ExitInterrupted, stderr.String())
-	}
-	if took > 2*time.Second {
-		t.Errorf("exit took %v after SIGINT", took)
-	}
-	if !strings.Contains(stderr.String(), "anomaly: score interrupted; no scores written to") {
-		t.Errorf("stderr %q", stderr.String())
+	stderr := interruptChild(t, []string{"ANOMALY_TEST_SCORING=" + started}, func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	}, "score", "--model", model, "--data", train, "--out", filepath.Join(dir, "scores.csv"))
+	if !strings.Contains(stderr, "anomaly: score interrupted; no scores written to") {
+		t.Errorf("stderr %q", stderr)
 	}
 	assertFiles(t, dir, "model.bin", "train.csv")
 }
@@ -576,20 +555,33 @@ func TestInterruptSignal(t *testing.T) {
 	dir := t.TempDir()
 	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
 	model := filepath.Join(dir, "model.bin")
-	cmd := exec.Command(os.Args[0], "fit", "--method", "meandist", "--data", train, "--out", model, "--set", "block=true")
-	cmd.Env = append(os.Environ(), "ANOMALY_CLI_MAIN=1")
+	// The temporary model file appears once the signal handler is installed
+	// and the fit is about to start.
+	stderr := interruptChild(t, nil, func() bool { return len(listDir(t, dir)) >= 2 },
+		"fit", "--method", "meandist", "--data", train, "--out", model, "--set", "block=true")
+	if !strings.Contains(stderr, "anomaly: fit interrupted; no model written") {
+		t.Errorf("stderr %q", stderr)
+	}
+	assertFiles(t, dir, "train.csv")
+}
+
+// interruptChild runs the program with args as a child process (env added
+// to its environment), sends SIGINT once ready reports true, and checks
+// that it exits with code 130 within 2 s; it returns the child's stderr.
+func interruptChild(t *testing.T, env []string, ready func() bool, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "ANOMALY_CLI_MAIN=1"), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The temporary model file appears once the signal handler is installed
-	// and the fit is about to start.
 	deadline := time.Now().Add(20 * time.Second)
-	for len(listDir(t, dir)) < 2 {
+	for !ready() {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("fit did not start; stderr %q", stderr.String())
+			t.Fatalf("%s did not start; stderr %q", args[0], stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -603,9 +595,6 @@ func TestInterruptSignal(t *testing.T) {
 	if took > 2*time.Second {
 		t.Errorf("exit took %v after SIGINT", took)
 	}
-	if !strings.Contains(stderr.String(), "anomaly: fit interrupted; no model written") {
-		t.Errorf("stderr %q", stderr.String())
-	}
-	assertFiles(t, dir, "train.csv")
 	t.Logf("exited %v after SIGINT", took)
+	return stderr.String()
 }
