@@ -604,6 +604,10 @@ func parseCell(b []byte) (float64, error) {
 	return parseValue(string(b))
 }
 
+// missingMarks are the words common exports write for a missing value
+// (R, pandas, SQL, Excel, Weka), lower-case.
+var missingMarks = []string{"na", "n/a", "#n/a", "null", "none", "nil", "missing", "?"}
+
 // parseValue parses a feature value: a finite decimal number.
 func parseValue(s string) (float64, error) {
 	if s == "" {
@@ -612,8 +616,15 @@ func parseValue(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		var ne *strconv.NumError
-		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+		switch {
+		case errors.As(err, &ne) && ne.Err == strconv.ErrRange:
 			return 0, fmt.Errorf("%q is out of the float64 range", s)
+		case slices.Contains(missingMarks, strings.ToLower(s)):
+			return 0, fmt.Errorf("%q marks a missing value, and missing values are not supported: drop or impute those rows first", s)
+		case strings.Count(s, ",") == 1:
+			if _, err := strconv.ParseFloat(strings.Replace(s, ",", ".", 1), 64); err == nil {
+				return 0, fmt.Errorf("%q has a decimal comma: write numbers with a decimal point (%s)", s, strings.Replace(s, ",", ".", 1))
+			}
 		}
 		return 0, fmt.Errorf("%q is not a number", s)
 	}

@@ -30,6 +30,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "csv ragged long", file: "a.csv", content: "a,b\n1,2\n3,4\n5,6,7\n", want: "has 3 fields", row: 4},
 		{name: "csv unnamed middle column", file: "a.csv", content: "a,,b\n1,2,3\n", want: "the column has no name in the header", row: 1, col: 2},
 		{name: "csv unnamed last column with values", file: "a.csv", content: "a,b,\n1,2,\n1,2,3\n", want: `"3": the last column has no name`, row: 3, col: 3},
+		{name: "csv missing marker", file: "a.csv", content: "a,b\n1,2\n1,NA\n", want: `"b": "NA" marks a missing value`, row: 3, col: 2},
+		{name: "csv decimal comma", file: "a.csv", content: "a,b\n\"1,5\",2\n", want: `"a": "1,5" has a decimal comma: write numbers with a decimal point (1.5)`, row: 2, col: 1},
 		{name: "csv text cell", file: "a.csv", content: "a,b\n1,2\n1,abc\n", want: `"b": "abc" is not a number`, row: 3, col: 2},
 		{name: "csv nan", file: "a.csv", content: "a,b\n1,nan\n", want: "NaN is not allowed", row: 2, col: 2},
 		{name: "csv NaN upper", file: "a.csv", content: "a,b\nNaN,1\n", want: "NaN is not allowed", row: 2, col: 1},

@@ -33,7 +33,7 @@ func ExampleLoad() {
 	// ⎡20.5  1.01⎤
 	// ⎢  21  0.99⎥
 	// ⎣  80   3.5⎦
-	// data.csv: row 3, column 2: "pressure": "n/a" is not a number
+	// data.csv: row 3, column 2: "pressure": "n/a" marks a missing value, and missing values are not supported: drop or impute those rows first
 }
 
 func ExampleSplitADBench() {
