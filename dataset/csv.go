@@ -37,6 +37,9 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 	return readDelimited(newCSVScanner(r), size, path, opt)
 }
 
+// errGzipped is the error of gzip data in a file named as text.
+var errGzipped = errors.New("the file is gzip-compressed: give it a .gz extension (as .csv.gz) to read it through gzip")
+
 // readDelimited reads the records of s, a header row then the data. Row
 // numbers are the line on which a record starts (the header is row 1 when
 // it is the first line); column numbers count every column of the file
@@ -44,7 +47,7 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 // used to size the value buffer.
 func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Dataset, error) {
 	if isGzip(s.br) {
-		return nil, &Error{Path: path, Err: errors.New("the file is gzip-compressed: give it a .gz extension (as .csv.gz) to read it through gzip")}
+		return nil, &Error{Path: path, Err: errGzipped}
 	}
 	rec, err := s.next()
 	if err == io.EOF {
@@ -138,6 +141,7 @@ type csvLayout struct {
 	cols   []string
 	notes  []string
 	words  []string // distinct label words, in order of appearance
+	byY    bool     // the label column was taken for its name y
 }
 
 // labelCell is labelText on bytes: the usual 1, 0 or −1 is parsed in
@@ -164,6 +168,9 @@ func (l *csvLayout) labelText(s, path string, row int) (int, error) {
 		return &Error{Path: path, Row: row, Col: l.label + 1, Err: fmt.Errorf("label %q: %v", s, err)}
 	}
 	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		if l.byY {
+			err = fmt.Errorf("%v; the column is taken as the labels for its name %q: if it holds a feature, rename it", err, l.header[l.label])
+		}
 		return 0, bad(err)
 	}
 	k := slices.IndexFunc(l.words, func(w string) bool { return strings.EqualFold(w, s) })
@@ -243,12 +250,20 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 			return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("no label column %q in the header (columns: %s)", opt.Label, listCols(header))}
 		}
 	} else {
-		for j, h := range header {
-			if strings.EqualFold(h, "label") || strings.EqualFold(h, "y") {
-				if l.label >= 0 {
-					return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("two label columns (%q and %q): name one with the label option", header[l.label], h)}
+		// A column named label, else one named y (a y beside a label
+		// column is a feature, as x, y coordinates are).
+		for _, name := range []string{"label", "y"} {
+			for j, h := range header {
+				if strings.EqualFold(h, name) {
+					if l.label >= 0 {
+						return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("two label columns (%q and %q): name one with the label option", header[l.label], h)}
+					}
+					l.label = j
 				}
-				l.label = j
+			}
+			if l.label >= 0 {
+				l.byY = name == "y"
+				break
 			}
 		}
 	}

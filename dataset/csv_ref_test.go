@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -17,7 +18,11 @@ import (
 // reference that FuzzCSVReference and TestCSVReference compare readCSV
 // with, result for result and message for message.
 func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	if isGzip(br) {
+		return nil, &Error{Path: path, Err: errGzipped}
+	}
+	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true

@@ -47,7 +47,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "csv numeric label out of range", file: "a.csv", content: "y,a\n7,1\n", want: `label "7": labels must be 1 (anomaly)`, row: 2, col: 1},
 		{name: "csv no header", file: "a.csv", content: "1,2\n3,4\n", want: "no header row", row: 1},
 		{name: "csv only label", file: "a.csv", content: "label\n1\n", want: "no feature columns", row: 1},
-		{name: "csv two labels", file: "a.csv", content: "label,y,a\n1,1,1\n", want: "two label columns", row: 1},
+		{name: "csv two labels", file: "a.csv", content: "label,LABEL,a\n1,1,1\n", want: "two label columns", row: 1},
 		{name: "csv bad quote", file: "a.csv", content: "a,b\n1,\"2\n", want: "malformed CSV: extraneous or missing \" in quoted-field", row: 2},
 		{name: "csv shape", file: "a.csv", content: "a,b,c\n1,2,3\n", opt: Options{Shape: []int{2, 2}}, want: "shape [2 2] holds 4 values per row but the data has 3 features"},
 		{name: "csv bad shape", file: "a.csv", content: "a,b\n1,2\n", opt: Options{Shape: []int{0, 2}}, want: "every dimension must be positive"},

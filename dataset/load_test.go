@@ -198,6 +198,23 @@ func TestCSVLabelWords(t *testing.T) {
 	}
 }
 
+// TestCSVYColumn reads a column named y: the labels when no column is
+// named label, a feature beside one (x, y coordinates); a y column of
+// other numbers is an error that says why it was taken as the labels.
+func TestCSVYColumn(t *testing.T) {
+	ds, err := Load(writeFile(t, "y.csv", []byte("x,y,label\n1,2.5,0\n3,4,1\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ds.X.(*mat.Dense).RawMatrix().Data; !slices.Equal(got, []float64{1, 2.5, 3, 4}) || !slices.Equal(ds.Y, []int{0, 1}) || !slices.Equal(ds.Columns, []string{"x", "y"}) {
+		t.Errorf("X %v Y %v cols %q", got, ds.Y, ds.Columns)
+	}
+	_, err = Load(writeFile(t, "e.csv", []byte("x,y\n1,0.5\n")), Options{})
+	if err == nil || !strings.Contains(err.Error(), `label "0.5": labels must be 1 (anomaly), 0 (normal) or -1/empty (unlabeled); the column is taken as the labels for its name "y": if it holds a feature, rename it`) {
+		t.Errorf("error %v", err)
+	}
+}
+
 // TestTSV reads tab-separated values: the CSV rules but for the separator,
 // with quotes as plain characters and an empty cell an error in place
 // (a tab is never skipped as leading space).
