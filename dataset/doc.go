@@ -28,10 +28,11 @@
 //
 // CSV. The first row is a header naming the columns (a first row made of
 // numbers only is rejected as a missing header). The label column is the one
-// named by Options.Label, else one named "label" or "y" (names compare
-// without case); without one the data are unlabeled. A column without a
-// name is not read when it is the first (the row index pandas writes
-// without index=False; Dataset.Notes says so) or the last with empty cells
+// named by Options.Label, else one named "label", else one named "y"
+// (names compare without case; a y beside a label column is a feature);
+// without one the data are unlabeled. A column without a name is not
+// read when it is the first (the row index pandas writes without
+// index=False; Dataset.Notes says so) or the last with empty cells
 // (a trailing comma), and is an error anywhere else. Every other column is
 // a numeric feature (strconv.ParseFloat syntax). Label cells are 1 (anomaly),
 // 0 (normal), −1 or empty (unlabeled), or the words of one normal/anomaly
