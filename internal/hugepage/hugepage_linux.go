@@ -132,6 +132,19 @@ func Reserve32(n int) (f []float32, free func()) {
 	return f, free
 }
 
+// Reserve is Reserve32 for float64 values: a buffer that grows into its
+// budget (kernel PCA's Lanczos basis) is populated in parts, with Prefault
+// on the part about to be used.
+func Reserve(n int) (f []float64, free func()) {
+	p, free := alloc(uintptr(n) * 8)
+	if p == nil {
+		return make([]float64, n), func() {}
+	}
+	f = unsafe.Slice((*float64)(p), n)
+	Advise(f)
+	return f, free
+}
+
 // alloc maps size bytes at a 2 MiB boundary; nil when size is 0 or the
 // mapping fails.
 func alloc(size uintptr) (unsafe.Pointer, func()) {

@@ -18,6 +18,10 @@ func Prefault32([]float32) {}
 // does nothing.
 func Alloc(n int) (f []float64, free func()) { return Floats(n), func() {} }
 
+// Reserve returns make([]float64, n) where buffers cannot be mapped
+// directly; free does nothing.
+func Reserve(n int) (f []float64, free func()) { return make([]float64, n), func() {} }
+
 // Reserve32 returns make([]float32, n) where buffers cannot be mapped
 // directly; free does nothing.
 func Reserve32(n int) (f []float32, free func()) { return make([]float32, n), func() {} }
