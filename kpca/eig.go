@@ -134,8 +134,9 @@ func basisColumns(n, q int) (b, maxK int) {
 //   - The dense route (above denseMax: 4q > n, or a Lanczos run that used
 //     up its budget): the q vectors (symeig.VectorsTBytes) and the
 //     reduction's panel and scratch with syr2kLower's two copies of it.
-//   - Block Lanczos: the basis V and its image W, n × maxK each (row-major:
-//     resident whole from the first block), the Ritz vectors y and a·y it
+//   - Block Lanczos: the basis V and its image W, n × maxK each (resident
+//     only as far as the basis has grown, but a run that restarts fills
+//     its budget, so the bound counts it whole), the Ritz vectors y and a·y it
 //     forms (up to maxK columns each when it restarts), the maxK × maxK
 //     matrix T and the block's scratch.
 //

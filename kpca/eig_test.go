@@ -198,3 +198,26 @@ func TestLanczosBudgetSmallQ(t *testing.T) {
 	}
 	t.Logf("nine components converged with %d of %d vectors", reached, budget)
 }
+
+// TestGrowBasis checks that widening the basis's row stride in place
+// keeps every value of the columns in use at its (row, column).
+func TestGrowBasis(t *testing.T) {
+	const n, k, from, to = 37, 5, 7, 12
+	data := make([]float64, n*to)
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			data[i*from+j] = float64(1000*i + j)
+		}
+	}
+	g := growBasis(data, n, k, from, to)
+	if r, c := g.Dims(); r != n || c != to {
+		t.Fatalf("dims %d × %d, want %d × %d", r, c, n, to)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			if got, want := g.At(i, j), float64(1000*i+j); got != want {
+				t.Fatalf("(%d, %d) = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+}
