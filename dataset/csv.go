@@ -138,6 +138,7 @@ type csvLayout struct {
 	header []string // trimmed, without a byte-order mark
 	label  int
 	skip   []bool
+	empty  int // the unnamed last column of a trailing comma, which must stay empty; −1 if none
 	cols   []string
 	notes  []string
 	words  []string // distinct label words, in order of appearance
@@ -215,10 +216,11 @@ func (l *csvLayout) resolve(y []int, path string) error {
 }
 
 // csvHeader reads the layout from the fields of the header row (row hr).
-// Columns without a name are not features: the first is the row index
-// pandas writes (to_csv without index=False), the last the empty column
-// of a trailing comma (its cells must be empty, see skipped); an unnamed
-// column elsewhere is an error.
+// Columns without a name (or with pandas' "Unnamed: N") are not features:
+// the first is the row index pandas writes (to_csv without index=False),
+// the last the empty column of a trailing comma (its cells must be empty,
+// see skipped); an unnamed column elsewhere is an error. The first column
+// named id is a row identifier and not read either.
 func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*csvLayout, error) {
 	header := make([]string, len(fields))
 	for j, f := range fields {
@@ -238,7 +240,7 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 	if numeric {
 		return nil, &Error{Path: path, Row: hr, Err: errors.New("no header row: the first row is all numbers; add a header naming the columns")}
 	}
-	l := &csvLayout{header: header, label: -1, skip: make([]bool, len(header))}
+	l := &csvLayout{header: header, label: -1, skip: make([]bool, len(header)), empty: -1}
 	if opt.Label != "" {
 		for j, h := range header {
 			if strings.EqualFold(h, opt.Label) {
@@ -268,16 +270,26 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 		}
 	}
 	ncol := len(header)
+	id := false
 	for j, h := range header {
+		unnamed := h == "" || pandasUnnamed(h)
 		switch {
-		case h != "" || ncol == 1:
-		case j == 0:
+		case j == l.label || ncol == 1:
+		case unnamed && j == 0:
 			l.skip[j] = true
-			l.notes = append(l.notes, "column 1 has no name in the header: it is taken as the row index (as pandas writes it without index=False) and not read")
-		case j == ncol-1:
+			l.notes = append(l.notes, fmt.Sprintf("column 1 has no name in the header%s: it is taken as the row index (as pandas writes it without index=False) and not read", quotedName(h)))
+		case unnamed && j == ncol-1:
 			l.skip[j] = true
-		default:
-			return nil, &Error{Path: path, Row: hr, Col: j + 1, Err: errors.New("the column has no name in the header: name every column (only an unnamed first column, a row index, and an empty last column after a trailing comma are skipped)")}
+			l.empty = j
+		case unnamed:
+			return nil, &Error{Path: path, Row: hr, Col: j + 1, Err: fmt.Errorf("the column has no name in the header%s: name every column (only an unnamed first column, a row index, and an empty last column after a trailing comma are skipped)", quotedName(h))}
+		case !id && strings.EqualFold(h, "id"):
+			// A row identifier (Kaggle's and many exports' first column; the
+			// DAMI files' id attribute, which the ARFF reader skips too):
+			// read as a feature, its order alone can rank the rows.
+			id = true
+			l.skip[j] = true
+			l.notes = append(l.notes, fmt.Sprintf("column %d, %q, is taken as the row identifier and not read (rename it to read it as a feature)", j+1, h))
 		}
 	}
 	for j, h := range header {
@@ -286,9 +298,34 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 		}
 	}
 	if len(l.cols) == 0 {
-		return nil, &Error{Path: path, Row: hr, Err: errors.New("no feature columns: the only column is the label")}
+		return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("no feature columns: the columns (%s) are the label, a row index or a row identifier", listCols(header))}
 	}
 	return l, nil
+}
+
+// pandasUnnamed reports whether a header cell is the name pandas gives a
+// column that had none ("Unnamed: 0"), as a CSV with a row index gets
+// once read by pandas and written again.
+func pandasUnnamed(h string) bool {
+	num, ok := strings.CutPrefix(h, "Unnamed: ")
+	if !ok || num == "" {
+		return false
+	}
+	for _, r := range num {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// quotedName is "" for an empty header cell and ` ("Unnamed: 3", pandas'
+// name for an unnamed column)` for pandas' name.
+func quotedName(h string) string {
+	if h == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%q, pandas' name for an unnamed column)", h)
 }
 
 // separatorHint is the error of a header read as one column that holds
@@ -315,7 +352,7 @@ func separatorHint(header []string, comma byte) error {
 // skipped checks the trimmed cell of row, column j, a column that is not
 // read: an unnamed last column must be empty.
 func (l *csvLayout) skipped(path string, row, j int, cell []byte) error {
-	if j > 0 && len(cell) > 0 {
+	if j == l.empty && len(cell) > 0 {
 		return &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: the last column has no name in the header but holds values; name it", cell)}
 	}
 	return nil

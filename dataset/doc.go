@@ -30,10 +30,13 @@
 // numbers only is rejected as a missing header). The label column is the one
 // named by Options.Label, else one named "label", else one named "y"
 // (names compare without case; a y beside a label column is a feature);
-// without one the data are unlabeled. A column without a name is not
-// read when it is the first (the row index pandas writes without
-// index=False; Dataset.Notes says so) or the last with empty cells
-// (a trailing comma), and is an error anywhere else. Every other column is
+// without one the data are unlabeled. A column without a name (or with
+// the name pandas gives one, "Unnamed: 0") is not read when it is the
+// first (the row index pandas writes without index=False; Dataset.Notes
+// says so) or the last with empty cells (a trailing comma), and is an
+// error anywhere else. The first column named id (in any case) is a row
+// identifier: not read, whatever it holds, and Dataset.Notes says so; its
+// order alone would rank rows in files sorted by class. Every other column is
 // a numeric feature (strconv.ParseFloat syntax). Label cells are 1 (anomaly),
 // 0 (normal), −1 or empty (unlabeled), or the words of one normal/anomaly
 // pair as ARFF classes have them (no/yes, normal/anomaly, inlier/outlier,

@@ -181,6 +181,37 @@ func TestCSVUnnamedColumns(t *testing.T) {
 	}
 }
 
+// TestCSVRowIdentifiers reads the columns that name rows rather than
+// measure them: an id column (any values, text included; not read, with a
+// note), pandas' "Unnamed: 0" for a row index read and written again (not
+// read), and refuses "Unnamed: N" elsewhere and a file left without
+// features.
+func TestCSVRowIdentifiers(t *testing.T) {
+	ds, err := Load(writeFile(t, "id.csv", []byte("ID,a,label\nr-17,1.5,0\nr-18,3,1\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ds.X.(*mat.Dense).RawMatrix().Data; !slices.Equal(got, []float64{1.5, 3}) || !slices.Equal(ds.Columns, []string{"a"}) || len(ds.Notes) != 1 || !strings.Contains(ds.Notes[0], `column 1, "ID", is taken as the row identifier`) {
+		t.Errorf("X %v cols %q notes %q", got, ds.Columns, ds.Notes)
+	}
+	ds, err = Load(writeFile(t, "u.csv", []byte("Unnamed: 0,a,id,b\n0,1,7,2\n1,3,8,4\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ds.X.(*mat.Dense).RawMatrix().Data; !slices.Equal(got, []float64{1, 2, 3, 4}) || !slices.Equal(ds.Columns, []string{"a", "b"}) || len(ds.Notes) != 2 || !strings.Contains(ds.Notes[0], `"Unnamed: 0", pandas' name`) {
+		t.Errorf("X %v cols %q notes %q", got, ds.Columns, ds.Notes)
+	}
+	for content, want := range map[string]string{
+		"a,Unnamed: 1,b\n1,2,3\n": `row 1, column 2: the column has no name in the header ("Unnamed: 1", pandas' name for an unnamed column)`,
+		"id,label\n1,0\n":         `no feature columns: the columns ("id", "label") are the label, a row index or a row identifier`,
+	} {
+		_, err := Load(writeFile(t, "e.csv", []byte(content)), Options{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", content, err, want)
+		}
+	}
+}
+
 // TestCSVLabelWords reads label columns of words: a normal/anomaly pair
 // in any case (empty cells unlabeled), and one word alone.
 func TestCSVLabelWords(t *testing.T) {
