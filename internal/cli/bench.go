@@ -207,7 +207,7 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		// Open (and check) the report's output before any work: it must
 		// not be one of the data files.
 		var err error
-		if report, err = createOutput(o.report, nil, cfg.Data...); err != nil {
+		if report, err = createOutput(o.report, nil, nil, cfg.Data...); err != nil {
 			return err
 		}
 		defer report.Abort()

@@ -55,7 +55,7 @@ func runExport(o exportOptions, stderr io.Writer) error {
 	if o.format != "libsvm" {
 		return usagef("--format %q: the only export format is libsvm", o.format)
 	}
-	if err := checkOutput(o.out, o.model); err != nil {
+	if err := checkOutput(o.out, nil, o.model); err != nil {
 		return err
 	}
 	name, _, d, err := loadModel(o.model)
@@ -66,7 +66,7 @@ func runExport(o exportOptions, stderr io.Writer) error {
 	if !ok {
 		return usagef("%s: a %s model has no LIBSVM form; only ocsvm models export to libsvm", o.model, name)
 	}
-	out, err := createOutput(o.out, nil, o.model)
+	out, err := createOutput(o.out, nil, nil, o.model)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	// The output is opened before the data is read, so a model that would
 	// replace its own training data, or cannot be written, fails first.
-	out, err := createOutput(o.out, nil, o.data)
+	out, err := createOutput(o.out, nil, o.stdin, o.data)
 	if err != nil {
 		return err
 	}

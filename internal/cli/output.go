@@ -11,9 +11,10 @@ import (
 // replacement of regular files, links followed, devices and pipes written
 // in place, "-" to stdout). An output that is one of the command's inputs
 // is a usage error (exit 1), reported before any work; an output that
-// cannot be written is exit 3.
-func createOutput(path string, stdout io.Writer, inputs ...string) (*output.File, error) {
-	f, err := output.Create(path, output.Options{Inputs: inputs, Stdout: stdout})
+// cannot be written is exit 3. An input "-" is stdin (nil where the
+// command does not read standard input).
+func createOutput(path string, stdout io.Writer, stdin io.Reader, inputs ...string) (*output.File, error) {
+	f, err := output.Create(path, output.Options{Inputs: inputs, Stdout: stdout, Stdin: stdin})
 	if err != nil {
 		return nil, outputErr(err)
 	}
@@ -21,9 +22,9 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output.File
 }
 
 // checkOutput refuses, before any work, an output that is one of the
-// inputs (exit 1).
-func checkOutput(path string, inputs ...string) error {
-	if err := output.CheckInputs(path, inputs...); err != nil {
+// inputs (exit 1); an input "-" is stdin.
+func checkOutput(path string, stdin io.Reader, inputs ...string) error {
+	if err := output.CheckInputs(path, output.Options{Inputs: inputs, Stdin: stdin}); err != nil {
 		return usageErr(err)
 	}
 	return nil

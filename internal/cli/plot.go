@@ -100,7 +100,7 @@ func openData(ref string) (*dataset.Dataset, error) {
 }
 
 func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Writer) error {
-	if err := checkOutput(o.out, o.data); err != nil {
+	if err := checkOutput(o.out, nil, o.data); err != nil {
 		return err
 	}
 	methods := detector.Names()
@@ -180,7 +180,7 @@ func savePictureNoted(stderr io.Writer, path string, p *gplot.Plot) error {
 
 // savePictureSized is savePicture on a canvas of w × h.
 func savePictureSized(path string, inputs []string, w, h vg.Length, plots ...*gplot.Plot) error {
-	out, err := createOutput(path, nil, inputs...)
+	out, err := createOutput(path, nil, nil, inputs...)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func newSGDCmd(stderr io.Writer) *cobra.Command {
 }
 
 func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
-	if err := checkOutput(o.out, o.data); err != nil {
+	if err := checkOutput(o.out, nil, o.data); err != nil {
 		return err
 	}
 	if o.features < 1 || o.iterations < 1 || o.every < 1 {

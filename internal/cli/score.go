@@ -48,7 +48,7 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if path == "" {
 		path = "-"
 	}
-	if err := checkOutput(path, o.model, o.data); err != nil {
+	if err := checkOutput(path, o.stdin, o.model, o.data); err != nil {
 		return err
 	}
 	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
@@ -70,7 +70,7 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if err != nil {
 		return detectorErr(o.name(), err)
 	}
-	out, err := createOutput(path, stdout, o.model, o.data)
+	out, err := createOutput(path, stdout, o.stdin, o.model, o.data)
 	if err != nil {
 		return err
 	}

@@ -47,3 +47,33 @@ func TestStdin(t *testing.T) {
 		}
 	}
 }
+
+// TestStdinIsOutput refuses an output that is the file standard input
+// was redirected from (--data - --out data.csv < data.csv), for fit and
+// score, before any work: the data file keeps its bytes.
+func TestStdinIsOutput(t *testing.T) {
+	dir := t.TempDir()
+	model, data := filepath.Join(dir, "m.bin"), filepath.Join(dir, "train.csv")
+	os.WriteFile(data, []byte(trainCSV), 0o644)
+	if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", data, "--out", model); code != ExitOK {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"fit", "--method", "meandist", "--data", "-", "--out", data},
+		{"score", "--model", model, "--data", "-", "--out", data},
+	} {
+		f, err := os.Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := RunIO(context.Background(), args, f, &out, &errb)
+		f.Close()
+		if want := "train.csv is the file standard input is read from; write the output to another file"; code != ExitUsage || !strings.Contains(errb.String(), want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", args, code, errb.String(), ExitUsage, want)
+		}
+		if b, _ := os.ReadFile(data); string(b) != trainCSV {
+			t.Errorf("%q: the data file was changed", args)
+		}
+	}
+}

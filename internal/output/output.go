@@ -43,11 +43,17 @@ type SameFileError struct {
 }
 
 func (e *SameFileError) Error() string {
+	if e.Input == stdinName {
+		return fmt.Sprintf("%s is the file standard input is read from; write the output to another file", e.Output)
+	}
 	if e.Output == e.Input {
 		return fmt.Sprintf("%s is both an input and the output; write the output to another file", e.Output)
 	}
 	return fmt.Sprintf("%s is the same file as the input %s; write the output to another file", e.Output, e.Input)
 }
+
+// stdinName is SameFileError's Input for standard input.
+const stdinName = "standard input"
 
 // PathError reports an output path that cannot be written (a directory, a
 // missing directory, no permission, a full disk) with the path the user
@@ -73,9 +79,12 @@ type File struct {
 }
 
 // CheckInputs returns a *SameFileError when path (after following links)
-// is the same file as one of inputs; paths that do not exist are not the
-// same as anything. "-" is never an input's file.
-func CheckInputs(path string, inputs ...string) error {
+// is the same file as one of opt.Inputs; paths that do not exist are not
+// the same as anything. An input "-" is standard input, opt.Stdin: when
+// that is a file (a shell's redirection, < data.csv), it is compared too,
+// so that --data - --out data.csv < data.csv does not replace the data.
+// The output "-" is never an input's file.
+func CheckInputs(path string, opt Options) error {
 	if path == "-" {
 		return nil
 	}
@@ -83,11 +92,22 @@ func CheckInputs(path string, inputs ...string) error {
 	if err != nil {
 		return nil
 	}
-	for _, in := range inputs {
-		if in == "" || in == "-" {
+	for _, in := range opt.Inputs {
+		var st os.FileInfo
+		switch in {
+		case "":
 			continue
+		case "-":
+			f, ok := opt.Stdin.(*os.File)
+			if !ok {
+				continue
+			}
+			st, err = f.Stat()
+			in = stdinName
+		default:
+			st, err = os.Stat(in)
 		}
-		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
+		if err == nil && os.SameFile(out, st) {
 			return &SameFileError{Output: path, Input: in}
 		}
 	}
@@ -96,8 +116,12 @@ func CheckInputs(path string, inputs ...string) error {
 
 // Options are what Create needs to know besides the path.
 type Options struct {
-	// Inputs are the files the output must not be (the data, the model).
+	// Inputs are the files the output must not be (the data, the model);
+	// "-" is standard input, Stdin.
 	Inputs []string
+	// Stdin is the standard input an input "-" reads; checked when it is
+	// an *os.File.
+	Stdin io.Reader
 	// Stdout is where "-" writes; nil means os.Stdout.
 	Stdout io.Writer
 }
@@ -114,7 +138,7 @@ func Create(path string, opt Options) (*File, error) {
 		}
 		return &File{path: "standard output", w: bufio.NewWriterSize(w, 1<<16), stdout: true}, nil
 	}
-	if err := CheckInputs(path, opt.Inputs...); err != nil {
+	if err := CheckInputs(path, opt); err != nil {
 		return nil, err
 	}
 	target, err := resolve(path)
