@@ -46,7 +46,7 @@ func init() {
 		func(c norm2Config) (*norm2, error) {
 			b, err := detector.NewBase("testnorm", &c)
 			return &norm2{Base: b, fail: c.Fail, wait: c.Wait}, err
-		}, func(*norm2, detector.Op, detector.Size) int64 { return 0 })
+		}, func(*norm2, detector.Op, detector.Size) float64 { return 0 })
 }
 
 func (d *norm2) Fit(ctx context.Context, X mat.Matrix) error {

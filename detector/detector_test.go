@@ -67,7 +67,7 @@ func (m *meanDist) UnmarshalBinary(b []byte) error {
 
 func init() {
 	Register(Info{Name: "test-meandist", Summary: "distance to the training mean (test only)", Version: 3},
-		newMeanDist, func(*meanDist, Op, Size) int64 { return 0 })
+		newMeanDist, func(*meanDist, Op, Size) float64 { return 0 })
 }
 
 // Expected values are numpy.percentile(s, 100*(1-c)) (linear

@@ -2,6 +2,7 @@ package detector
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -75,7 +76,7 @@ type Method struct {
 
 	build  func(params map[string]string, opts Options) (Detector, error)
 	check  func(params map[string]string) error
-	memory func(d Detector, op Op, s Size) int64
+	memory func(d Detector, op Op, s Size) float64
 }
 
 // Check parses params as the method's constructor would and reports the
@@ -105,13 +106,16 @@ var (
 // version; New, its constructor from a typed configuration (whose Bind
 // declares the parameters); and memory, its estimate of the peak bytes an
 // operation allocates on data of a given size (beyond the input itself and
-// the scale stage's copy, which the registry adds). Register panics if the
+// the scale stage's copy, which the registry adds), in float64 arithmetic:
+// products of parameters and data sizes (features × columns × workers)
+// that pass int64's range give a huge estimate, or +Inf, not one wrapped
+// round to a small or negative number. Register panics if the
 // name is empty or taken or a function is nil: registration happens in
 // init functions, where such a mistake is a programming error.
 func Register[C any, P interface {
 	*C
 	Config
-}, D Detector](info Info, New func(C) (D, error), memory func(d D, op Op, s Size) int64) {
+}, D Detector](info Info, New func(C) (D, error), memory func(d D, op Op, s Size) float64) {
 	if info.Name == "" || New == nil || memory == nil {
 		panic("detector: Register needs a name, a constructor and a memory estimate")
 	}
@@ -131,7 +135,7 @@ func Register[C any, P interface {
 		var cfg C
 		return bindWith(info.Name, info.Scale, P(&cfg)).Apply(params)
 	}
-	m.memory = func(d Detector, op Op, s Size) int64 {
+	m.memory = func(d Detector, op Op, s Size) float64 {
 		return memory(d.(D), op, s)
 	}
 	regMu.Lock()
@@ -181,7 +185,8 @@ func Build(name string, params map[string]string, opts Options) (Detector, error
 // Memory estimates the peak bytes that op allocates on data of size s with
 // detector d (built by the registry, or by a method's New): the method's
 // own estimate plus the scale stage's copy of the data. Score estimates
-// need a fitted detector.
+// need a fitted detector. An estimate beyond int64's range is
+// math.MaxInt64.
 func Memory(d Detector, op Op, s Size) (int64, error) {
 	md, ok := d.(model)
 	if !ok {
@@ -195,12 +200,15 @@ func Memory(d Detector, op Op, s Size) (int64, error) {
 	est := m.memory(d, op, s)
 	if b.rule != "" && b.rule != "none" {
 		if s.Sparse {
-			est += s.NonZeros * 16
+			est += 16 * float64(s.NonZeros)
 		} else {
-			est += s.NonZeros * 8
+			est += 8 * float64(s.NonZeros)
 		}
 	}
-	return est, nil
+	if !(est < math.MaxInt64) { // +Inf and NaN too
+		return math.MaxInt64, nil
+	}
+	return int64(max(est, 0)), nil
 }
 
 // Describe returns the method name and resolved parameters of a detector

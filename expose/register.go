@@ -20,16 +20,16 @@ func init() {
 // memory estimates the peak bytes of a fit or score: the D × d random
 // frequencies, one ChunkRows × D feature block per worker, the embedding
 // and (fit) the threshold rows' copy.
-func memory(d *EXPoSE, op detector.Op, s detector.Size) int64 {
-	D := int64(d.cfg.Features)
-	cols := int64(s.Cols)
-	workers := int64(runtime.GOMAXPROCS(0))
-	est := 8*D*cols + 8*D + workers*8*(int64(d.cfg.ChunkRows)*D+D)
+func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
+	D := float64(d.cfg.Features)
+	cols := float64(s.Cols)
+	workers := float64(runtime.GOMAXPROCS(0))
+	est := 8*D*cols + 8*D + workers*8*(float64(d.cfg.ChunkRows)*D+D)
 	if op == detector.FitOp {
-		rows := min(int64(s.Rows), int64(d.thresholdCap()))
+		rows := float64(min(s.Rows, d.thresholdCap()))
 		est += 8*rows*cols + 8*rows
 	} else {
-		est += 8 * int64(s.Rows)
+		est += 8 * float64(s.Rows)
 	}
 	return est
 }

@@ -428,11 +428,11 @@ func (g *Gauss) UnmarshalBinary(b []byte) error {
 // memory estimates the peak bytes: the centred copy of the rows, and the
 // covariance and its factor (d ≤ n) or the Gram matrix and M (d > n, the
 // low-rank form); scoring, a few vectors per worker.
-func memory(g *Gauss, op detector.Op, s detector.Size) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
-	workers := int64(runtime.GOMAXPROCS(0))
+func memory(g *Gauss, op detector.Op, s detector.Size) float64 {
+	n, d := float64(s.Rows), float64(s.Cols)
+	workers := float64(runtime.GOMAXPROCS(0))
 	if op == detector.ScoreOp {
-		return 8*n + 16*(d+int64(len(g.mean)))*workers
+		return 8*n + 16*(d+float64(len(g.mean)))*workers
 	}
 	if d > n {
 		return 8*n*d + 3*8*n*n + 8*n

@@ -461,18 +461,18 @@ func (f *IForest) UnmarshalBinary(b []byte) error {
 // memory estimates the peak bytes: the copy of the training rows in the
 // forest's precision, each worker's permutation scratch, the
 // trees (at most 2ψ − 1 nodes each), and the scores.
-func memory(f *IForest, op detector.Op, s detector.Size) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
+func memory(f *IForest, op detector.Op, s detector.Size) float64 {
+	n, d := float64(s.Rows), float64(s.Cols)
+	workers := float64(runtime.GOMAXPROCS(0))
 	if op == detector.ScoreOp {
-		return 8*n + 8*d*int64(runtime.GOMAXPROCS(0))
+		return 8*n + 8*d*workers
 	}
-	psi := min(int64(f.cfg.Samples), n)
-	size := int64(8)
+	psi := float64(min(f.cfg.Samples, s.Rows))
+	size := 8.0
 	if f.cfg.Precision == Single {
 		size = 4
 	}
-	workers := int64(runtime.GOMAXPROCS(0))
-	return size*n*d + int64(f.cfg.Trees)*(2*psi)*32 + workers*8*n + 8*n + 8*n
+	return size*n*d + float64(f.cfg.Trees)*(2*psi)*32 + workers*8*n + 8*n + 8*n
 }
 
 func init() {

@@ -24,12 +24,12 @@ func init() {
 // memory estimates the peak bytes of a fit (the centred copy of the
 // training rows, the tree, and the exact scorer's per-worker kernel
 // blocks) or a score (the kernel blocks of the workers).
-func memory(k *KDE, op detector.Op, s detector.Size) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
-	workers := int64(runtime.GOMAXPROCS(0))
+func memory(k *KDE, op detector.Op, s detector.Size) float64 {
+	n, d := float64(s.Rows), float64(s.Cols)
+	workers := float64(runtime.GOMAXPROCS(0))
 	block := workers * 8 * (64*n + n + 64*d)
 	if op == detector.ScoreOp {
-		block = workers * 8 * (64*int64(k.n) + int64(k.n) + 64*d)
+		block = workers * 8 * (64*float64(k.n) + float64(k.n) + 64*d)
 		return block + 8*n
 	}
 	return 8*n*d + 8*3*n + block

@@ -28,13 +28,13 @@ func init() {
 // eigensolver's; Nyström: the n × m features, their centred copy and the
 // m × m covariance) or a score (the kernel block of 512 rows against the
 // training rows or landmarks).
-func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
+func memory(p *KPCA, op detector.Op, s detector.Size) float64 {
+	n, d := float64(s.Rows), float64(s.Cols)
 	if op == detector.ScoreOp {
 		if p.ny != nil { // per block: the kernel against the landmarks, z, z − z̄, its projection
-			return 8*n + 4*8*scoreRows*int64(len(p.zMean))
+			return 8*n + 4*8*scoreRows*float64(len(p.zMean))
 		}
-		return 8*n + 3*8*scoreRows*int64(len(p.rowMean))
+		return 8*n + 3*8*scoreRows*float64(len(p.rowMean))
 	}
 	if p.cfg.Method == Nystrom {
 		// The landmarks; z, z − z̄ and the projection of the training
@@ -42,16 +42,16 @@ func memory(p *KPCA, op detector.Op, s detector.Size) int64 {
 		// (randfeat.NystromBytes) and the m × m covariance with its block
 		// scratch and its eigensolver.
 		mi := min(p.cfg.Landmarks, s.Rows)
-		m := int64(mi)
-		q := int64(p.cfg.Components)
-		if q == 0 {
-			q = int64(math.Ceil(p.cfg.Variance * float64(mi)))
+		qi := p.cfg.Components
+		if qi == 0 {
+			qi = int(math.Ceil(p.cfg.Variance * float64(mi)))
 		}
-		q = min(q, m)
-		return 8*(m*d+2*n*m+n*q+2*n) + max(randfeat.NystromBytes(mi, s.Cols), 8*(m*m+covRows*m+int64(runtime.GOMAXPROCS(0))*covStrip*m)+denseBytes(mi, int(q), p.cfg.Variance))
+		qi = min(qi, mi)
+		m, q := float64(mi), float64(qi)
+		return 8*(m*d+2*n*m+n*q+2*n) + max(float64(randfeat.NystromBytes(mi, s.Cols)), 8*(m*m+covRows*m+float64(runtime.GOMAXPROCS(0))*covStrip*m)+float64(denseBytes(mi, qi, p.cfg.Variance)))
 	}
 	q := min(p.cfg.Components, max(s.Rows-1, 0))
-	return 8*n*int64(paddedStride(s.Rows)) + 8*n*d + eigenBytes(s.Rows, q, p.cfg.Variance)
+	return 8*n*float64(paddedStride(s.Rows)) + 8*n*d + float64(eigenBytes(s.Rows, q, p.cfg.Variance))
 }
 
 type state struct {

@@ -301,6 +301,6 @@ func init() {
 
 // memory estimates the peak bytes of a fit or a score (oneclass.Memory:
 // the rows, or their non-zeros when sparse, twice; the column cache).
-func memory(m *OCSVM, op detector.Op, s detector.Size) int64 {
+func memory(m *OCSVM, op detector.Op, s detector.Size) float64 {
 	return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, m.SupportVectors())
 }

@@ -314,7 +314,10 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		return nil, err
 	}
 
-	budget := int64(mb * (1 << 20) / 4)
+	// In float32 values, at most the whole matrix: a larger budget holds
+	// nothing more, and one past int64's range (cache_mb = 1e18) would not
+	// convert (it became the two-column minimum).
+	budget := int64(min(mb*(1<<20)/4, float64(l)*float64(l)))
 	if budget < int64(2*l) {
 		budget = int64(2 * l)
 	}

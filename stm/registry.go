@@ -44,40 +44,61 @@ func init() {
 
 // cpMemory is the CP-ALS of n samples: the batch's Kruskal tensors, the
 // n·R component vectors of length Σ I_n made from them, and each worker's
-// unfoldings and Gram matrices.
-func cpMemory(r resolved, n int64) int64 {
-	R := int64(r.rank)
-	return n*cpd.KruskalBytes(r.shape, r.rank) + 8*n*R*int64(r.dim) + int64(runtime.GOMAXPROCS(0))*8*(3*int64(r.d)+4*R*int64(r.dim))
+// unfoldings and Gram matrices. Like every estimate it is float64, so that
+// no product of sizes and parameters wraps round (detector.Register).
+func cpMemory(r resolved, n float64) float64 {
+	R := float64(r.rank)
+	return n*float64(cpd.KruskalBytes(r.shape, r.rank)) + 8*n*R*float64(r.dim) + float64(runtime.GOMAXPROCS(0))*8*(3*float64(r.d)+4*R*float64(r.dim))
 }
 
 // memoryOneSTM: the component vectors, the solver's column cache (bounded
 // by cache_mb) and its per-sample arrays; scoring, the component vectors
 // and their kernel values against the support components.
-func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) int64 {
-	n := int64(s.Rows)
+func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
+	n := float64(s.Rows)
 	if op == detector.ScoreOp {
-		sv := int64(0)
+		sv := 0
 		if m.exp != nil {
-			sv = int64(m.exp.Len())
+			sv = m.exp.Len()
 		}
-		return cpMemory(m.r, n) + smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, int(sv))
+		return cpMemory(m.r, n) + float64(smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, sv))
 	}
-	cache := min(int64(m.cfg.Solver.CacheMB*(1<<20)), 4*n*n+8*n)
+	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
 	return 2*cpMemory(m.r, n) + cache + 12*8*n // the solver copies the component vectors
 }
 
 // linearMemory is the random features of n samples (n × D summed features,
-// a block of R·1024 feature rows) and the map's frequencies.
-func linearMemory(n, R, in, D int64) int64 {
-	return 8*n*D + 8*1024*R*D + 8*D*in
+// a block of R·sumBlock feature rows) and the map's frequencies (D × in).
+func linearMemory(n, R, in, D float64) float64 {
+	return 8*n*D + 8*sumBlock*R*D + 8*D*in
 }
 
-func memoryR1STM(m *R1STM, _ detector.Op, s detector.Size) int64 {
-	n, R := int64(s.Rows), int64(m.r.rank)
-	return cpMemory(m.r, n) + linearMemory(n, R, int64(m.r.dim), int64(m.cfg.Features))
+// permodeMemory is what the per-mode construction (construction=permode)
+// holds beside the summed features: each mode's map (Dm × I_n frequencies,
+// Dm offsets and the D × Dm random signs) and, for a block of rows, each
+// mode's features and their projection (rows × Dm and rows × D).
+func permodeMemory(r resolved, rows, Dm, D float64) float64 {
+	var maps float64
+	for _, side := range r.shape {
+		maps += Dm*float64(side) + Dm + D*Dm
+	}
+	return 8*maps + 8*rows*(Dm+D)
 }
 
-func memoryR1SVM(m *R1SVM, _ detector.Op, s detector.Size) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
-	return 8*n*d + linearMemory(n, 1, d, int64(m.cfg.Features))
+func memoryR1STM(m *R1STM, _ detector.Op, s detector.Size) float64 {
+	n, R, D := float64(s.Rows), float64(m.r.rank), float64(m.cfg.Features)
+	if m.cfg.Construction == PerMode {
+		Dm := m.cfg.ModeFeatures
+		if Dm == 0 {
+			Dm = DefaultModeFeatures
+		}
+		block := float64(min(sumBlock, s.Rows)) * R
+		return cpMemory(m.r, n) + 8*n*D + 8*block*D + permodeMemory(m.r, block, float64(Dm), D)
+	}
+	return cpMemory(m.r, n) + linearMemory(n, R, float64(m.r.dim), D)
+}
+
+func memoryR1SVM(m *R1SVM, _ detector.Op, s detector.Size) float64 {
+	n, d := float64(s.Rows), float64(s.Cols)
+	return 8*n*d + linearMemory(n, 1, d, float64(m.cfg.Features))
 }

@@ -322,10 +322,10 @@ func init() {
 
 // memory estimates the peak bytes of a fit or a score (oneclass.Memory:
 // the rows, or their non-zeros when sparse, twice; the column cache).
-func memory(m *SVDD, op detector.Op, s detector.Size) int64 {
+func memory(m *SVDD, op detector.Op, s detector.Size) float64 {
 	sv := 0
 	if m.exp != nil {
 		sv = m.exp.Len()
 	}
-	return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, sv) + 4*8*int64(s.Rows) // the labels, bounds and diagonal
+	return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, sv) + 4*8*float64(s.Rows) // the labels, bounds and diagonal
 }

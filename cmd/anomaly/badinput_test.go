@@ -40,6 +40,8 @@ func TestBadInputRealMethods(t *testing.T) {
 	e20 := writeRows("e20.csv", 1e20)
 	pdindex := filepath.Join(dir, "pdindex.csv")
 	os.WriteFile(pdindex, []byte(",a,b\n0,1,2\n1,2,3\n2,3,1\n3,2,2\n"), 0o644)
+	t4 := filepath.Join(dir, "t4.csv")
+	os.WriteFile(t4, []byte("a,b,c,d\n"+strings.Repeat("1,2,3,4\n2,1,4,3\n3,3,1,2\n", 5)), 0o644)
 	konst := filepath.Join(dir, "const.csv")
 	os.WriteFile(konst, []byte("a,b\n"+strings.Repeat("1,2\n", 20)), 0o644)
 	var wide strings.Builder
@@ -75,6 +77,10 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"10^7 sparse columns: svdd fits", []string{"fit", "--method", "svdd", "--data", libsvm, "--out", out}, cli.ExitOK, "wrote"},
 		{"--max-memory too small", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--max-memory", "1KB"}, cli.ExitData, "memory budget of 1 kB (--max-memory)"},
 		{"a 1.6 GB .npy over --max-memory: refused from its header", []string{"fit", "--method", "expose", "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "its 2000000 × 100 values need about 1.6 GB, over the memory budget of 1 GB (--max-memory)"},
+		{"features × chunk past int64 (the estimate wrapped round to 210 MB and the fit grew to GBs)", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=20000000", "--set", "chunk=57646075227", "--max-memory", "500MB"}, cli.ExitUsage, "needs more than 9.22e+06 TB"},
+		{"iforest trees=2^55", []string{"fit", "--method", "iforest", "--data", train, "--out", out, "--set", "trees=36028797018963968"}, cli.ExitUsage, "the parameters trees=36028797018963968 make it so"},
+		{"cache_mb=1e18 does not switch the estimate off", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "cache_mb=1e18", "--max-memory", "1KB"}, cli.ExitData, "over the memory budget of 1 kB"},
+		{"r1stm permode: mode_features counted", []string{"fit", "--method", "r1stm", "--data", t4, "--out", out, "--shape", "2x2", "--set", "construction=permode", "--set", "mode_features=10000000"}, cli.ExitUsage, "construction=permode, mode_features=10000000 make it so"},
 		{"the same file scored", []string{"score", "--model", model, "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "over the memory budget of 1 GB (--max-memory)"},
 		{"×1e300, scale=none: kde", []string{"fit", "--method", "kde", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "squared distances between rows overflow"},
 		{"×1e300, scale=none: ocsvm", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "column 1 ranges from"},

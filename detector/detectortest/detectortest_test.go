@@ -91,7 +91,7 @@ func (m *centroid) UnmarshalBinary(b []byte) error {
 
 func init() {
 	detector.Register(detector.Info{Name: "test-centroid", Summary: "distance to the training mean (detectortest's own test)", Version: 1},
-		newCentroid, func(*centroid, detector.Op, detector.Size) int64 { return 0 })
+		newCentroid, func(*centroid, detector.Op, detector.Size) float64 { return 0 })
 }
 
 // TestRun runs the suite on the centroid detector, which is deterministic.

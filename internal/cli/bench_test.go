@@ -47,7 +47,7 @@ func init() {
 		func(c benchVecConfig) (*benchVec, error) {
 			b, err := detector.NewBase("benchvec", &c)
 			return &benchVec{Base: b, fail: c.Fail, block: c.Block}, err
-		}, func(*benchVec, detector.Op, detector.Size) int64 { return 0 })
+		}, func(*benchVec, detector.Op, detector.Size) float64 { return 0 })
 }
 
 func (d *benchVec) Fit(ctx context.Context, X mat.Matrix) error {

@@ -109,8 +109,12 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 	if op == detector.ScoreOp {
 		what = "scoring"
 	}
-	msg := fmt.Sprintf("%s %d × %d %s with %s needs about %s, over the memory budget of %s (%s)",
-		what, size.Rows, size.Cols, dataKind(size), method, dataset.FormatBytes(est), dataset.FormatBytes(budget), source)
+	about := "about " + dataset.FormatBytes(est)
+	if est == math.MaxInt64 { // detector.Memory's ceiling
+		about = "more than " + dataset.FormatBytes(est)
+	}
+	msg := fmt.Sprintf("%s %d × %d %s with %s needs %s, over the memory budget of %s (%s)",
+		what, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
 	if op == detector.FitOp && len(params) > 0 {
 		if plain, _, perr := detector.Prepare(method, shapeOnly(params), detector.Task{}); perr == nil {
 			if base, err := detector.Memory(plain, op, size); err == nil && base <= budget {

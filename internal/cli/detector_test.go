@@ -46,13 +46,13 @@ func newMeanDist(name string, c meanDistConfig) (*meanDist, error) {
 func init() {
 	detector.Register(detector.Info{Name: "meandist", Summary: "test method: squared distance to the training mean", Version: 1},
 		func(c meanDistConfig) (*meanDist, error) { return newMeanDist("meandist", c) },
-		func(*meanDist, detector.Op, detector.Size) int64 { return 0 })
+		func(*meanDist, detector.Op, detector.Size) float64 { return 0 })
 	detector.Register(detector.Info{Name: "meanlabeled", Summary: "test method: meandist fitted on the rows labelled normal", Version: 1},
 		func(c meanDistConfig) (*meanLabeled, error) {
 			d, err := newMeanDist("meanlabeled", c)
 			return &meanLabeled{d}, err
 		},
-		func(*meanLabeled, detector.Op, detector.Size) int64 { return 0 })
+		func(*meanLabeled, detector.Op, detector.Size) float64 { return 0 })
 }
 
 func (m *meanDist) Fit(ctx context.Context, X mat.Matrix) error {

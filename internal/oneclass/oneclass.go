@@ -180,17 +180,17 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 // per-row arrays and the support vectors kept (at most all rows). Score
 // against nSV support vectors: what smo's Expansion.Eval allocates
 // (smo.EvalBytes).
-func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) int64 {
-	n, d := int64(s.Rows), int64(s.Cols)
+func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) float64 {
+	n, d := float64(s.Rows), float64(s.Cols)
 	rows := 8 * n * d
 	if s.Sparse {
-		rows = 16*s.NonZeros + 8*(n+1)
+		rows = 16*float64(s.NonZeros) + 8*(n+1)
 	}
 	if op == detector.ScoreOp {
-		return smo.EvalBytes(s.Rows, s.Cols, nSV)
+		return float64(smo.EvalBytes(s.Rows, s.Cols, nSV))
 	}
-	cache := min(int64(cacheMB*(1<<20)), 4*n*n+8*n)
-	copies := int64(2) // the input and the kernel matrix's rows
+	cache := min(cacheMB*(1<<20), 4*n*n+8*n)
+	copies := 2.0 // the input and the kernel matrix's rows
 	if !s.Sparse {
 		copies = 3 // and, for the RBF kernel, the rows transposed
 	}
