@@ -2,9 +2,11 @@ package stm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -192,13 +194,38 @@ func shapeMismatch(fitted bool, X mat.Matrix, r resolved, name string) error {
 	return fmt.Errorf("%s: %w (%w)", name, &detector.DimError{Got: c, Want: r.d}, tensor.CheckShape(r.shape, c))
 }
 
-// medianWidth is γ of the median rule on the component vectors F (times
-// the factor), or the fixed γ.
-func (c *Common) width(F *mat.Dense, src rand.Source) float64 {
+// width is γ of the median rule on the component vectors F (times the
+// factor), or the fixed γ; a *param.Error when the product leaves
+// float64's positive range (checkWidth).
+func (c *Common) width(name string, F *mat.Dense, src rand.Source) (float64, error) {
 	if c.Gamma > 0 {
-		return c.Gamma
+		return c.Gamma, nil
 	}
-	return c.GammaFactor * medianGamma(F, src)
+	gamma := c.GammaFactor * medianGamma(F, src)
+	return gamma, checkWidth(name, gamma, c.GammaFactor)
+}
+
+// checkWidth refuses a width γ = gamma_factor × the median rule's γ that
+// is 0 or +Inf, as an extreme factor makes it (1e308 or 5e-324): the
+// kernel would be NaN on equal rows (+Inf · 0) or constant, and a saved
+// model needs 0 < γ < ∞. The error is the parameter's (exit 1 at the
+// command line).
+func checkWidth(name string, gamma, factor float64) error {
+	if gamma > 0 && !math.IsInf(gamma, 1) {
+		return nil
+	}
+	return &param.Error{Method: name, Name: "gamma_factor", Value: strconv.FormatFloat(factor, 'g', -1, 64),
+		Reason: fmt.Sprintf("times the median rule's γ it makes γ = %v, outside float64's range of widths; choose a factor nearer 1", gamma)}
+}
+
+// fitErr prefixes a fit's error with the method's name, but for a
+// parameter's error, which names the method itself.
+func fitErr(name string, err error) error {
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // validShape checks a sample shape: sides ≥ 1, order ≥ 2.

@@ -32,7 +32,11 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, p
 	n, D := Z.Dims()
 	raw := Z.RawMatrix()
 	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+D] }
-	s := nu * float64(n)
+	// With νn ≤ 1 the bound of the Σα = 1 form, 1/(νn), is at least 1 and
+	// never binds, so every such ν has the optimum of νn = 1: solving with
+	// s = 1 gives it exactly, where a subnormal νn (ν = 1e-320) made w
+	// infinite below (1/s) and the scores NaN.
+	s := max(nu*float64(n), 1)
 	alpha := make([]float64, n)
 	// LIBSVM's start: the first ⌊νn⌋ at the bound, the next one fractional.
 	rest := s

@@ -72,7 +72,10 @@ func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		return nil, err
 	}
 	ms, _ := seeds(m.cfg.Src)
-	gamma := m.cfg.width(F, ms)
+	gamma, err := m.cfg.width("1stm", F, ms)
+	if err != nil {
+		return nil, err
+	}
 	var q smo.Matrix
 	if m.r.rank == 1 {
 		q = smo.NewKernelMatrix(kernel.RBF{Gamma: gamma}, F, nil, 1)

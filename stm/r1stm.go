@@ -116,12 +116,15 @@ func seeds(src rand.Source) (median, features rand.Source) {
 //
 // newMap builds the feature map for the resolved γ; nil means random
 // Fourier features on the rows of V.
-func (lm *linearModel) fit(ctx context.Context, V *mat.Dense, R int, gamma, gfac, nu float64, lin Linear, src rand.Source,
+func (lm *linearModel) fit(ctx context.Context, name string, V *mat.Dense, R int, gamma, gfac, nu float64, lin Linear, src rand.Source,
 	newMap func(gamma float64, D int, src rand.Source) featureMap, progress detector.ProgressFunc) ([]float64, error) {
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
 	if gamma == 0 {
 		gamma = gfac * medianGamma(V, ms)
+		if err := checkWidth(name, gamma, gfac); err != nil {
+			return nil, err
+		}
 	}
 	var f featureMap
 	if newMap != nil {
@@ -212,9 +215,9 @@ func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 			return newPermodeMap(m.r.shape, gamma, m.cfg.ModeFeatures, D, src)
 		}
 	}
-	train, err := m.lm.fit(ctx, F, m.r.rank, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap, m.cfg.Progress)
+	train, err := m.lm.fit(ctx, "r1stm", F, m.r.rank, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap, m.cfg.Progress)
 	if err != nil {
-		return nil, fmt.Errorf("r1stm: %w", err)
+		return nil, fitErr("r1stm", err)
 	}
 	return train, nil
 }
@@ -284,9 +287,9 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 		if err := kernel.CheckRange(X); err != nil {
 			return nil, fmt.Errorf("r1svm: %w", err)
 		}
-		train, err := m.lm.fit(ctx, asDense(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
+		train, err := m.lm.fit(ctx, "r1svm", asDense(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
 		if err != nil {
-			return nil, fmt.Errorf("r1svm: %w", err)
+			return nil, fitErr("r1svm", err)
 		}
 		return train, nil
 	})

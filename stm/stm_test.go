@@ -276,6 +276,34 @@ func TestLinearOCMatchesSMO(t *testing.T) {
 	}
 }
 
+// TestLinearOCSmallNu: for νn ≤ 1 the bound of the Σα = 1 dual, 1/(νn),
+// cannot bind, so ν = 1e-320 (νn subnormal; w was +Inf and the scores
+// NaN) and ν = 0.5/n reach the optimum of ν = 1/n: the minimum-norm point
+// of the rows' convex hull.
+func TestLinearOCSmallNu(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	n, D := 100, 10
+	Z := mat.NewDense(n, D, nil)
+	for i := range n {
+		for j := range D {
+			Z.Set(i, j, 1+rng.NormFloat64())
+		}
+	}
+	ref, rhoRef, _, err := linearOC(context.Background(), Z, 1/float64(n), 1e-6, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nu := range []float64{1e-320, 0.5 / float64(n)} {
+		w, rho, _, err := linearOC(context.Background(), Z, nu, 1e-6, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !floats.Equal(w, ref) || rho != rhoRef {
+			t.Errorf("ν = %v: w, ρ = %v, %v; want those of ν = 1/n, %v, %v", nu, w[:2], rho, ref[:2], rhoRef)
+		}
+	}
+}
+
 // TestSumKernelColumn checks the smo.Matrix contract of the rank-R kernel:
 // Column(dst, j, rows) sets dst[i] = K_ij for i in rows only.
 func TestSumKernelColumn(t *testing.T) {
