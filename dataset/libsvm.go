@@ -175,7 +175,7 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 	if b.Rows() == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}
 	}
-	X := b.Build(0)
+	X := b.Build(opt.Features)
 	_, d := X.Dims()
 	if d == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no feature index:value pairs on any line")}

@@ -35,6 +35,13 @@ type Options struct {
 	// the allocation and the runtime's zeroing of each. Other formats, and
 	// an array too large for it, allocate as usual.
 	Buffer []float64
+	// Features, when positive, is the least number of features of a
+	// LIBSVM text file: a file whose highest index is lower gets the
+	// columns up to Features, empty, as its trailing features are
+	// implicitly zero (scikit-learn's load_svmlight_file(n_features=…)).
+	// A test file scored against a model fitted on wider rows needs it.
+	// Other formats have their width in the file and ignore it.
+	Features int
 }
 
 // values returns the buffer for n values: Buffer when it holds them,

@@ -181,6 +181,23 @@ func TestCSVUnnamedColumns(t *testing.T) {
 	}
 }
 
+// TestLIBSVMFeatures widens a LIBSVM file to Options.Features columns when
+// its highest index is lower (the trailing features are zero, as
+// load_svmlight_file(n_features=…) reads them), and keeps a wider file's
+// own width.
+func TestLIBSVMFeatures(t *testing.T) {
+	path := writeFile(t, "s.libsvm", []byte("0 1:0.5\n1 3:2\n"))
+	for _, c := range []struct{ features, want int }{{0, 3}, {5, 5}, {2, 3}} {
+		ds, err := Load(path, Options{Features: c.features})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, cols := ds.X.Dims(); cols != c.want {
+			t.Errorf("Features %d: %d columns, want %d", c.features, cols, c.want)
+		}
+	}
+}
+
 // TestCSVRowIdentifiers reads the columns that name rows rather than
 // measure them: an id column (any values, text included; not read, with a
 // note), pandas' "Unnamed: 0" for a row index read and written again (not

@@ -40,6 +40,8 @@ func TestBadInputRealMethods(t *testing.T) {
 	e20 := writeRows("e20.csv", 1e20)
 	pdindex := filepath.Join(dir, "pdindex.csv")
 	os.WriteFile(pdindex, []byte(",a,b\n0,1,2\n1,2,3\n2,3,1\n3,2,2\n"), 0o644)
+	short := filepath.Join(dir, "short.libsvm")
+	os.WriteFile(short, []byte("0 1:0.5\n1 2:3\n"), 0o644)
 	t4 := filepath.Join(dir, "t4.csv")
 	os.WriteFile(t4, []byte("a,b,c,d\n"+strings.Repeat("1,2,3,4\n2,1,4,3\n3,3,1,2\n", 5)), 0o644)
 	konst := filepath.Join(dir, "const.csv")
@@ -84,6 +86,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"r1svm nu=1e-320 (νn subnormal: the scores were NaN) fits as νn = 1", []string{"fit", "--method", "r1svm", "--data", train, "--out", out, "--set", "nu=1e-320"}, cli.ExitOK, "wrote"},
 		{"r1stm gamma_factor=1e308: γ = +Inf refused as the parameter's", []string{"fit", "--method", "r1stm", "--data", t4, "--out", out, "--shape", "2x2", "--set", "gamma_factor=1e308"}, cli.ExitUsage, `parameter gamma_factor="1e+308": times the median rule's γ it makes γ = +Inf`},
 		{"r1svm gamma_factor=5e-324: γ = 0 (the model was written, then refused by score)", []string{"fit", "--method", "r1svm", "--data", train, "--out", out, "--set", "gamma_factor=5e-324"}, cli.ExitUsage, "γ = 0, outside float64's range of widths"},
+		{"LIBSVM rows that never use the model's last features (implicitly zero) score", []string{"score", "--model", model, "--data", short, "--out", out}, cli.ExitOK, ""},
 		{"the same file scored", []string{"score", "--model", model, "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "over the memory budget of 1 GB (--max-memory)"},
 		{"×1e300, scale=none: kde", []string{"fit", "--method", "kde", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "squared distances between rows overflow"},
 		{"×1e300, scale=none: ocsvm", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "column 1 ranges from"},

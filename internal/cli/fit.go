@@ -98,7 +98,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	defer out.Abort()
 
-	ds, err := o.dataFlags.load(nil)
+	ds, err := o.dataFlags.load(0)
 	if err != nil {
 		return err
 	}

@@ -47,13 +47,14 @@ func (o dataFlags) name() string {
 // file. The values read may take at most the memory budget (maxMemory, the
 // --max-memory flag): a larger file is refused from its header, or from
 // the rows read so far, before its buffer is allocated, not after the
-// machine has run out of memory reading it.
-func (o dataFlags) load(shape []int) (*dataset.Dataset, error) {
+// machine has run out of memory reading it. features is the least width
+// of a LIBSVM file (dataset.Options.Features; 0 for its own).
+func (o dataFlags) load(features int) (*dataset.Dataset, error) {
 	budget, source, err := memoryBudget(o.maxMemory)
 	if err != nil {
 		return nil, err
 	}
-	opt := dataset.Options{Label: o.label, Shape: shape, MaxBytes: budget}
+	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features}
 	var ds *dataset.Dataset
 	if o.data == "-" {
 		format := "." + strings.TrimPrefix(o.format, ".")
@@ -144,7 +145,13 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := o.dataFlags.load(nil)
+	// A LIBSVM file's width is its highest index: one that never uses the
+	// model's last features is as wide as the model (they are zero).
+	features := 0
+	if dm, ok := d.(interface{ Dim() int }); ok {
+		features = dm.Dim()
+	}
+	ds, err := o.dataFlags.load(features)
 	if err != nil {
 		return nil, nil, err
 	}
