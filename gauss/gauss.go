@@ -7,6 +7,9 @@ import (
 	"math"
 	"runtime"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
@@ -286,54 +289,75 @@ func (g *Gauss) score(dst []float64, X mat.Matrix) []float64 {
 	r, d := X.Dims()
 	var L mat.TriDense
 	g.chol.LTo(&L)
-	parallel.ForRanges(r, 512, func(lo, hi int) {
-		z := mat.NewVecDense(d, nil)
-		y := mat.NewVecDense(d, nil)
+	lt := L.RawTriangular()
+	// D² = ‖L⁻¹(x − m)‖², for a block of rows Z at once: Y·Lᵀ = Z (one
+	// triangular solve with many right-hand sides). Solving row by row
+	// with VecDense.SolveVec also estimated L's condition number each
+	// time, O(d²) more per row: 4,400 rows of 784 features scored in 14 s
+	// instead of 0.2 s.
+	parallel.ForRanges(r, scoreBlock, func(lo, hi int) {
+		z := g.centred(X, lo, hi)
+		blas64.Trsm(blas.Right, blas.Trans, 1, lt, z.RawMatrix())
 		for i := lo; i < hi; i++ {
-			for j := 0; j < d; j++ {
-				z.SetVec(j, X.At(i, j)-g.mean[j])
-			}
-			// D² = ‖L⁻¹(x − m)‖².
-			if err := y.SolveVec(&L, z); err != nil {
-				dst[i] = math.Inf(1)
-				continue
-			}
-			m2 := mat.Dot(y, y)
-			if g.cfg.Score == NLL {
-				m2 = 0.5 * (m2 + float64(d)*math.Log(2*math.Pi) + g.logDet)
-			}
-			dst[i] = m2
+			row := z.RawRowView(i - lo)
+			dst[i] = g.finish(floats.Dot(row, row), d)
 		}
 	})
 	return dst
 }
 
-// scoreLowRank is score in the low-rank form (lowRank).
+// scoreBlock is the number of rows score solves for at a time.
+const scoreBlock = 256
+
+// centred returns rows lo to hi of X minus the mean.
+func (g *Gauss) centred(X mat.Matrix, lo, hi int) *mat.Dense {
+	_, d := X.Dims()
+	z := mat.NewDense(hi-lo, d, nil)
+	for i := lo; i < hi; i++ {
+		row := z.RawRowView(i - lo)
+		for j := range row {
+			row[j] = X.At(i, j) - g.mean[j]
+		}
+	}
+	return z
+}
+
+// finish turns a squared Mahalanobis distance into the score.
+func (g *Gauss) finish(m2 float64, d int) float64 {
+	if g.cfg.Score == NLL {
+		return 0.5 * (m2 + float64(d)*math.Log(2*math.Pi) + g.logDet)
+	}
+	return m2
+}
+
+// scoreLowRank is score in the low-rank form (lowRank): vᵀM⁻¹v =
+// ‖U⁻ᵀv‖² with M = UᵀU, for a block of rows at once (V = Z·Xcᵀ, then
+// Y·U = V).
 func (g *Gauss) scoreLowRank(dst []float64, X mat.Matrix) []float64 {
 	r, d := X.Dims()
 	n, _ := g.xc.Dims()
-	parallel.ForRanges(r, 64, func(lo, hi int) {
-		z := mat.NewVecDense(d, nil)
-		v := mat.NewVecDense(n, nil)
-		w := mat.NewVecDense(n, nil)
+	var ut blas64.Triangular
+	if g.chol != nil {
+		var U mat.TriDense
+		g.chol.UTo(&U)
+		ut = U.RawTriangular()
+	}
+	parallel.ForRanges(r, scoreBlock, func(lo, hi int) {
+		z := g.centred(X, lo, hi)
+		var v *mat.Dense
+		if g.chol != nil {
+			v = mat.NewDense(hi-lo, n, nil)
+			v.Mul(z, g.xc.T())
+			blas64.Trsm(blas.Right, blas.NoTrans, 1, ut, v.RawMatrix())
+		}
 		for i := lo; i < hi; i++ {
-			for j := 0; j < d; j++ {
-				z.SetVec(j, X.At(i, j)-g.mean[j])
+			row := z.RawRowView(i - lo)
+			m2 := floats.Dot(row, row)
+			if v != nil {
+				y := v.RawRowView(i - lo)
+				m2 -= floats.Dot(y, y)
 			}
-			m2 := mat.Dot(z, z)
-			if g.chol != nil {
-				v.MulVec(g.xc, z)
-				if err := g.chol.SolveVecTo(w, v); err != nil {
-					dst[i] = math.Inf(1)
-					continue
-				}
-				m2 -= mat.Dot(v, w)
-			}
-			m2 = math.Max(m2, 0) / g.a
-			if g.cfg.Score == NLL {
-				m2 = 0.5 * (m2 + float64(d)*math.Log(2*math.Pi) + g.logDet)
-			}
-			dst[i] = m2
+			dst[i] = g.finish(math.Max(m2, 0)/g.a, d)
 		}
 	})
 	return dst
@@ -427,17 +451,26 @@ func (g *Gauss) UnmarshalBinary(b []byte) error {
 
 // memory estimates the peak bytes: the centred copy of the rows, and the
 // covariance and its factor (d ≤ n) or the Gram matrix and M (d > n, the
-// low-rank form); scoring, a few vectors per worker.
+// low-rank form); scoring (which a fit ends with), each worker's block of
+// centred rows and, in the low-rank form, their products with the
+// training rows.
 func memory(g *Gauss, op detector.Op, s detector.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
+	lowRank := d > n
+	if g.xc != nil {
+		lowRank = true
+		n, _ := g.xc.Dims()
+		d += float64(n) // the block's products with the n training rows
+	}
+	block := workers * 8 * scoreBlock * d
 	if op == detector.ScoreOp {
-		return 8*n + 16*(d+float64(len(g.mean)))*workers
+		return 8*n + block
 	}
-	if d > n {
-		return 8*n*d + 3*8*n*n + 8*n
+	if lowRank {
+		return 8*n*d + 3*8*n*n + 8*n + block + workers*8*scoreBlock*n
 	}
-	return 8*n*d + 4*8*d*d + 8*n
+	return 8*n*d + 4*8*d*d + 8*n + block
 }
 
 func init() {
