@@ -125,8 +125,9 @@ func (m *OneSTM) Gamma() float64 { return m.gamma }
 // Stats returns the solver's statistics of the last fit.
 func (m *OneSTM) Stats() oneclass.Stats { return m.stats }
 
-// medianGamma is the median rule on component vectors, seeded.
-func medianGamma(F *mat.Dense, src rand.Source) float64 {
+// medianGamma is the median rule on component vectors (or r1svm's rows,
+// dense or sparse), seeded.
+func medianGamma(F mat.Matrix, src rand.Source) float64 {
 	if r, _ := F.Dims(); r < 2 {
 		return 1
 	}

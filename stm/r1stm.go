@@ -6,11 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
@@ -116,7 +118,7 @@ func seeds(src rand.Source) (median, features rand.Source) {
 //
 // newMap builds the feature map for the resolved γ; nil means random
 // Fourier features on the rows of V.
-func (lm *linearModel) fit(ctx context.Context, name string, V *mat.Dense, R int, gamma, gfac, nu float64, lin Linear, src rand.Source,
+func (lm *linearModel) fit(ctx context.Context, name string, V mat.Matrix, R int, gamma, gfac, nu float64, lin Linear, src rand.Source,
 	newMap func(gamma float64, D int, src rand.Source) featureMap, progress detector.ProgressFunc) ([]float64, error) {
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
@@ -156,7 +158,7 @@ const sumBlock = 1024
 // sumFeatures maps the rows of V and sums each run of R rows: row i of the
 // result is Σ_r z(v_{i·R+r}). It works a block of samples at a time, so only
 // sumBlock·R feature rows exist at once and ctx is checked between blocks.
-func sumFeatures(ctx context.Context, f featureMap, V *mat.Dense, R int) (*mat.Dense, error) {
+func sumFeatures(ctx context.Context, f featureMap, V mat.Matrix, R int) (*mat.Dense, error) {
 	rows, _ := V.Dims()
 	n, D := rows/R, f.Dim()
 	if err := ctx.Err(); err != nil {
@@ -170,11 +172,11 @@ func sumFeatures(ctx context.Context, f featureMap, V *mat.Dense, R int) (*mat.D
 		}
 		i1 := min(i0+sumBlock, n)
 		if R == 1 {
-			f.Transform(Z.Slice(i0, i1, 0, D).(*mat.Dense), V.Slice(i0, i1, 0, V.RawMatrix().Cols))
+			f.Transform(Z.Slice(i0, i1, 0, D).(*mat.Dense), rowsOf(V, i0, i1))
 			continue
 		}
 		buf.Reset()
-		f.Transform(&buf, V.Slice(i0*R, i1*R, 0, V.RawMatrix().Cols))
+		f.Transform(&buf, rowsOf(V, i0*R, i1*R))
 		for i := i0; i < i1; i++ {
 			dst := Z.RawRowView(i)
 			for c := range R {
@@ -187,7 +189,7 @@ func sumFeatures(ctx context.Context, f featureMap, V *mat.Dense, R int) (*mat.D
 	return Z, nil
 }
 
-func (lm *linearModel) score(dst []float64, V *mat.Dense, R int) []float64 {
+func (lm *linearModel) score(dst []float64, V mat.Matrix, R int) []float64 {
 	Z, _ := sumFeatures(context.Background(), lm.fourier, V, R) // no cancel: no error
 	n, D := Z.Dims()
 	dst = detector.ScoreDst(dst, n)
@@ -287,7 +289,7 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 		if err := kernel.CheckRange(X); err != nil {
 			return nil, fmt.Errorf("r1svm: %w", err)
 		}
-		train, err := m.lm.fit(ctx, "r1svm", asDense(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
+		train, err := m.lm.fit(ctx, "r1svm", csr.Input(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
 		if err != nil {
 			return nil, fitErr("r1svm", err)
 		}
@@ -297,17 +299,33 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 
 // asDense returns X as a *mat.Dense, copying only when it is not one (a
 // view or another matrix type); the linear machine reads rows in place.
-func asDense(X mat.Matrix) *mat.Dense {
-	if d, ok := X.(*mat.Dense); ok {
-		return d
+// rowsOf returns rows i to k of V as the feature maps take them: a view
+// of a *mat.Dense, a *sparse.CSR's rows (csr.SliceRows: a sparse file's
+// rows are never densified, so r1svm on 200 LIBSVM rows of 199,005
+// columns no longer makes a 318 MB dense copy and projects its zeros),
+// and otherwise a copy of those rows.
+func rowsOf(V mat.Matrix, i, k int) mat.Matrix {
+	switch v := V.(type) {
+	case *mat.Dense:
+		_, c := v.Dims()
+		return v.Slice(i, k, 0, c)
+	case *sparse.CSR:
+		return csr.SliceRows(v, i, k)
 	}
-	return mat.DenseCopyOf(X)
+	_, c := V.Dims()
+	out := mat.NewDense(k-i, c, nil)
+	for r := i; r < k; r++ {
+		for j := 0; j < c; j++ {
+			out.Set(r-i, j, V.At(r, j))
+		}
+	}
+	return out
 }
 
 // Score writes ρ − ⟨w, z(x)⟩ for every row x of X.
 func (m *R1SVM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	return m.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
-		return m.lm.score(dst, asDense(X), 1), nil
+		return m.lm.score(dst, csr.Input(X), 1), nil
 	})
 }
 

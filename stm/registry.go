@@ -68,9 +68,10 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 }
 
 // linearMemory is the random features of n samples (n × D summed features,
-// a block of R·sumBlock feature rows) and the map's frequencies (D × in).
+// a block of R·sumBlock feature rows) and the map's frequencies (D × in)
+// with the transposed copy its products use.
 func linearMemory(n, R, in, D float64) float64 {
-	return 8*n*D + 8*sumBlock*R*D + 8*D*in
+	return 8*n*D + 8*sumBlock*R*D + 2*8*D*in
 }
 
 // permodeMemory is what the per-mode construction (construction=permode)
@@ -100,5 +101,9 @@ func memoryR1STM(m *R1STM, _ detector.Op, s detector.Size) float64 {
 
 func memoryR1SVM(m *R1SVM, _ detector.Op, s detector.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
-	return 8*n*d + linearMemory(n, 1, d, float64(m.cfg.Features))
+	rows := 8 * n * d // a dense input's copy
+	if s.Sparse {
+		rows = 16 * float64(s.NonZeros) // sparse rows are used as they are
+	}
+	return rows + linearMemory(n, 1, d, float64(m.cfg.Features))
 }
