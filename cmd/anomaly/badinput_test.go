@@ -87,6 +87,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"r1stm gamma_factor=1e308: γ = +Inf refused as the parameter's", []string{"fit", "--method", "r1stm", "--data", t4, "--out", out, "--shape", "2x2", "--set", "gamma_factor=1e308"}, cli.ExitUsage, `parameter gamma_factor="1e+308": times the median rule's γ it makes γ = +Inf`},
 		{"r1svm gamma_factor=5e-324: γ = 0 (the model was written, then refused by score)", []string{"fit", "--method", "r1svm", "--data", train, "--out", out, "--set", "gamma_factor=5e-324"}, cli.ExitUsage, "γ = 0, outside float64's range of widths"},
 		{"LIBSVM rows that never use the model's last features (implicitly zero) score", []string{"score", "--model", model, "--data", short, "--out", out}, cli.ExitOK, ""},
+		{"a model whose loading passes the budget (4× its file)", []string{"score", "--model", model, "--data", train, "--out", out, "--max-memory", "4KB"}, cli.ExitData, "loading the model needs about"},
 		{"the same file scored", []string{"score", "--model", model, "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "over the memory budget of 1 GB (--max-memory)"},
 		{"×1e300, scale=none: kde", []string{"fit", "--method", "kde", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "squared distances between rows overflow"},
 		{"×1e300, scale=none: ocsvm", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "column 1 ranges from"},

@@ -120,6 +120,14 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 	return name, params, d, nil
 }
 
+// modelLoadFactor bounds the peak memory of loading a model, in multiples
+// of its file's size: the file's bytes, gob's copy of them while it
+// decodes, the decoded state and the structures a method builds from it
+// (decoding a 1.8 GB r1svm model, 2·10⁸ frequencies, took the heap to
+// 5.0 GB: 2.8×; its scoring then adds the frequencies' transposed copy,
+// which the method's own estimate counts).
+const modelLoadFactor = 4
+
 // labelUsage is the help of --label, the label column of a data file.
 const labelUsage = "name of the label column (CSV) or class attribute (ARFF)"
 
@@ -141,6 +149,18 @@ func (o *applyOptions) bind(c *cobra.Command, dataUsage string) {
 // tensor file's sample shape is the model's and that scoring it fits the
 // memory budget (--max-memory).
 func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
+	// The budget first: it also sets the collector's soft limit, which
+	// the model's decoding needs as much as the scoring.
+	budget, source, err := memoryBudget(o.maxMemory)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err := os.Stat(o.model); err == nil && st.Mode().IsRegular() {
+		if need := modelLoadFactor * st.Size(); need > budget {
+			return nil, nil, dataErr(fmt.Errorf("%s: loading the model needs about %s (%d× its %s), over the memory budget of %s (%s); raise --max-memory",
+				o.model, dataset.FormatBytes(need), modelLoadFactor, dataset.FormatBytes(st.Size()), dataset.FormatBytes(budget), source))
+		}
+	}
 	name, params, d, err := loadModel(o.model)
 	if err != nil {
 		return nil, nil, err
