@@ -19,7 +19,7 @@ func init() {
 
 // memory estimates the peak bytes of a fit or score: the D × d random
 // frequencies, one ChunkRows × D feature block per worker, the embedding
-// and (fit) the threshold rows' copy.
+// and (fit) the threshold rows' copy and the saving of the frequencies.
 func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
 	D := float64(d.cfg.Features)
 	cols := float64(s.Cols)
@@ -28,6 +28,7 @@ func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
 	if op == detector.FitOp {
 		rows := float64(min(s.Rows, d.thresholdCap()))
 		est += 8*rows*cols + 8*rows
+		est += detector.SaveFactor * 8 * D * cols // saving the frequencies
 	} else {
 		est += 8 * float64(s.Rows)
 	}

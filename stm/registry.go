@@ -86,7 +86,7 @@ func permodeMemory(r resolved, rows, Dm, D float64) float64 {
 	return 8*maps + 8*rows*(Dm+D)
 }
 
-func memoryR1STM(m *R1STM, _ detector.Op, s detector.Size) float64 {
+func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 	n, R, D := float64(s.Rows), float64(m.r.rank), float64(m.cfg.Features)
 	if m.cfg.Construction == PerMode {
 		Dm := m.cfg.ModeFeatures
@@ -94,16 +94,28 @@ func memoryR1STM(m *R1STM, _ detector.Op, s detector.Size) float64 {
 			Dm = DefaultModeFeatures
 		}
 		block := float64(min(sumBlock, s.Rows)) * R
-		return cpMemory(m.r, n) + 8*n*D + 8*block*D + permodeMemory(m.r, block, float64(Dm), D)
+		est := cpMemory(m.r, n) + 8*n*D + 8*block*D + permodeMemory(m.r, block, float64(Dm), D)
+		if op == detector.FitOp { // saving the maps
+			est += detector.SaveFactor * (permodeMemory(m.r, 0, float64(Dm), D))
+		}
+		return est
 	}
-	return cpMemory(m.r, n) + linearMemory(n, R, float64(m.r.dim), D)
+	est := cpMemory(m.r, n) + linearMemory(n, R, float64(m.r.dim), D)
+	if op == detector.FitOp { // saving the frequencies
+		est += detector.SaveFactor * 8 * D * float64(m.r.dim)
+	}
+	return est
 }
 
-func memoryR1SVM(m *R1SVM, _ detector.Op, s detector.Size) float64 {
-	n, d := float64(s.Rows), float64(s.Cols)
+func memoryR1SVM(m *R1SVM, op detector.Op, s detector.Size) float64 {
+	n, d, D := float64(s.Rows), float64(s.Cols), float64(m.cfg.Features)
 	rows := 8 * n * d // a dense input's copy
 	if s.Sparse {
 		rows = 16 * float64(s.NonZeros) // sparse rows are used as they are
 	}
-	return rows + linearMemory(n, 1, d, float64(m.cfg.Features))
+	est := rows + linearMemory(n, 1, d, D)
+	if op == detector.FitOp { // saving the frequencies
+		est += detector.SaveFactor * 8 * D * d
+	}
+	return est
 }
