@@ -157,7 +157,10 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 		cNormal = 1 / (m.cfg.Nu * float64(nt))
 	}
 	if cNormal*float64(nt) < 1-1e-12 {
-		return nil, fmt.Errorf("svdd: C = %v < 1/n = %v: no α with Σα = 1 and α_i ≤ C exists (use C ≥ 1/n, or nu ≤ 1)", cNormal, 1/float64(nt))
+		// Only a given C can be below 1/n (ν ≤ 1 gives C ≥ 1/n): the
+		// parameter's error, which the data shows.
+		return nil, &param.Error{Method: "svdd", Name: "c", Value: fmt.Sprint(m.cfg.C),
+			Reason: fmt.Sprintf("C < 1/n = %v (n = %d normal or unlabeled training rows): no α with Σα = 1 and α_i ≤ C exists; use C ≥ 1/n, or nu", 1/float64(nt), nt)}
 	}
 	cAnomaly := m.cfg.CAnomaly
 	if cAnomaly == 0 {
@@ -188,7 +191,11 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 	for i := range bounds {
 		bounds[i] = 1
 		if label(i) < 0 {
-			bounds[i] = cAnomaly / cNormal
+			// Σα over the normal rows minus Σα over the anomalies is 1,
+			// so an anomaly's α never passes nt·C (nt in the scaled
+			// form): a larger bound is that one, and c_anomaly = 1e308
+			// no longer makes it +Inf.
+			bounds[i] = min(cAnomaly/cNormal, float64(nt))
 		}
 		kdiag[i] = q.Diag(i) / 2
 		p[i] = -s * label(i) * kdiag[i]

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -279,4 +280,32 @@ func TestPersist(t *testing.T) {
 		t.Errorf("unfitted Score: %v", err)
 	}
 	_ = kernel.Linear{}
+}
+
+// TestCAnomalyHuge: a labelled anomaly's α never passes n·C (the normal
+// rows' α sum to at most n·C and exceed the anomalies' by 1), so any
+// c_anomaly above it fits as that bound: c_anomaly = 1e308 (whose scaled
+// bound was +Inf, refused by the solver) gives the scores of 1e6.
+func TestCAnomalyHuge(t *testing.T) {
+	X := randX(120, 3, 5)
+	y := make([]int, 120)
+	for i := 0; i < 120; i += 10 {
+		y[i] = 1
+	}
+	var scores [2][]float64
+	for k, ca := range []float64{1e6, 1e308} {
+		m, err := New(Config{Nu: 0.2, CAnomaly: ca})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.FitLabeled(context.Background(), X, y); err != nil {
+			t.Fatalf("c_anomaly %v: %v", ca, err)
+		}
+		if scores[k], err = m.Score(nil, X); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(scores[0], scores[1]) {
+		t.Errorf("scores differ: %v vs %v", scores[0][:3], scores[1][:3])
+	}
 }
