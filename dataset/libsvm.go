@@ -62,6 +62,7 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 	var labels []float64
 	plus := false // some label is written "+1"
 	var cols []int
+	width := 0 // the highest feature index
 	var vals []float64
 	var long []byte // a line longer than the read buffer
 	line := 0
@@ -133,6 +134,7 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 				return nil, lerr("%v", err)
 			}
 			prev = idx
+			width = max(width, idx) // explicit zeros count: the index exists
 			cols = append(cols, idx-1)
 			vals = append(vals, v)
 		}
@@ -175,7 +177,7 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 	if b.Rows() == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}
 	}
-	X := b.Build(opt.Features)
+	X := b.Build(max(opt.Features, width))
 	_, d := X.Dims()
 	if d == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no feature index:value pairs on any line")}

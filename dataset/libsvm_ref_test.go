@@ -24,6 +24,7 @@ func refReadLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 	var labels []float64
 	plus := false // some label is written "+1"
 	var cols []int
+	width := 0
 	var vals []float64
 	line := 0
 	for sc.Scan() {
@@ -72,6 +73,9 @@ func refReadLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 			cols = append(cols, idx-1)
 			vals = append(vals, v)
 		}
+		for _, c := range cols { // the width counts indices of explicit zeros
+			width = max(width, c+1)
+		}
 		if err := b.AddRow(cols, vals); err != nil {
 			return nil, lerr("%v", err)
 		}
@@ -86,7 +90,7 @@ func refReadLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 	if b.Rows() == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}
 	}
-	X := b.Build(0)
+	X := b.Build(max(opt.Features, width))
 	_, d := X.Dims()
 	if d == 0 {
 		return nil, &Error{Path: path, Err: errors.New("empty data: no feature index:value pairs on any line")}
