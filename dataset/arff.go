@@ -294,9 +294,11 @@ func arffWeight(w string) error {
 	return fmt.Errorf("instance weight %s: weighted rows are not supported (every method weighs rows equally); remove the weights", clip(w))
 }
 
+// clip shortens a cell or token quoted in an error to its first 40 bytes
+// and its length, so that a 5 MB cell does not make a 5 MB message.
 func clip(s string) string {
 	if len(s) > 40 {
-		return s[:40] + "..."
+		return fmt.Sprintf("%s... (%d bytes)", s[:40], len(s))
 	}
 	return s
 }

@@ -166,7 +166,7 @@ func (l *csvLayout) labelText(s, path string, row int) (int, error) {
 		return v, nil
 	}
 	bad := func(err error) error {
-		return &Error{Path: path, Row: row, Col: l.label + 1, Err: fmt.Errorf("label %q: %v", s, err)}
+		return &Error{Path: path, Row: row, Col: l.label + 1, Err: fmt.Errorf("label %q: %v", clip(s), err)}
 	}
 	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
 		if l.byY {
@@ -353,7 +353,7 @@ func separatorHint(header []string, comma byte) error {
 // read: an unnamed last column must be empty.
 func (l *csvLayout) skipped(path string, row, j int, cell []byte) error {
 	if j == l.empty && len(cell) > 0 {
-		return &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: the last column has no name in the header but holds values; name it", cell)}
+		return &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: the last column has no name in the header but holds values; name it", clip(string(cell)))}
 	}
 	return nil
 }
@@ -670,21 +670,21 @@ func parseValue(s string) (float64, error) {
 		var ne *strconv.NumError
 		switch {
 		case errors.As(err, &ne) && ne.Err == strconv.ErrRange:
-			return 0, fmt.Errorf("%q is out of the float64 range", s)
+			return 0, fmt.Errorf("%q is out of the float64 range", clip(s))
 		case slices.Contains(missingMarks, strings.ToLower(s)):
-			return 0, fmt.Errorf("%q marks a missing value, and missing values are not supported: drop or impute those rows first", s)
+			return 0, fmt.Errorf("%q marks a missing value, and missing values are not supported: drop or impute those rows first", clip(s))
 		case strings.Count(s, ",") == 1:
 			if _, err := strconv.ParseFloat(strings.Replace(s, ",", ".", 1), 64); err == nil {
 				return 0, fmt.Errorf("%q has a decimal comma: write numbers with a decimal point (%s)", s, strings.Replace(s, ",", ".", 1))
 			}
 		}
-		return 0, fmt.Errorf("%q is not a number", s)
+		return 0, fmt.Errorf("%q is not a number", clip(s))
 	}
 	if math.IsNaN(v) {
-		return 0, fmt.Errorf("%q: NaN is not allowed (missing values are not supported)", s)
+		return 0, fmt.Errorf("%q: NaN is not allowed (missing values are not supported)", clip(s))
 	}
 	if math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q: infinite values are not allowed", s)
+		return 0, fmt.Errorf("%q: infinite values are not allowed", clip(s))
 	}
 	return v, nil
 }

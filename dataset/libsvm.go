@@ -30,15 +30,15 @@ func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Datase
 func checkEntry(tok []byte, idx int, ok bool, prev int, v float64, verr error) error {
 	switch {
 	case !ok || idx < 1 || idx > maxLIBSVMIndex:
-		return fmt.Errorf("bad index in %q: want an integer from 1 to %d", tok, maxLIBSVMIndex)
+		return fmt.Errorf("bad index in %q: want an integer from 1 to %d", clip(string(tok)), maxLIBSVMIndex)
 	case idx <= prev:
-		return fmt.Errorf("index %d in %q does not increase (previous index %d)", idx, tok, prev)
+		return fmt.Errorf("index %d in %q does not increase (previous index %d)", idx, clip(string(tok)), prev)
 	case verr != nil && !errors.Is(verr, strconv.ErrRange):
-		return fmt.Errorf("bad value in %q: not a number", tok)
+		return fmt.Errorf("bad value in %q: not a number", clip(string(tok)))
 	case verr != nil || math.IsInf(v, 0):
-		return fmt.Errorf("bad value in %q: infinite or out of the float64 range", tok)
+		return fmt.Errorf("bad value in %q: infinite or out of the float64 range", clip(string(tok)))
 	case math.IsNaN(v):
-		return fmt.Errorf("bad value in %q: NaN is not allowed", tok)
+		return fmt.Errorf("bad value in %q: NaN is not allowed", clip(string(tok)))
 	}
 	return nil
 }
@@ -103,9 +103,9 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 		lab, err := parseFloat(tok)
 		if err != nil || lab-lab != 0 || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
 			if bytes.IndexByte(tok, ':') >= 0 {
-				return nil, lerr("missing label: the line starts with %q", tok)
+				return nil, lerr("missing label: the line starts with %q", clip(string(tok)))
 			}
-			return nil, lerr("bad label %q: want an integer (1/0 or +1/-1)", tok)
+			return nil, lerr("bad label %q: want an integer (1/0 or +1/-1)", clip(string(tok)))
 		}
 		if tok[0] == '+' {
 			plus = true
@@ -119,12 +119,12 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 			tok := text[s:e]
 			colon := bytes.IndexByte(tok, ':')
 			if colon < 0 {
-				return nil, lerr("bad token %q: want index:value", tok)
+				return nil, lerr("bad token %q: want index:value", clip(string(tok)))
 			}
 			is, vs := tok[:colon], tok[colon+1:]
 			if string(is) == "qid" {
 				if k != 0 {
-					return nil, lerr("qid token %q must come right after the label", tok)
+					return nil, lerr("qid token %q must come right after the label", clip(string(tok)))
 				}
 				continue
 			}
