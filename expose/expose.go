@@ -87,9 +87,9 @@ func (c *Config) Bind(s *param.Set) {
 	s.Choice(&c.Map, "map", RFF, []string{RFF, ORF}, nil, "random feature map: rff or orf (orthogonal, rbf only)")
 	s.Choice(&c.Solver, "solver", Batch, []string{Batch, SGD}, nil, "batch (exact mean embedding) or sgd (Algorithm 1)")
 	if c.Epsilon > 0 && c.Iterations == 0 {
-		s.OptionalInt(&c.Iterations, "iterations", param.AtLeast(1), "SGD iterations T (from epsilon when that is set)")
+		s.OptionalInt(&c.Iterations, "iterations", param.Interval(1, MaxIterations, false, false), "SGD iterations T (from epsilon when that is set)")
 	} else {
-		s.Int(&c.Iterations, "iterations", 1000, param.AtLeast(1), "SGD iterations T (from epsilon when that is set)")
+		s.Int(&c.Iterations, "iterations", 1000, param.Interval(1, MaxIterations, false, false), "SGD iterations T (from epsilon when that is set)")
 	}
 	s.OptionalFloat(&c.Epsilon, "epsilon", param.Above(0), "SGD accuracy ε; T = ⌈M²/ε²⌉ when iterations is not given")
 	s.Float(&c.Radius, "radius", 1, param.Above(0), "kernel bound M: the SGD ball radius")
@@ -118,6 +118,11 @@ type EXPoSE struct {
 var _ detector.Detector = (*EXPoSE)(nil)
 var _ detector.PartialFitter = (*EXPoSE)(nil)
 
+// MaxIterations bounds T, given or from epsilon: at the default D = 2000
+// an iteration takes about 10 µs here, so 10⁹ are hours of fitting; more
+// is a mistake in the parameters, not a fit to wait for.
+const MaxIterations = 1e9
+
 // New validates cfg and returns an unfitted detector.
 func New(cfg Config) (*EXPoSE, error) {
 	if cfg.Iterations == 0 && cfg.Epsilon > 0 && !math.IsInf(cfg.Epsilon, 0) {
@@ -126,7 +131,7 @@ func New(cfg Config) (*EXPoSE, error) {
 			r = 1
 		}
 		t := math.Ceil(r * r / (cfg.Epsilon * cfg.Epsilon))
-		if t > 1e9 {
+		if t > MaxIterations {
 			return nil, &param.Error{Method: "expose", Name: "epsilon", Value: fmt.Sprint(cfg.Epsilon),
 				Reason: fmt.Sprintf("asks for %.3g iterations; choose a larger epsilon", t)}
 		}
