@@ -69,6 +69,9 @@ model's threshold) and threshold.`,
 }
 
 func runEval(o evalOptions, out io.Writer) error {
+	if err := checkNormalClass(o.normalClass); err != nil {
+		return err
+	}
 	d, ds, err := o.load()
 	if err != nil {
 		return err

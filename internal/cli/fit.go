@@ -195,6 +195,9 @@ func applyShapeFlag(ds *dataset.Dataset, shape []int, flag, path string) error {
 // fitParams gathers the method parameters from --set and the dedicated
 // flags, and parses --shape for the loader.
 func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape []int, err error) {
+	if err := checkNormalClass(o.normalClass); err != nil {
+		return nil, nil, err
+	}
 	if o.normalClass >= 0 && o.labeled {
 		return nil, nil, usagef("--normal-class and --labeled: give one")
 	}

@@ -207,6 +207,14 @@ func detectorErr(path string, err error) error {
 	return dataErr(fmt.Errorf("%s: %w", path, err))
 }
 
+// checkNormalClass refuses a --normal-class below −1 (−1 is none).
+func checkNormalClass(c int) error {
+	if c < -1 {
+		return usagef("--normal-class %d: a class is an index ≥ 0 (or -1 for none)", c)
+	}
+	return nil
+}
+
 // normalClassLabels turns a file's class indices (ds.Class: the tensor .npz
 // files, multi-class LIBSVM or ARFF files) into anomaly labels: class normal
 // is 0, every other class 1.
