@@ -170,7 +170,7 @@ func (t *tensorModel) scoreComponents(dst []float64, X mat.Matrix, score func(ds
 // checked the values and, when scoring, the column count.
 func checkTensorRows(X mat.Matrix, r resolved, name string) error {
 	if r.shape == nil {
-		return fmt.Errorf("%s: the sample shape is required (shape=24x51 on the command line; taken from N-d .npy/.npz files)", name)
+		return &param.Error{Method: name, Name: "shape", Reason: "the sample shape is required (shape=24x51 on the command line; taken from N-d .npy/.npz files)"}
 	}
 	_, c := X.Dims()
 	if err := tensor.CheckShape(r.shape, c); err != nil {

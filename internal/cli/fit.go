@@ -105,7 +105,11 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	for _, n := range ds.Notes {
 		fmt.Fprintf(stderr, "anomaly: note: %s: %s\n", o.name(), n)
 	}
-	if err := applyShapeFlag(ds, shape, o.shape, o.name()); err != nil {
+	given := "--shape " + o.shape
+	if o.shape == "" {
+		given = "--set shape=" + params["shape"]
+	}
+	if err := applyShapeFlag(ds, shape, given, o.name()); err != nil {
 		return err
 	}
 	if o.normalClass >= 0 {
@@ -168,16 +172,17 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	return nil
 }
 
-// applyShapeFlag checks --shape against the data: a file that carries its
+// applyShapeFlag checks --shape (or --set shape, given as the user wrote
+// it) against the data: a file that carries its
 // own sample shape must have that one, and the shape's size must be the
 // row length; on data without a shape it becomes the data's.
-func applyShapeFlag(ds *dataset.Dataset, shape []int, flag, path string) error {
+func applyShapeFlag(ds *dataset.Dataset, shape []int, given, path string) error {
 	if shape == nil {
 		return nil
 	}
 	if ds.Shape != nil {
 		if !slices.Equal(ds.Shape, shape) {
-			return usagef("--shape %s: the samples of %s have shape %s; give that shape or drop --shape", flag, path, tensor.FormatShape(ds.Shape))
+			return usagef("%s: the samples of %s have shape %s; give that shape or drop it", given, path, tensor.FormatShape(ds.Shape))
 		}
 		return nil
 	}
@@ -186,7 +191,7 @@ func applyShapeFlag(ds *dataset.Dataset, shape []int, flag, path string) error {
 		p *= s
 	}
 	if p != ds.Cols() {
-		return usagef("--shape %s holds %d values per sample, but the rows of %s have %d", flag, p, path, ds.Cols())
+		return usagef("%s holds %d values per sample, but the rows of %s have %d", given, p, path, ds.Cols())
 	}
 	ds.Shape = shape
 	return nil
@@ -221,6 +226,11 @@ func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if v, ok := params["shape"]; ok && shape == nil && m.Has("shape") {
+		// --set shape=… is checked against the data as --shape is (a
+		// shape that does not parse is the parameter layer's error).
+		shape, _ = tensor.ParseShape(v)
 	}
 	return params, shape, nil
 }
