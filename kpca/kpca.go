@@ -10,7 +10,6 @@ import (
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/hugepage"
 
-	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/parallel"
@@ -325,7 +324,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 			return nil, err
 		}
 		i1 := min(i0+transformRows, n)
-		ny.Transform(z.Slice(i0, i1, 0, m).(*mat.Dense), rowBlock(X, i0, i1))
+		ny.Transform(z.Slice(i0, i1, 0, m).(*mat.Dense), csr.Rows(X, i0, i1))
 		f.progress("gram", i1, n)
 	}
 	zMean := make([]float64, m)
@@ -500,7 +499,7 @@ func (p *KPCA) score(dst []float64, X mat.Matrix) ([]float64, error) {
 	}
 	for i0 := 0; i0 < m; i0 += scoreRows {
 		i1 := min(i0+scoreRows, m)
-		xb := rowBlock(X, i0, i1)
+		xb := csr.Rows(X, i0, i1)
 		kxx := p.selfKernel(xb)
 		if p.ny != nil {
 			var z mat.Dense
@@ -646,21 +645,4 @@ func centreUpper(ctx context.Context, raw blas64.Symmetric, rowMean []float64, g
 		trace += raw.Data[i*raw.Stride+i]
 	}
 	return trace, nil
-}
-
-// rowBlock returns rows [i0, i1) of X as a matrix (a view when X is dense).
-func rowBlock(X mat.Matrix, i0, i1 int) mat.Matrix {
-	switch m := X.(type) {
-	case *mat.Dense:
-		_, c := m.Dims()
-		return m.Slice(i0, i1, 0, c)
-	case *sparse.CSR:
-		return csr.SliceRows(m, i0, i1)
-	}
-	_, c := X.Dims()
-	out := mat.NewDense(i1-i0, c, nil)
-	for i := i0; i < i1; i++ {
-		mat.Row(out.RawRowView(i-i0), i, X)
-	}
-	return out
 }

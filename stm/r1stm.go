@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -172,11 +171,11 @@ func sumFeatures(ctx context.Context, f featureMap, V mat.Matrix, R int) (*mat.D
 		}
 		i1 := min(i0+sumBlock, n)
 		if R == 1 {
-			f.Transform(Z.Slice(i0, i1, 0, D).(*mat.Dense), rowsOf(V, i0, i1))
+			f.Transform(Z.Slice(i0, i1, 0, D).(*mat.Dense), csr.Rows(V, i0, i1))
 			continue
 		}
 		buf.Reset()
-		f.Transform(&buf, rowsOf(V, i0*R, i1*R))
+		f.Transform(&buf, csr.Rows(V, i0*R, i1*R))
 		for i := i0; i < i1; i++ {
 			dst := Z.RawRowView(i)
 			for c := range R {
@@ -299,28 +298,6 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 
 // asDense returns X as a *mat.Dense, copying only when it is not one (a
 // view or another matrix type); the linear machine reads rows in place.
-// rowsOf returns rows i to k of V as the feature maps take them: a view
-// of a *mat.Dense, a *sparse.CSR's rows (csr.SliceRows: a sparse file's
-// rows are never densified, so r1svm on 200 LIBSVM rows of 199,005
-// columns no longer makes a 318 MB dense copy and projects its zeros),
-// and otherwise a copy of those rows.
-func rowsOf(V mat.Matrix, i, k int) mat.Matrix {
-	switch v := V.(type) {
-	case *mat.Dense:
-		_, c := v.Dims()
-		return v.Slice(i, k, 0, c)
-	case *sparse.CSR:
-		return csr.SliceRows(v, i, k)
-	}
-	_, c := V.Dims()
-	out := mat.NewDense(k-i, c, nil)
-	for r := i; r < k; r++ {
-		for j := 0; j < c; j++ {
-			out.Set(r-i, j, V.At(r, j))
-		}
-	}
-	return out
-}
 
 // Score writes ρ − ⟨w, z(x)⟩ for every row x of X.
 func (m *R1SVM) Score(dst []float64, X mat.Matrix) ([]float64, error) {

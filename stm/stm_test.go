@@ -239,17 +239,23 @@ func TestRandomFeaturesApproachKernel(t *testing.T) {
 	}
 }
 
-// TestLinearOCMatchesSMO: the linear one-class machine reaches the same
-// optimum as the smo solver on the linear-kernel dual (w is unique).
-func TestLinearOCMatchesSMO(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	n, D := 200, 30
+// shiftedNormal returns n × D feature rows drawn from N(1, 1), seeded.
+func shiftedNormal(n, D int, s1, s2 uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(s1, s2))
 	Z := mat.NewDense(n, D, nil)
 	for i := range n {
 		for j := range D {
 			Z.Set(i, j, 1+rng.NormFloat64())
 		}
 	}
+	return Z
+}
+
+// TestLinearOCMatchesSMO: the linear one-class machine reaches the same
+// optimum as the smo solver on the linear-kernel dual (w is unique).
+func TestLinearOCMatchesSMO(t *testing.T) {
+	n, D := 200, 30
+	Z := shiftedNormal(n, D, 5, 6)
 	const nu = 0.2
 	w, rho, _, err := linearOC(context.Background(), Z, nu, 1e-6, 0, nil)
 	if err != nil {
@@ -281,14 +287,8 @@ func TestLinearOCMatchesSMO(t *testing.T) {
 // NaN) and ν = 0.5/n reach the optimum of ν = 1/n: the minimum-norm point
 // of the rows' convex hull.
 func TestLinearOCSmallNu(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 9))
-	n, D := 100, 10
-	Z := mat.NewDense(n, D, nil)
-	for i := range n {
-		for j := range D {
-			Z.Set(i, j, 1+rng.NormFloat64())
-		}
-	}
+	n := 100
+	Z := shiftedNormal(n, 10, 8, 9)
 	ref, rhoRef, _, err := linearOC(context.Background(), Z, 1/float64(n), 1e-6, 0, nil)
 	if err != nil {
 		t.Fatal(err)

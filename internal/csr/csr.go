@@ -21,6 +21,25 @@ func Row(m *sparse.CSR, i int) (ind []int, val []float64) {
 	return raw.Ind[lo:hi:hi], raw.Data[lo:hi:hi]
 }
 
+// Rows returns rows [i, k) of X as the row-wise kernels take them: a view
+// of a *mat.Dense, a *sparse.CSR's rows (SliceRows: sparse input is never
+// densified), and otherwise a copy of those rows.
+func Rows(X mat.Matrix, i, k int) mat.Matrix {
+	switch m := X.(type) {
+	case *mat.Dense:
+		_, c := m.Dims()
+		return m.Slice(i, k, 0, c)
+	case *sparse.CSR:
+		return SliceRows(m, i, k)
+	}
+	_, c := X.Dims()
+	out := mat.NewDense(k-i, c, nil)
+	for r := i; r < k; r++ {
+		mat.Row(out.RawRowView(r-i), r, X)
+	}
+	return out
+}
+
 // SliceRows returns rows [i, k) of m as a CSR matrix that shares m's
 // column and value storage (only the k−i+1 row pointers are new).
 func SliceRows(m *sparse.CSR, i, k int) *sparse.CSR {
