@@ -141,7 +141,23 @@ func Load(path string, opt Options) (*Dataset, error) {
 	if st.IsDir() {
 		return nil, &Error{Path: path, Err: errors.New("is a directory, not a data file")}
 	}
+	if !st.Mode().IsRegular() {
+		// A named pipe or a device (<(zcat data.csv.gz), /dev/stdin) has
+		// no size to read at: it is read as a stream, as standard input
+		// is. It was 'empty file'.
+		return ReadStream(f, streamFormat(path), path, opt)
+	}
 	return read(f, st.Size(), path, opt)
+}
+
+// streamFormat is the ReadStream format of a path: its extension, with
+// .gz kept (".csv.gz").
+func streamFormat(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".gz" {
+		return strings.ToLower(filepath.Ext(strings.TrimSuffix(path, filepath.Ext(path)))) + ext
+	}
+	return ext
 }
 
 // Read reads a data set of size bytes from ra. The name gives the format by

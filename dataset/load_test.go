@@ -2,9 +2,13 @@ package dataset
 
 import (
 	"bytes"
+	"compress/gzip"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/james-bowman/sparse"
@@ -381,5 +385,38 @@ func TestNormalClass(t *testing.T) {
 	}
 	if _, err := NormalClass(&Dataset{X: ds.X}, 0); err == nil {
 		t.Error("no classes: want an error")
+	}
+}
+
+// TestLoadNamedPipe reads a named pipe, which has no size to read at, as a
+// stream by its extension (gzip data recognised): it was 'empty file'.
+func TestLoadNamedPipe(t *testing.T) {
+	for _, name := range []string{"p.csv", "p.csv.gz"} {
+		fifo := filepath.Join(t.TempDir(), name)
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skipf("no named pipes here: %v", err)
+		}
+		content := []byte("a,b\n1,2\n3,4\n")
+		if strings.HasSuffix(name, ".gz") {
+			var b bytes.Buffer
+			w := gzip.NewWriter(&b)
+			w.Write(content)
+			w.Close()
+			content = b.Bytes()
+		}
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err == nil {
+				f.Write(content)
+				f.Close()
+			}
+		}()
+		ds, err := Load(fifo, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := ds.X.(*mat.Dense).RawMatrix().Data; !slices.Equal(got, []float64{1, 2, 3, 4}) {
+			t.Errorf("%s: X %v", name, got)
+		}
 	}
 }

@@ -171,6 +171,18 @@ func (b *Base) Fitted() bool { return b.fitted }
 // Dim returns the number of columns the detector was fitted on.
 func (b *Base) Dim() int { return b.dim }
 
+// CheckStateDim is for a method's UnmarshalBinary, which Load calls after
+// restoring the shared state: it returns an error unless d, the column
+// count the method's own state is for, is Dim. A model file whose two
+// states disagree (damaged, or written by hand: its checksum is no
+// signature) otherwise passed every check and panicked in Score.
+func (b *Base) CheckStateDim(d int) error {
+	if d != b.dim {
+		return fmt.Errorf("%s: the method's state is for %d columns, the model's shared state for %d", b.method, d, b.dim)
+	}
+	return nil
+}
+
 // Warning describes a fit whose model is degenerate, "" otherwise: every
 // training score equal, so the threshold separates nothing.
 func (b *Base) Warning() string { return b.warning }

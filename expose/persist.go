@@ -69,6 +69,9 @@ func (d *EXPoSE) UnmarshalBinary(data []byte) error {
 	if !detector.Finite(s.W, s.B, s.Embedding, s.Mean) {
 		return errors.New("expose: model holds non-finite values")
 	}
+	if err := d.CheckStateDim(s.Dim); err != nil {
+		return err
+	}
 	d.gamma, d.n = s.Gamma, s.N
 	d.fmap = &randfeat.Fourier{W: mat.NewDense(D, s.Dim, s.W), B: s.B}
 	d.reg = newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, d.fmap)

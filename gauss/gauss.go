@@ -418,6 +418,9 @@ func (g *Gauss) UnmarshalBinary(b []byte) error {
 	if d == 0 || !detector.Finite(s.Mean) {
 		return errState
 	}
+	if err := g.CheckStateDim(d); err != nil {
+		return err
+	}
 	if s.N > 0 {
 		if len(s.XC) != s.N*d || !detector.Finite(s.XC) || !(s.A > 0) || math.IsInf(s.A, 0) || !(s.C >= 0) || math.IsInf(s.C, 0) {
 			return errState

@@ -441,6 +441,9 @@ func (f *IForest) UnmarshalBinary(b []byte) error {
 	if s.Psi < 2 || s.D < 1 || len(s.Trees) == 0 {
 		return errState
 	}
+	if err := f.CheckStateDim(s.D); err != nil {
+		return err
+	}
 	for _, t := range s.Trees {
 		if len(t) == 0 {
 			return errState

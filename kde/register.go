@@ -69,6 +69,9 @@ func (k *KDE) UnmarshalBinary(b []byte) error {
 		len(s.Mean) != s.D || len(s.X) != s.N*s.D || !(s.H > 0) || math.IsInf(s.H, 0) || !detector.Finite(s.X, s.Mean) {
 		return errState
 	}
+	if err := k.CheckStateDim(s.D); err != nil {
+		return err
+	}
 	xc := mat.NewDense(s.N, s.D, s.X)
 	sqn := make([]float64, s.N)
 	for i := range sqn {

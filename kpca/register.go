@@ -132,6 +132,9 @@ func (p *KPCA) UnmarshalBinary(b []byte) error {
 	if s.D < 1 || s.D > math.MaxInt32 || !(s.Gamma > 0 || p.cfg.Kernel.Kind == "linear") || !detector.Finite(s.Vals, s.Proj) {
 		return bad
 	}
+	if err := p.CheckStateDim(s.D); err != nil {
+		return err
+	}
 	for _, v := range s.Vals {
 		if !(v > 0) {
 			return bad

@@ -274,6 +274,9 @@ func (m *OCSVM) UnmarshalBinary(data []byte) error {
 				return bad("support vector index or coefficient out of range")
 			}
 		}
+		if err := m.CheckStateDim(s.NTrain); err != nil { // kernel rows against the training rows
+			return err
+		}
 		m.svIndex, m.svCoef, m.exp = s.SVIndex, s.SVCoef, nil
 	} else {
 		e, err := oneclass.Restore(s.Exp, m.cfg.Kernel)
@@ -284,6 +287,9 @@ func (m *OCSVM) UnmarshalBinary(data []byte) error {
 			if c < 0 {
 				return bad("negative coefficient")
 			}
+		}
+		if err := m.CheckStateDim(e.D); err != nil {
+			return err
 		}
 		m.exp, m.svIndex, m.svCoef = e, nil, nil
 	}

@@ -408,6 +408,9 @@ func (m *R1SVM) UnmarshalBinary(data []byte) error {
 	if len(s.B) == 0 || len(s.W)%len(s.B) != 0 {
 		return fmt.Errorf("r1svm: invalid model")
 	}
+	if err := m.CheckStateDim(len(s.W) / len(s.B)); err != nil {
+		return err
+	}
 	if err := m.lm.restore(s, len(s.W)/len(s.B), nil); err != nil {
 		return fmt.Errorf("r1svm: %w", err)
 	}

@@ -315,6 +315,9 @@ func (m *SVDD) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("svdd: invalid model: %w", err)
 	}
+	if err := m.CheckStateDim(e.D); err != nil {
+		return err
+	}
 	m.k, m.exp, m.gap, m.stats = e.Kernel, e, s.Gap, s.Stats
 	return nil
 }

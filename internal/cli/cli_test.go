@@ -565,6 +565,24 @@ func TestInterruptSignal(t *testing.T) {
 	assertFiles(t, dir, "train.csv")
 }
 
+// TestInterruptBlockedRead sends SIGINT to a fit whose data file is a
+// named pipe no one writes: the reader is blocked (in open) and looks at
+// no context, yet the command exits 130 and removes its temporary model
+// file (it ignored SIGINT and SIGTERM, and SIGKILL left the file behind).
+func TestInterruptBlockedRead(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "data.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	stderr := interruptChild(t, nil, func() bool { return len(listDir(t, dir)) >= 2 },
+		"fit", "--method", "meandist", "--data", fifo, "--out", filepath.Join(dir, "model.bin"))
+	if !strings.Contains(stderr, "anomaly: fit interrupted; no model written") {
+		t.Errorf("stderr %q", stderr)
+	}
+	assertFiles(t, dir, "data.csv")
+}
+
 // interruptChild runs the program with args as a child process (env added
 // to its environment), sends SIGINT once ready reports true, and checks
 // that it exits with code 130 within 2 s; it returns the child's stderr.

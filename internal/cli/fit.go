@@ -98,7 +98,13 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	defer out.Abort()
 
-	ds, err := o.dataFlags.load(0)
+	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
+	// Read beside the signals: a reader blocked on a named pipe or a
+	// stalled standard input does not look at ctx.
+	ds, err := beside(ctx, func() (*dataset.Dataset, error) { return o.dataFlags.load(0) })
+	if ctx.Err() != nil {
+		return interrupted
+	}
 	if err != nil {
 		return err
 	}
@@ -142,7 +148,6 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	bar.done()
 	secs := time.Since(start).Seconds()
-	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
 	if ctx.Err() != nil {
 		return interrupted
 	}

@@ -28,7 +28,7 @@ type dataFlags struct {
 func (o *dataFlags) bind(c *cobra.Command, dataUsage, memoryUsage string) {
 	f := c.Flags()
 	f.StringVar(&o.data, "data", "", dataUsage+" (- for standard input)")
-	f.StringVar(&o.format, "data-format", "", "format of standard input (--data -): csv (default), tsv, arff, libsvm or npy, each also gzipped, as csv.gz")
+	f.StringVar(&o.format, "data-format", "", "format of standard input (--data -) or of a named pipe such as <(zcat f.csv.gz): csv (default), tsv, arff, libsvm or npy, each also gzipped, as csv.gz")
 	f.StringVar(&o.label, "label", "", labelUsage)
 	f.StringVar(&o.maxMemory, "max-memory", "", memoryUsage)
 	o.stdin = os.Stdin
@@ -56,18 +56,34 @@ func (o dataFlags) load(features int) (*dataset.Dataset, error) {
 	}
 	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features}
 	var ds *dataset.Dataset
-	if o.data == "-" {
+	// A stream: standard input, or with --data-format a named pipe or
+	// device such as bash's <(zcat data.csv.gz), whose path has no
+	// extension to go by.
+	stream := o.data == "-"
+	if st, err := os.Stat(o.data); o.format != "" && err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		stream = true
+	}
+	if stream {
 		format := "." + strings.TrimPrefix(o.format, ".")
 		if o.format == "" {
 			format = ".csv"
 		}
 		if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
-			return nil, usagef("--data-format %q: standard input is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
+			return nil, usagef("--data-format %q: a stream is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
 		}
-		ds, err = dataset.ReadStream(o.stdin, format, "standard input", opt)
+		in := o.stdin
+		if o.data != "-" {
+			f, err := os.Open(o.data)
+			if err != nil {
+				return nil, dataErr(fmt.Errorf("%s: cannot open: %v", o.data, output.Unwrap(err)))
+			}
+			defer f.Close()
+			in = f
+		}
+		ds, err = dataset.ReadStream(in, format, o.name(), opt)
 	} else {
 		if o.format != "" {
-			return nil, usagef("--data-format applies to standard input (--data -); %s is read by its extension", o.data)
+			return nil, usagef("--data-format applies to standard input (--data -) and named pipes; %s is read by its extension", o.data)
 		}
 		ds, err = dataset.Load(o.data, opt)
 	}
@@ -204,6 +220,10 @@ func checkShape(params map[string]string, ds *dataset.Dataset, path string) erro
 // *detector.ValueError, *detector.EmptyError — carry row, column and feature
 // counts).
 func detectorErr(path string, err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) { // classified already (a panic recovered by beside)
+		return err
+	}
 	return dataErr(fmt.Errorf("%s: %w", path, err))
 }
 

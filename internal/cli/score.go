@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
@@ -59,10 +60,17 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if path == "-" {
 		interrupted = &exitError{ExitInterrupted, errors.New("score interrupted")}
 	}
-	d, ds, err := o.load()
+	ld, err := beside(ctx, func() (loaded, error) {
+		d, ds, err := o.load()
+		return loaded{d, ds}, err
+	})
+	if ctx.Err() != nil {
+		return interrupted
+	}
 	if err != nil {
 		return err
 	}
+	d, ds := ld.d, ld.ds
 	scores, err := scoreContext(ctx, d, ds.X)
 	if ctx.Err() != nil {
 		return interrupted
@@ -81,26 +89,54 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	return commitOutput(out)
 }
 
-// scoreContext runs d.Score, which takes no context, and returns ctx.Err()
-// as soon as ctx is done: the command then exits, and the scoring
-// goroutine ends with the process.
+// scoreContext runs d.Score, which takes no context, beside ctx (see
+// beside).
 func scoreContext(ctx context.Context, d detector.Detector, X mat.Matrix) ([]float64, error) {
+	return beside(ctx, func() ([]float64, error) { return d.Score(nil, X) })
+}
+
+// beside runs f, which takes no context (a Score, a reader blocked on a
+// named pipe or a stalled standard input), in a goroutine and returns its
+// result, or ctx.Err() as soon as ctx is done: the command then removes
+// its temporary output and exits 130 while f is abandoned. A panic in f
+// becomes an error here (the recover of RunIO cannot reach another
+// goroutine; it printed a Go stack trace): the command reports it as an
+// internal error in one line.
+func beside[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	type result struct {
-		scores []float64
-		err    error
+		v   T
+		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		s, err := d.Score(nil, X)
-		done <- result{s, err}
+		defer func() {
+			if r := recover(); r != nil {
+				var zero T
+				done <- result{zero, internalErr(&panicError{r})}
+			}
+		}()
+		v, err := f()
+		done <- result{v, err}
 	}()
 	select {
 	case r := <-done:
-		return r.scores, r.err
+		return r.v, r.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		var zero T
+		return zero, ctx.Err()
 	}
 }
+
+// loaded is a model and the data to apply it to.
+type loaded struct {
+	d  detector.Detector
+	ds *dataset.Dataset
+}
+
+// panicError is a panic recovered by beside.
+type panicError struct{ value any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
 
 // writeScores writes the score CSV, looking at ctx every 65,536 rows; it
 // returns ctx.Err() once ctx is done. Write errors surface at Flush/Commit.

@@ -38,8 +38,8 @@ func TestStdin(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"score", "--model", model, "--data", "-", "--data-format", "npz"}, ExitUsage, `--data-format "npz": standard input is read as csv, tsv, arff, libsvm or npy`},
-		{[]string{"score", "--model", model, "--data", data, "--data-format", "tsv"}, ExitUsage, "--data-format applies to standard input (--data -)"},
+		{[]string{"score", "--model", model, "--data", "-", "--data-format", "npz"}, ExitUsage, `--data-format "npz": a stream is read as csv, tsv, arff, libsvm or npy`},
+		{[]string{"score", "--model", model, "--data", data, "--data-format", "tsv"}, ExitUsage, "--data-format applies to standard input (--data -) and named pipes"},
 		{[]string{"eval", "--model", model, "--data", "-", "--data-format", "tsv"}, ExitData, "standard input: row 1: the header is one column"},
 	} {
 		if code, _, stderr := runIn([]byte(testCSV), tc.args...); code != tc.code || !strings.Contains(stderr, tc.want) {
