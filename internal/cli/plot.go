@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kernelad/anomaly/bench"
@@ -131,7 +133,7 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 		}
 		out := bench.RunTask(ctx, ds, bench.Task{Data: o.data, Method: m, Params: params[m], Seed: o.seed, Class: class, KeepScores: true})
 		if !out.OK() {
-			fmt.Fprintf(stderr, "plot: %s: %s (left out)\n", m, oneLine(out.Err))
+			fmt.Fprintf(stderr, "anomaly: note: plot: %s: %s (left out)\n", m, oneLine(out.Err))
 			continue
 		}
 		series = append(series, aplot.Scores{Name: m, Scores: out.Scores, Labels: out.Labels})
@@ -228,6 +230,13 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	// The banana rows (n × 2 and their labels) and the method's fit on
+	// them: --n has no upper bound but the memory budget (--n 3·10⁹ ran
+	// out of memory with a Go runtime trace).
+	size := detector.Size{Rows: o.n, Cols: 2, NonZeros: 2 * int64(o.n)}
+	if err := planMemory("plot map", 24*float64(o.n), d, size); err != nil {
+		return err
+	}
 	ds := dataset.Banana(o.n, o.anomalies, rand.NewPCG(o.seed, 0))
 	if err := d.Fit(ctx, ds.X); err != nil {
 		return dataErr(fmt.Errorf("banana data: %w", err))
@@ -270,6 +279,9 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	if o.features < 1 || o.iterations < 1 || o.every < 1 {
 		return usagef("plot sgd: --features, --iterations and --every must be ≥ 1")
 	}
+	if o.every > o.iterations {
+		return usagef("plot sgd: --every %d is more than --iterations %d: no point would be recorded", o.every, o.iterations)
+	}
 	if _, ok := detector.Lookup("expose"); !ok {
 		return usagef("plot sgd: the expose method is not in this program")
 	}
@@ -280,6 +292,18 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	train, test, err := bench.Split(ds, -1, o.seed, false)
 	if err != nil {
 		return dataErr(err)
+	}
+	if n1, n := countAnomalies(test.Y); n1 == 0 || n1 == n {
+		return dataErr(fmt.Errorf("%s: the test split holds %d anomalies among %d labelled rows: its AUC is undefined; use data with both kinds", o.data, n1, n))
+	}
+	// The trace fits expose (batch and SGD) with D features on the split:
+	// its estimate, twice, bounds it (--features 10⁸ grew past 6 GB).
+	ex, _, err := detector.Prepare("expose", map[string]string{"features": strconv.Itoa(o.features)}, detector.Task{Seed: &o.seed})
+	if err != nil {
+		return usageErr(err)
+	}
+	if err := planMemory("plot sgd", 0, ex, detector.SizeOf(train.X), detector.SizeOf(train.X)); err != nil {
+		return err
 	}
 	tr, batch, err := bench.SGDTrace(ctx, train, test, bench.SGDTraceConfig{Features: o.features, Iterations: o.iterations, Every: o.every, Seed: o.seed})
 	if err != nil {
@@ -336,6 +360,15 @@ func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 	}
 	if o.rank < 1 || o.iterations < 1 || o.iterations > 500 || !(o.noise >= 0) {
 		return usagef("plot cpals: want --rank ≥ 1, --iterations in [1, 500], --noise ≥ 0")
+	}
+	// The planted tensor, its noisy copy and the ALS unfoldings: about
+	// four tensors of float64 (--shape 2000x2000x2000 ran out of memory).
+	elems := 1.0
+	for _, side := range shape {
+		elems *= float64(side)
+	}
+	if err := planMemory("plot cpals", 4*8*elems, nil); err != nil {
+		return err
 	}
 	x := bench.PlantedCP(shape, o.rank, o.noise, o.seed)
 	var curves []aplot.Curve
@@ -456,4 +489,38 @@ func statsPictures(cmps []bench.Comparison) (cd, bars *gplot.Plot, err error) {
 		return nil, nil, dataErr(err)
 	}
 	return cd, bars, nil
+}
+
+// planMemory refuses a plot whose data (base bytes) and fits of d on data
+// of the given sizes (one fit each) would pass the memory budget (75% of
+// the machine's or the container's memory; the plot commands have no
+// --max-memory), before anything is allocated.
+func planMemory(what string, base float64, d detector.Detector, sizes ...detector.Size) error {
+	budget, source, err := memoryBudget("")
+	if err != nil {
+		return err
+	}
+	need := base
+	for _, s := range sizes {
+		est, err := detector.Memory(d, detector.FitOp, s)
+		if err != nil {
+			return internalErr(err)
+		}
+		need += float64(est)
+	}
+	if need > float64(budget) {
+		return usagef("%s needs about %s, over the memory budget of %s (%s): make it smaller", what, dataset.FormatBytes(int64(min(need, math.MaxInt64))), dataset.FormatBytes(budget), source)
+	}
+	return nil
+}
+
+// countAnomalies returns the rows labelled 1 and the labelled rows (0 or 1).
+func countAnomalies(y []int) (anomalies, labelled int) {
+	for _, v := range y {
+		if v == 0 || v == 1 {
+			labelled++
+			anomalies += v
+		}
+	}
+	return anomalies, labelled
 }

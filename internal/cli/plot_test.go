@@ -58,6 +58,10 @@ func TestPlotCommands(t *testing.T) {
 		{"plot", "roc"},
 		{"plot", "map", "--method", "nosuch", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "map", "--n", "3", "--out", filepath.Join(dir, "x.png")},
+		// Past the memory budget, refused before anything is allocated
+		// (they ran out of memory with a Go runtime trace).
+		{"plot", "map", "--method", "meandist", "--n", "300000000000", "--out", filepath.Join(dir, "x.png")},
+		{"plot", "cpals", "--shape", "20000x20000x2000", "--out", filepath.Join(dir, "x.png")},
 	} {
 		if code, _, stderr := run(ctx, args...); code != ExitUsage {
 			t.Errorf("%q: exit %d, want %d (%s)", args, code, ExitUsage, stderr)
