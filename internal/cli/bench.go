@@ -153,12 +153,18 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if o.stats && o.format == "csv" {
 		return usagef("--stats has no csv form; use --format table, markdown or json")
 	}
-	if o.methods != "all" && o.methods != "" {
+	if o.methods != "all" {
 		for _, m := range splitList(o.methods) {
 			if _, ok := detector.Lookup(m); !ok {
 				return usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
 			}
+			if slices.Contains(cfg.Methods, m) {
+				return usagef("--methods: %s is listed twice", m)
+			}
 			cfg.Methods = append(cfg.Methods, m)
+		}
+		if len(cfg.Methods) == 0 {
+			return usagef("--methods: no method given (a list, or all)")
 		}
 	}
 	methods := cfg.Methods
@@ -169,6 +175,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil || v > math.MaxUint32 {
 			return usagef("--seeds: %q is not a seed (an integer in [0, 2^32))", s)
+		}
+		if slices.Contains(cfg.Seeds, v) {
+			return usagef("--seeds: %d is listed twice (its runs would count twice in the medians)", v)
 		}
 		cfg.Seeds = append(cfg.Seeds, v)
 	}
@@ -239,7 +248,7 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	bar.done()
 	if err != nil {
 		if ctx.Err() != nil {
-			return &exitError{ExitInterrupted, fmt.Errorf("bench interrupted")}
+			return &exitError{ExitInterrupted, errors.New("bench interrupted")}
 		}
 		if e := overBudgetErr(err, source); e != nil {
 			return e
@@ -254,10 +263,16 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if o.stats {
 		res.Stats = bench.Compare(res)
 	}
+	interrupted := &exitError{ExitInterrupted, fmt.Errorf("bench interrupted")}
 	if o.plotDir != "" {
-		if err := benchPlots(res, o.plotDir); err != nil {
+		if err := benchPlots(ctx, res, o.plotDir); err != nil {
 			return err
 		}
+	}
+	// A signal while the pictures were drawn stops the command here, as
+	// during the runs: no results and no report (it went on and exited 0).
+	if ctx.Err() != nil {
+		return interrupted
 	}
 	mem := "peak RSS of the run's process"
 	if o.inProcess {
@@ -287,6 +302,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if report != nil {
 		if err := writeReport(report, res, mem); err != nil {
 			return err
+		}
+		if ctx.Err() != nil {
+			return interrupted
 		}
 		if err := commitOutput(report); err != nil {
 			return err
@@ -583,7 +601,7 @@ func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
 		}
 		fr := c.Friedman
 		fmt.Fprintf(w, "%s: average ranks over %d data sets (1 = best); Friedman χ²_F = %s, p = %s; Iman–Davenport F = %s, p = %s; Nemenyi critical difference %.3f at α = %g\n",
-			c.Metric, fr.N, fmtStat(fr.ChiSq), fmtStat(fr.P), fmtStat(fr.F), fmtStat(fr.PF), c.CD, bench.Alpha)
+			c.Metric, fr.N, fmtStat(fr.ChiSq), fmtStat(fr.P), fmtF(fr.F), fmtStat(fr.PF), c.CD, bench.Alpha)
 		if len(c.Dropped) > 0 {
 			fmt.Fprintf(w, "(not ranked, no figure on every data set: %s)\n", strings.Join(c.Dropped, ", "))
 		}
@@ -657,6 +675,15 @@ func fmtStat(v float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// fmtF is fmtStat for Iman–Davenport's F, whose denominator is 0 when
+// every data set ranks the methods alike: F is then +Inf, and says why.
+func fmtF(v float64) string {
+	if math.IsInf(v, 1) {
+		return "+Inf (every data set ranks the methods alike)"
+	}
+	return fmtStat(v)
 }
 
 // rankOrder returns the method indices sorted by average rank, best first

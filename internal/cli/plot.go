@@ -441,9 +441,12 @@ func benchCurves(res *bench.Result) []curveSet {
 
 // benchPlots writes ROC and PR curves per data set of a bench run, and the
 // statistics' pictures when it ran with --stats.
-func benchPlots(res *bench.Result, dir string) error {
+func benchPlots(ctx context.Context, res *bench.Result, dir string) error {
 	for _, cs := range benchCurves(res) {
 		for _, kind := range []string{"roc", "pr"} {
+			if ctx.Err() != nil { // a signal: stop at a whole picture
+				return nil
+			}
 			if err := saveCurves(kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png")); err != nil {
 				return err
 			}

@@ -98,7 +98,7 @@ func writeReport(w io.Writer, res *bench.Result, mem string) error {
 		}
 		fr := c.Friedman
 		fmt.Fprintf(&b, "<p>Average ranks over %d data sets (1 = best). Friedman χ²<sub>F</sub> = %s, p = %s; Iman–Davenport F = %s, p = %s; Nemenyi critical difference %.3f at α = %g.",
-			fr.N, fmtStat(fr.ChiSq), fmtStat(fr.P), fmtStat(fr.F), fmtStat(fr.PF), c.CD, bench.Alpha)
+			fr.N, fmtStat(fr.ChiSq), fmtStat(fr.P), fmtF(fr.F), fmtStat(fr.PF), c.CD, bench.Alpha)
 		if len(c.Dropped) > 0 {
 			fmt.Fprintf(&b, " Not ranked (no figure on every data set): %s.", esc(strings.Join(c.Dropped, ", ")))
 		}
