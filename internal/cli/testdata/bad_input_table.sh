@@ -25,6 +25,9 @@ mkdir dir.csv
 printf 'a;b\n1;2\n' > semicolon.csv
 printf ',a,b\n0,1,2\n1,2,3\n2,3,1\n3,2,2\n' > pdindex.csv
 printf 'a,,b\n1,2,3\n' > unnamed.csv
+printf 'id,a,b\nr1,1,2\nr2,2,3\nr3,3,1\nr4,2,2\n' > ids.csv
+printf '0 1:1 2:2 3:0.5\n0 1:1.5 2:2 3:0.4\n0 1:1.1 2:2.1 3:0.45\n1 1:3 2:1 3:2\n' > tr.libsvm
+printf '0 1:1\n1 1:9 2:1\n' > short.libsvm
 printf 'a,b,label\n1,2,7\n' > badlabel.csv
 printf 'a,b\n1,2\n2,1\n' > nolabel.csv
 printf '\x93NUMPY\x01\x00\x10\x00{"descr": "<f8"}  \n' > bad.npy
@@ -125,6 +128,12 @@ run "non-numeric CSV" anomaly fit --method expose --data text.csv --out m.bin
 run "wrong CSV delimiter" anomaly fit --method expose --data semicolon.csv --out m.bin
 run "CSV column without a name" anomaly fit --method expose --data unnamed.csv --out m.bin
 run "pandas' row index (unnamed first column: not read; not an error)" anomaly fit --method kde --data pdindex.csv --out m.bin
+run "a column named id (a row identifier: not read; not an error)" anomaly fit --method kde --data ids.csv --out m.bin
+./anomaly-bin fit --method ocsvm --data tr.libsvm --out sv.bin 2>/dev/null
+run "LIBSVM rows without the model's last features (implicitly zero: scored)" anomaly score --model sv.bin --data short.libsvm --out s.csv
+cp train.csv same.csv
+echo "| output file is the one standard input is redirected from | \`anomaly fit --method kde --data - --out same.csv < same.csv\` | $(./anomaly-bin fit --method kde --data - --out same.csv < same.csv 2>e.txt; echo $?) | \`$(head -1 e.txt)\` |"
+rm -f e.txt
 run "label out of range" anomaly eval --model model.bin --data badlabel.csv
 run "NaN" anomaly fit --method expose --data nan.csv --out m.bin
 run "Inf" anomaly score --model model.bin --data inf.csv
@@ -226,6 +235,11 @@ run "--contamination 0" anomaly fit --method kde --data train.csv --out m.bin --
 run "--set contamination=0" anomaly fit --method kde --data train.csv --out m.bin --set contamination=0
 run "kpca components above n−1" anomaly fit --method kpca --data train.csv --out m.bin --set components=100000
 run "kpca components and variance both" anomaly fit --method kpca --data train.csv --out m.bin --set components=3 --set variance=0.5
+run "svdd C below 1/n" anomaly fit --method svdd --data train.csv --out m.bin --set c=1e-300
+run "features × chunk past int64 (the estimate must not wrap round)" anomaly fit --method expose --data train.csv --out m.bin --set features=20000000 --set chunk=57646075227
+run "r1svm nu=1e-320 (νn < 1 fits as νn = 1)" anomaly fit --method r1svm --data train.csv --out m.bin --set nu=1e-320
+run "r1svm gamma_factor putting γ at 0" anomaly fit --method r1svm --data train.csv --out m.bin --set gamma_factor=5e-324
+run "tensor method without a sample shape" anomaly fit --method r1stm --data train.csv --out m.bin
 run "svdd c and nu both" anomaly fit --method svdd --data train.csv --out m.bin --set c=0.5 --set nu=0.5
 run "--shape disagreeing with the file's sample shape (3x2 samples)" anomaly fit --method r1stm --data three.npy --out m.bin --shape 2x3
 run "CP rank above the smallest side" anomaly fit --method r1stm --data three.npy --out m.bin --set rank=5
