@@ -67,8 +67,8 @@ const (
 
 // SaveFactor is the peak bytes of saving a model (Save: MarshalBinary's
 // gob encoding, its buffer as it grows, the encoded bytes) in multiples of
-// the model's float64 arrays. A fit's estimate adds it for arrays whose
-// size the parameters set rather than the data (random frequencies): an
+// the model's float64 arrays, which a fit's estimate adds (the command
+// line saves every model it fits): an
 // expose model of 320 MB (D = 2000 × 20,000 columns) took the heap 1.8 GB
 // above the fit's while saving, 5.6×; an r1svm model of 1.6 GB, 6.3 GB
 // (3.9×).

@@ -471,9 +471,9 @@ func memory(g *Gauss, op detector.Op, s detector.Size) float64 {
 		return 8*n + block
 	}
 	if lowRank {
-		return 8*n*d + 3*8*n*n + 8*n + block + workers*8*scoreBlock*n
+		return 8*n*d + 3*8*n*n + 8*n + block + workers*8*scoreBlock*n + detector.SaveFactor*8*n*d // and saving the rows
 	}
-	return 8*n*d + 4*8*d*d + 8*n + block
+	return 8*n*d + 4*8*d*d + 8*n + block + detector.SaveFactor*8*d*d // and saving the factor
 }
 
 func init() {

@@ -475,7 +475,8 @@ func memory(f *IForest, op detector.Op, s detector.Size) float64 {
 	if f.cfg.Precision == Single {
 		size = 4
 	}
-	return size*n*d + float64(f.cfg.Trees)*(2*psi)*32 + workers*8*n + 8*n + 8*n
+	trees := float64(f.cfg.Trees) * (2 * psi) * 32
+	return size*n*d + trees + workers*8*n + 8*n + 8*n + detector.SaveFactor*trees // and saving the trees
 }
 
 func init() {

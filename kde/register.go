@@ -32,7 +32,8 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 		block = workers * 8 * (64*float64(k.n) + float64(k.n) + 64*d)
 		return block + 8*n
 	}
-	return 8*n*d + 8*3*n + block
+	// and saving the model, which holds the centred rows
+	return 8*n*d + 8*3*n + block + detector.SaveFactor*8*n*d
 }
 
 type state struct {

@@ -64,7 +64,8 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 		return cpMemory(m.r, n) + float64(smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, sv))
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
-	return 2*cpMemory(m.r, n) + cache + 12*8*n // the solver copies the component vectors
+	sv := 8 * n * float64(m.r.rank*m.r.dim) // the support samples' components, saved
+	return 2*cpMemory(m.r, n) + cache + 12*8*n + detector.SaveFactor*sv // the solver copies the component vectors
 }
 
 // linearMemory is the random features of n samples (n × D summed features,

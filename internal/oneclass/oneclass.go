@@ -194,5 +194,6 @@ func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) float64 {
 	if !s.Sparse {
 		copies = 3 // and, for the RBF kernel, the rows transposed
 	}
-	return copies*rows + cache + 12*8*n
+	// and saving the support vectors (at most every row)
+	return copies*rows + cache + 12*8*n + detector.SaveFactor*rows
 }
