@@ -23,7 +23,9 @@
 // the file through compress/gzip: the values are parsed as the stream is
 // decompressed, never holding the text, and the memory budget holds as it
 // does for a plain file (projected from the size the gzip trailer gives).
-// Any other extension is an error listing these. Read does the same on an
+// Any other extension is an error listing these. A path that is not a
+// regular file (a named pipe, a device) is read as a stream by its
+// extension, as ReadStream reads standard input. Read does the same on an
 // io.ReaderAt (the embedded data sets use it).
 //
 // CSV. The first row is a header naming the columns (a first row made of

@@ -463,8 +463,8 @@ func memory(g *Gauss, op detector.Op, s detector.Size) float64 {
 	lowRank := d > n
 	if g.xc != nil {
 		lowRank = true
-		n, _ := g.xc.Dims()
-		d += float64(n) // the block's products with the n training rows
+		nt, _ := g.xc.Dims()
+		d += float64(nt) // the block's products with the training rows
 	}
 	block := workers * 8 * scoreBlock * d
 	if op == detector.ScoreOp {

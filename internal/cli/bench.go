@@ -243,12 +243,13 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		bar = newProgressBar(stderr)
 		cfg.Progress = bar.update
 	}
+	interrupted := &exitError{ExitInterrupted, errors.New("bench interrupted")}
 	start := time.Now()
 	res, err := bench.Run(ctx, cfg)
 	bar.done()
 	if err != nil {
 		if ctx.Err() != nil {
-			return &exitError{ExitInterrupted, errors.New("bench interrupted")}
+			return interrupted
 		}
 		if e := overBudgetErr(err, source); e != nil {
 			return e
@@ -263,7 +264,6 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if o.stats {
 		res.Stats = bench.Compare(res)
 	}
-	interrupted := &exitError{ExitInterrupted, fmt.Errorf("bench interrupted")}
 	if o.plotDir != "" {
 		if err := benchPlots(ctx, res, o.plotDir); err != nil {
 			return err
