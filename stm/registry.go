@@ -64,8 +64,10 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 		return cpMemory(m.r, n) + float64(smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, sv))
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
-	sv := 8 * n * float64(m.r.rank*m.r.dim) // the support samples' components, saved
-	return 2*cpMemory(m.r, n) + cache + 12*8*n + detector.SaveFactor*sv // the solver copies the component vectors
+	// The solver copies the component vectors; the model saves those of
+	// the support samples (at most all).
+	sv := 8 * n * float64(m.r.rank*m.r.dim)
+	return 2*cpMemory(m.r, n) + cache + 12*8*n + detector.SaveFactor*sv
 }
 
 // linearMemory is the random features of n samples (n × D summed features,
