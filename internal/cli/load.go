@@ -140,9 +140,11 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 // of its file's size: the file's bytes, gob's copy of them while it
 // decodes, the decoded state and the structures a method builds from it
 // (decoding a 1.8 GB r1svm model, 2·10⁸ frequencies, took the heap to
-// 5.0 GB: 2.8×; its scoring then adds the frequencies' transposed copy,
-// which the method's own estimate counts).
-const modelLoadFactor = 4
+// 5.0 GB, 2.8×, and its scoring then adds the frequencies' transposed
+// copy, which the method's own estimate counts; a 45 MB kde model, whose
+// load also rebuilds the tree over a copy of the rows, peaked at 222 MB
+// of RSS under a 200 MB budget, 4.9×).
+const modelLoadFactor = 5
 
 // labelUsage is the help of --label, the label column of a data file.
 const labelUsage = "name of the label column (CSV) or class attribute (ARFF)"
