@@ -1,10 +1,3 @@
-// Package oneclass is the layer between the smo solver and the one-class
-// methods that use it (ocsvm, svdd and 1stm), as svm_train_one is in
-// LIBSVM: it solves a one-class dual given in LIBSVM's scaling (upper
-// bounds of order 1 and Σ y_i α'_i = s) and returns the solution in the
-// Σ y_i α_i = 1 form the methods document, with its support-vector
-// statistics; it builds the ν one-class SVM dual; and it saves and restores
-// the kernel expansion a fitted model scores with.
 package oneclass
 
 import (

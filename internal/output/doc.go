@@ -1,0 +1,28 @@
+// Package output is the one way the project writes a file: the command
+// line's models, scores, exports, pictures and reports, plot.Save and the
+// README splice tool all go through Create. Its rules:
+//
+//   - "-" is standard output.
+//   - A symbolic link is followed: the file it points to is written, not
+//     the link replaced.
+//   - An existing regular file (or a new one) is written to a temporary
+//     file in the target's own directory and renamed over the target when
+//     the write is complete (github.com/google/renameio/v2), so readers see
+//     the old file or the new one, never a part; an interrupted or failed
+//     write leaves the old file and no temporary behind. An existing file
+//     keeps its permissions; a new one gets 0644 less the umask.
+//   - An existing file that is not a regular file — a device such as
+//     /dev/full or /dev/null, a named pipe, a socket, a terminal,
+//     /proc/self/fd/N — is written in place, never replaced.
+//   - A directory is refused.
+//   - An output that is the same file as one of the inputs (os.SameFile:
+//     also through links and hard links, and the file standard input is
+//     redirected from when an input is "-") is refused before any work, so
+//     a user's data or model is never overwritten by its own result.
+//
+// Every write, sync, close or rename error (ENOSPC on /dev/full, EPIPE) is
+// returned by Write or Commit; nothing is reported as written unless it
+// was. The package uses renameio rather than a hand-written temporary
+// file and rename because renameio gets the fsync-before-rename ordering
+// and the permission handling right.
+package output
