@@ -122,27 +122,23 @@ func Alloc32(n int) (f []float32, free func()) {
 // of columns: svm-train allocates its columns as the solver asks for
 // them, and reserving the whole budget up front would cost the faults of
 // columns never computed.
-func Reserve32(n int) (f []float32, free func()) {
-	p, free := alloc(uintptr(n) * 4)
-	if p == nil {
-		return make([]float32, n), func() {}
-	}
-	f = unsafe.Slice((*float32)(p), n)
-	Advise32(f)
-	return f, free
-}
+func Reserve32(n int) (f []float32, free func()) { return reserve[float32](n) }
 
 // Reserve is Reserve32 for float64 values: a buffer that grows into its
 // budget (kernel PCA's Lanczos basis) is populated in parts, with Prefault
 // on the part about to be used.
-func Reserve(n int) (f []float64, free func()) {
-	p, free := alloc(uintptr(n) * 8)
+func Reserve(n int) (f []float64, free func()) { return reserve[float64](n) }
+
+// reserve maps n values, advised for huge pages and not populated; a
+// Go slice where the mapping fails.
+func reserve[T float32 | float64](n int) ([]T, func()) {
+	size := uintptr(n) * unsafe.Sizeof(T(0))
+	p, free := alloc(size)
 	if p == nil {
-		return make([]float64, n), func() {}
+		return make([]T, n), func() {}
 	}
-	f = unsafe.Slice((*float64)(p), n)
-	Advise(f)
-	return f, free
+	advise(p, size, false)
+	return unsafe.Slice((*T)(p), n), free
 }
 
 // alloc maps size bytes at a 2 MiB boundary; nil when size is 0 or the

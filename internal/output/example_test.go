@@ -9,14 +9,12 @@ import (
 	"github.com/kernelad/anomaly/internal/output"
 )
 
-// Writing a file atomically, and refusing an output that is an input.
+// A file written atomically, then refused as the output of a command that
+// reads it.
 func Example() {
-	dir, _ := os.MkdirTemp("", "output")
-	defer os.RemoveAll(dir)
-	data := filepath.Join(dir, "data.csv")
-	os.WriteFile(data, []byte("a,b\n1,2\n"), 0o644)
-
-	f, err := output.Create(filepath.Join(dir, "scores.csv"), output.Options{Inputs: []string{data}})
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("output-example-%d.csv", os.Getpid()))
+	defer os.Remove(path)
+	f, err := output.Create(path, output.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -25,13 +23,13 @@ func Example() {
 	f.WriteString("score\n0.5\n")
 	fmt.Println("commit:", f.Commit())
 
-	_, err = output.Create(data, output.Options{Inputs: []string{data}})
 	var same *output.SameFileError
+	_, err = output.Create(path, output.Options{Inputs: []string{path}})
 	fmt.Println("output onto its input refused:", errors.As(err, &same))
-	entries, _ := os.ReadDir(dir)
-	fmt.Println("files:", len(entries))
+	b, _ := os.ReadFile(path)
+	fmt.Printf("%q\n", b)
 	// Output:
 	// commit: <nil>
 	// output onto its input refused: true
-	// files: 2
+	// "score\n0.5\n"
 }
