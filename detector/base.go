@@ -418,8 +418,11 @@ func (b *Base) saveState() baseState {
 }
 
 func (b *Base) restoreState(s baseState) error {
-	if s.Dim < 1 || math.IsNaN(s.Threshold) {
-		return fmt.Errorf("invalid base state")
+	if s.Dim < 1 || math.IsNaN(s.Threshold) || math.IsInf(s.Threshold, 0) {
+		// Fit never sets an infinite threshold (ThresholdFromScores
+		// falls back to the largest finite score), so one here is a
+		// crafted or damaged model.
+		return fmt.Errorf("invalid base state (column count %d, threshold %v)", s.Dim, s.Threshold)
 	}
 	if s.Rule != b.rule {
 		return fmt.Errorf("scale stage %q differs from the parameters' %q", s.Rule, b.rule)
@@ -451,7 +454,7 @@ func (b *Base) Adopt(stage *scale.Stage, dim int, threshold float64) error {
 	if stage.Rule == scale.None {
 		cols = -1
 	}
-	if dim < 1 || math.IsNaN(threshold) {
+	if dim < 1 || math.IsNaN(threshold) || math.IsInf(threshold, 0) {
 		return fmt.Errorf("%s: invalid column count %d or threshold %v", b.method, dim, threshold)
 	}
 	if err := stage.Check(cols); err != nil {

@@ -185,7 +185,7 @@ const DefaultContamination = 0.1
 // Rows scoring strictly above it are anomalies. Infinite scores are allowed
 // (finite-support kernel densities produce +Inf): when the quantile itself
 // is +Inf the threshold is the largest finite score, so every infinitely
-// anomalous row is flagged. NaN scores make it panic,
+// anomalous row is flagged; the threshold is never infinite. NaN scores make it panic,
 // since a detector must never produce them. scores is not modified.
 func ThresholdFromScores(scores []float64, c float64) float64 {
 	if len(scores) == 0 {
@@ -231,6 +231,12 @@ func ThresholdFromScores(scores []float64, c float64) float64 {
 				break
 			}
 		}
+	}
+	if math.IsInf(q, -1) {
+		// Most rows score −Inf: every finite score is above this, the
+		// −Inf rows are not, as with a threshold of −Inf, and the
+		// threshold stays a finite number a model file can hold.
+		q = -math.MaxFloat64
 	}
 	return q
 }

@@ -88,6 +88,16 @@ func TestThresholdFromScores(t *testing.T) {
 	if got := ThresholdFromScores(inf, 0.1); got != 8 {
 		t.Errorf("with +Inf: got %v, want 8", got)
 	}
+	// −Inf scores: the threshold is finite, and labels are those of a
+	// threshold of −Inf (finite rows flagged, −Inf rows not).
+	ninf := []float64{math.Inf(-1), math.Inf(-1), math.Inf(-1), 4}
+	th0 := ThresholdFromScores(ninf, 0.5)
+	if math.IsInf(th0, 0) {
+		t.Errorf("with −Inf: threshold %v", th0)
+	}
+	if got := Label(nil, ninf, th0); got[0] != 0 || got[3] != 1 {
+		t.Errorf("with −Inf: labels %v, want [0 0 0 1]", got)
+	}
 	// Flagged share on distinct scores: ⌊c·n⌋ or one more.
 	n := 1000
 	sc := make([]float64, n)

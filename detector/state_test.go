@@ -50,3 +50,21 @@ func TestFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestInfiniteThresholdRefused: Fit never sets an infinite threshold, so a
+// model state holding one (crafted, or damaged past its checksum) is
+// refused on load, as is an Adopt of one.
+func TestInfiniteThresholdRefused(t *testing.T) {
+	b := Base{method: "m", rule: "none"}
+	for _, th := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+		if err := b.restoreState(baseState{Dim: 2, Threshold: th, Rule: "none"}); err == nil {
+			t.Errorf("threshold %v: state loaded", th)
+		}
+		if err := b.Adopt(nil, 2, th); err == nil {
+			t.Errorf("threshold %v: adopted", th)
+		}
+	}
+	if err := b.restoreState(baseState{Dim: 2, Threshold: 1.5, Rule: "none"}); err != nil {
+		t.Errorf("finite threshold: %v", err)
+	}
+}
