@@ -304,6 +304,7 @@ func readNPY(r io.Reader, avail, trust int64, opt Options) (*npyArray, error) {
 	if avail >= 0 && need > avail-used {
 		return nil, fmt.Errorf("truncated: the header promises %v %s values (%d bytes) but only %d bytes follow", h.shape, h.descr, need, max(avail-used, 0))
 	}
+	src := r
 	if trust >= 0 && need > trust {
 		raw, err := readGrowing(r, h)
 		if err != nil {
@@ -313,6 +314,9 @@ func readNPY(r io.Reader, avail, trust int64, opt Options) (*npyArray, error) {
 			// Already the final buffer: fix the byte order in place.
 			d := &npyDecoder{h: h, finite: true, swap: h.order != nativeOrder}
 			d.fixF8(raw)
+			if err := checkNPYEnd(src, h, need); err != nil {
+				return nil, err
+			}
 			return &npyArray{shape: h.shape, data: raw, finite: d.finite}, nil
 		}
 		r = bytes.NewReader(float64Bytes(raw))
@@ -331,7 +335,27 @@ func readNPY(r io.Reader, avail, trust int64, opt Options) (*npyArray, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNPYEnd(src, h, need); err != nil {
+		return nil, err
+	}
 	return &npyArray{shape: h.shape, data: data, finite: d.finite}, nil
+}
+
+// checkNPYEnd reads past the array the header declares: the data must end
+// there. More bytes mean the header's shape is wrong or data were
+// appended, and reading only the declared part would be a silent wrong
+// answer (NumPy ignores them). Reaching the end also makes archive/zip
+// compare a member's CRC-32.
+func checkNPYEnd(r io.Reader, h *npyHeader, need int64) error {
+	var one [1]byte
+	n, err := io.ReadFull(r, one[:])
+	if n > 0 {
+		return fmt.Errorf("more data follow the %s %s values (%d bytes) the header declares: its shape is wrong, or data were appended to the array", shapeText(h.shape), h.descr, need)
+	}
+	if err != io.EOF {
+		return fmt.Errorf("cannot read data: %v", err)
+	}
+	return nil
 }
 
 // nativeOrder is the byte order of this machine; data in it are used as
@@ -864,9 +888,6 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 			o.Buffer = nil // the caller's buffer is for X
 		}
 		a, err := readNPY(rc, avail, trust, o)
-		if err == nil {
-			err = checkMemberEnd(rc)
-		}
 		if err != nil {
 			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
 		}
@@ -894,18 +915,6 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 // (beyond 16 times its compressed size) and still be allocated at once. A
 // variable so that the tests can take the other path on small data.
 var npzTrust int64 = 64 << 20
-
-// checkMemberEnd reads on to the end of a zip member after its array, so
-// that archive/zip compares the member's CRC-32 (it does so only when the
-// member's data reach EOF). Trailing bytes after the array, which numpy
-// ignores, are skipped; past a few kilobytes of them the check is left out.
-func checkMemberEnd(rc io.Reader) error {
-	_, err := io.CopyN(io.Discard, rc, 4096)
-	if err == nil || err == io.EOF {
-		return nil
-	}
-	return fmt.Errorf("cannot read data: %v", err)
-}
 
 // fromArrays builds a Dataset from X and the optional y and split arrays.
 func fromArrays(path string, x, y, split *npyArray, opt Options) (*Dataset, error) {

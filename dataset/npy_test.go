@@ -386,6 +386,43 @@ func TestNPZChecksum(t *testing.T) {
 	}
 }
 
+// TestNPYTrailingData appends values after the array the header declares
+// (a header whose row count is too small): an .npy file, an .npy stream and
+// both kinds of .npz member refuse it on every read path, rather than
+// silently reading the declared part as NumPy does.
+func TestNPYTrailingData(t *testing.T) {
+	old := npzTrust
+	defer func() { npzTrust = old }()
+	for _, tc := range []struct {
+		descr   string
+		fortran bool
+	}{{"<f8", false}, {">f8", false}, {"<i2", true}, {"<f4", false}} {
+		size := dtypeSize(tc.descr)
+		// 4 × 3 declared, 5 × 3 present.
+		file := rawNPY(tc.descr, tc.fortran, []int{4, 3}, make([]byte, 12*size))
+		file = append(file, make([]byte, 3*size)...)
+		want := "more data follow the 4 × 3 " + tc.descr + " values"
+		check := func(name string, err error) {
+			t.Helper()
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s %s: error %v, want one containing %q", tc.descr, name, err, want)
+			}
+		}
+		_, err := Read(bytes.NewReader(file), int64(len(file)), "t.npy", Options{})
+		check("file", err)
+		_, err = readNPYStream(bytes.NewReader(file), -1, "t.npy", Options{})
+		check("stream", err)
+		for _, method := range []uint16{zip.Store, zip.Deflate} {
+			for _, trust := range []int64{old, 0} {
+				npzTrust = trust
+				arch := npzWith(method, member("X.npy", file))
+				_, err := Read(bytes.NewReader(arch), int64(len(arch)), "t.npz", Options{})
+				check(fmt.Sprintf("npz method %d trust %d", method, trust), err)
+			}
+		}
+	}
+}
+
 // TestNPYNonFiniteFortran puts NaNs in a Fortran-order array: the error
 // names the first one in row-major order (row, then column), as a user
 // reading X[i, j] sees it, not the first one in the file.
