@@ -13,6 +13,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // EnvelopeFormat is the version of the model file layout written by Save.
@@ -66,9 +69,9 @@ func Save(w io.Writer, d Detector) error {
 	if err != nil {
 		return fmt.Errorf("save %s: %w", b.method, err)
 	}
-	var bs bytes.Buffer
-	if err := gob.NewEncoder(&bs).Encode(b.saveState()); err != nil {
-		return fmt.Errorf("save %s: %w", b.method, err)
+	bs, err := EncodeState(b.method, b.saveState())
+	if err != nil {
+		return fmt.Errorf("save: %w", err)
 	}
 	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: b.method, Version: m.Version, Params: b.params})
 	if err != nil {
@@ -82,7 +85,7 @@ func Save(w io.Writer, d Detector) error {
 	binary.LittleEndian.PutUint32(n8[:4], uint32(len(h)))
 	out.Write(n8[:4])
 	out.Write(h)
-	for _, sec := range [][]byte{bs.Bytes(), state} {
+	for _, sec := range [][]byte{bs, state} {
 		binary.LittleEndian.PutUint64(n8[:], uint64(len(sec)))
 		out.Write(n8[:])
 		out.Write(sec)
@@ -187,7 +190,7 @@ func Load(r io.Reader) (Detector, error) {
 		return nil, fmt.Errorf("method %s cannot be loaded (no UnmarshalBinary)", h.Method)
 	}
 	var bs baseState
-	if err := gob.NewDecoder(&sections[0]).Decode(&bs); err != nil {
+	if err := decodeState(sections[0].Bytes(), &bs); err != nil {
 		return nil, corrupt(fmt.Sprintf("method %s shared state: %v", h.Method, err))
 	}
 	if err := md.base().restoreState(bs); err != nil {
@@ -199,24 +202,34 @@ func Load(r io.Reader) (Detector, error) {
 	return det, nil
 }
 
-// EncodeState gob-encodes the state of a fitted model of the named method:
-// the body of a method's MarshalBinary once it has built its state.
+// EncodeState encodes the state of a fitted model of the named method, a
+// struct of numbers, strings, slices and structs of them, in the raw
+// layout (see rawMagic): the body of a method's MarshalBinary once it has
+// built its state. It allocates one buffer of the encoded size.
 func EncodeState(method string, state any) ([]byte, error) {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(state); err != nil {
+	b, err := encodeRaw(state)
+	if err != nil {
 		return nil, fmt.Errorf("%s: encoding state: %w", method, err)
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
-// DecodeState gob-decodes data written by EncodeState into state, a pointer
-// to the method's state type: the start of a method's UnmarshalBinary,
-// which then checks what it decoded.
+// DecodeState decodes data written by EncodeState into state, a pointer to
+// the method's state type: the start of a method's UnmarshalBinary, which
+// then checks what it decoded. States gob-encoded by earlier builds are
+// read too.
 func DecodeState(method string, data []byte, state any) error {
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(state); err != nil {
+	if err := decodeState(data, state); err != nil {
 		return fmt.Errorf("%s: decoding state: %w", method, err)
 	}
 	return nil
+}
+
+func decodeState(data []byte, state any) error {
+	if strings.HasPrefix(string(data[:min(len(data), len(rawMagic))]), rawMagic) {
+		return decodeRaw(data, state)
+	}
+	return gob.NewDecoder(bytes.NewReader(data)).Decode(state)
 }
 
 // Finite reports whether every value of the slices is finite (neither NaN
@@ -230,4 +243,20 @@ func Finite(vs ...[]float64) bool {
 		}
 	}
 	return true
+}
+
+// RowMajor returns m's values row by row for a state: m's own array when
+// its rows are contiguous (no copy: EncodeState only reads it), else a
+// copy.
+func RowMajor(m *mat.Dense) []float64 {
+	r, c := m.Dims()
+	raw := m.RawMatrix()
+	if raw.Stride == c || r <= 1 {
+		return raw.Data[: r*c : r*c]
+	}
+	out := make([]float64, 0, r*c)
+	for i := range r {
+		out = append(out, m.RawRowView(i)...)
+	}
+	return out
 }

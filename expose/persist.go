@@ -40,12 +40,7 @@ func (d *EXPoSE) MarshalBinary() ([]byte, error) {
 		return nil, fmt.Errorf("expose: feature map %T cannot be saved", d.fmap)
 	}
 	W, b := cm.Frequencies()
-	r, c := W.Dims()
-	flat := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		flat = append(flat, W.RawRowView(i)...)
-	}
-	return detector.EncodeState("expose", state{Gamma: d.gamma, Dim: d.Dim(), W: flat, B: b, Embedding: d.w, Mean: d.savedMean(), N: d.n})
+	return detector.EncodeState("expose", state{Gamma: d.gamma, Dim: d.Dim(), W: detector.RowMajor(W), B: b, Embedding: d.w, Mean: d.savedMean(), N: d.n})
 }
 
 // UnmarshalBinary restores a model written by MarshalBinary, checking that

@@ -18,13 +18,14 @@ func init() {
 }
 
 // memory estimates the peak bytes of a fit or score: the D × d random
-// frequencies, one ChunkRows × D feature block per worker, the embedding
-// and (fit) the threshold rows' copy and the saving of the frequencies.
+// frequencies and their transpose (randfeat makes it on first use), one
+// ChunkRows × D feature block per worker, the embedding and (fit) the
+// threshold rows' copy and the saving of the frequencies.
 func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
 	D := float64(d.cfg.Features)
 	cols := float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
-	est := 8*D*cols + 8*D + workers*8*(float64(d.cfg.ChunkRows)*D+D)
+	est := 2*8*D*cols + 8*D + workers*8*(float64(d.cfg.ChunkRows)*D+D)
 	if op == detector.FitOp {
 		rows := float64(min(s.Rows, d.thresholdCap()))
 		est += 8*rows*cols + 8*rows

@@ -393,8 +393,8 @@ func (g *Gauss) MarshalBinary() ([]byte, error) {
 			st.XC = append(st.XC, g.xc.RawRowView(i)...)
 		}
 	} else {
-		var u mat.TriDense
-		g.chol.UTo(&u)
+		// The factor's own storage, read in place (RawU does not copy).
+		u := g.chol.RawU()
 		d := len(g.mean)
 		st.U = make([]float64, 0, d*d)
 		for i := 0; i < d; i++ {

@@ -50,12 +50,7 @@ func (k *KDE) MarshalBinary() ([]byte, error) {
 	if !k.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	raw := k.xc.RawMatrix()
-	data := make([]float64, 0, k.n*k.d)
-	for i := 0; i < k.n; i++ {
-		data = append(data, raw.Data[i*raw.Stride:i*raw.Stride+k.d]...)
-	}
-	return detector.EncodeState("kde", state{Kernel: int(k.cfg.Kernel), H: k.h, Mean: k.mean, N: k.n, D: k.d, X: data})
+	return detector.EncodeState("kde", state{Kernel: int(k.cfg.Kernel), H: k.h, Mean: k.mean, N: k.n, D: k.d, X: detector.RowMajor(k.xc)})
 }
 
 // UnmarshalBinary restores a model written by MarshalBinary into a detector

@@ -75,15 +75,6 @@ type state struct {
 	NystromRank int
 }
 
-func flat(m *mat.Dense) []float64 {
-	r, c := m.Dims()
-	out := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		out = append(out, m.RawRowView(i)...)
-	}
-	return out
-}
-
 // flatT returns mᵀ's values row by row (one allocation, no transposed
 // copy of m first).
 func flatT(m *mat.Dense) []float64 {
@@ -106,14 +97,14 @@ func (p *KPCA) MarshalBinary() ([]byte, error) {
 	}
 	s := state{Gamma: p.gamma, D: p.d, Vals: p.vals, Explained: p.explained}
 	if p.ny != nil {
-		s.Proj = flat(p.proj)
-		s.Landmarks = flat(mat.DenseCopyOf(p.ny.Landmarks))
+		s.Proj = detector.RowMajor(p.proj)
+		s.Landmarks = detector.RowMajor(mat.DenseCopyOf(p.ny.Landmarks))
 		s.ZMean = p.zMean
-		s.NystromNorm, s.NystromRank = flat(p.ny.Norm), p.ny.Rank()
+		s.NystromNorm, s.NystromRank = detector.RowMajor(p.ny.Norm), p.ny.Rank()
 	} else {
 		s.N = len(p.rowMean)
 		s.Proj = flatT(p.pt) // rows × max(q, 1), as saved before the model kept it transposed
-		s.X = flat(p.x)
+		s.X = detector.RowMajor(p.x)
 		s.RowMean = p.rowMean
 		s.Grand = p.grand
 	}

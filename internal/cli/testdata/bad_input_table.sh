@@ -35,6 +35,8 @@ printf 'PK\x03\x04garbage' > bad.npz
 /usr/bin/python3 -c "import numpy as np; np.savez('noX.npz', Z=np.zeros((3,2)))"
 /usr/bin/python3 -c "import numpy as np; np.save('cplx.npy', np.zeros((3,2), dtype=np.complex128))"
 /usr/bin/python3 -c "import numpy as np; np.save('three.npy', np.zeros((4,3,2)))"
+# a header declaring 5 rows before the data of 10
+/usr/bin/python3 -c "import numpy as np, io; b = io.BytesIO(); np.save(b, np.arange(30.).reshape(10, 3)); open('short.npy', 'wb').write(b.getvalue().replace(b'(10, 3)', b'(5, 3) '))"
 # a 1.6 GB .npy, sparse on disk: a header of 2,000,000 × 100 float64
 /usr/bin/python3 - <<'PY'
 h = "{'descr': '<f8', 'fortran_order': False, 'shape': (2000000, 100), }"
@@ -140,6 +142,7 @@ run "Inf" anomaly score --model model.bin --data inf.csv
 run "no data rows" anomaly fit --method expose --data empty.csv --out m.bin
 run "corrupt .npy header" anomaly fit --method expose --data bad.npy --out m.bin
 run "unsupported .npy dtype" anomaly fit --method expose --data cplx.npy --out m.bin
+run ".npy header declaring fewer rows than the file holds" anomaly fit --method expose --data short.npy --out m.bin
 run "corrupt .npz" anomaly fit --method expose --data bad.npz --out m.bin
 run ".npz without X" anomaly fit --method expose --data noX.npz --out m.bin
 run "non-numeric LIBSVM value" anomaly fit --method expose --data bad.svm --out m.bin
