@@ -265,7 +265,7 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		res.Stats = bench.Compare(res)
 	}
 	if o.plotDir != "" {
-		if err := benchPlots(ctx, res, o.plotDir); err != nil {
+		if err := benchPlots(ctx, res, o.plotDir, cfg.Data); err != nil {
 			return err
 		}
 	}

@@ -440,33 +440,34 @@ func benchCurves(res *bench.Result) []curveSet {
 }
 
 // benchPlots writes ROC and PR curves per data set of a bench run, and the
-// statistics' pictures when it ran with --stats.
-func benchPlots(ctx context.Context, res *bench.Result, dir string) error {
+// statistics' pictures when it ran with --stats. No picture may be one of
+// inputs, the run's data files (DIR/x_roc.png a link to the data).
+func benchPlots(ctx context.Context, res *bench.Result, dir string, inputs []string) error {
 	for _, cs := range benchCurves(res) {
 		for _, kind := range []string{"roc", "pr"} {
 			if ctx.Err() != nil { // a signal: stop at a whole picture
 				return nil
 			}
-			if err := saveCurves(kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png")); err != nil {
+			if err := saveCurves(kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png"), inputs...); err != nil {
 				return err
 			}
 		}
 	}
-	return statsPlots(res.Stats, dir)
+	return statsPlots(res.Stats, dir, inputs)
 }
 
 // statsPlots draws, when bench ran with --stats, the critical-difference
 // diagram of AUC-ROC (DIR/cd_auc.png) and the average ranks of every
 // metric as grouped bars (DIR/ranks.png), as Figure 3 of the R1STM paper.
-func statsPlots(cmps []bench.Comparison, dir string) error {
+func statsPlots(cmps []bench.Comparison, dir string, inputs []string) error {
 	cd, bars, err := statsPictures(cmps)
 	if err != nil || cd == nil {
 		return err
 	}
-	if err := savePictureSized(filepath.Join(dir, "cd_auc.png"), nil, aplot.Width, aplot.CDHeight(len(cmps[0].Methods)), cd); err != nil {
+	if err := savePictureSized(filepath.Join(dir, "cd_auc.png"), inputs, aplot.Width, aplot.CDHeight(len(cmps[0].Methods)), cd); err != nil {
 		return err
 	}
-	return savePicture(filepath.Join(dir, "ranks.png"), nil, bars)
+	return savePicture(filepath.Join(dir, "ranks.png"), inputs, bars)
 }
 
 // statsPictures returns the AUC-ROC critical-difference diagram and the

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +49,18 @@ func TestPlotCommands(t *testing.T) {
 	}
 	checkPNG(t, filepath.Join(pdir, "grid_roc.png"))
 	checkPNG(t, filepath.Join(pdir, "grid_pr.png"))
+	// A picture that is a link to the data file is refused, and the data
+	// left as it was (bench wrote through it: the CSV became a PNG).
+	ldir := filepath.Join(dir, "linked")
+	os.MkdirAll(ldir, 0o755)
+	os.Symlink(data, filepath.Join(ldir, "grid_roc.png"))
+	before, _ := os.ReadFile(data)
+	if code, _, stderr := run(ctx, "bench", "--methods", "benchvec", "--data", data, "--seeds", "1", "--in-process", "--plot", ldir); code != ExitUsage || !strings.Contains(stderr, "same file as the input") {
+		t.Errorf("bench --plot onto the data: exit %d: %s", code, stderr)
+	}
+	if after, _ := os.ReadFile(data); !bytes.Equal(after, before) {
+		t.Error("bench --plot replaced the data file")
+	}
 	// sgd needs expose, which this test program lacks.
 	for _, args := range [][]string{
 		{"plot"},

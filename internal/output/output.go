@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/google/renameio/v2"
 )
@@ -48,6 +49,7 @@ type File struct {
 	pending *renameio.PendingFile // regular files
 	direct  *os.File              // non-regular files, written in place
 	stdout  bool                  // "-": nothing to close
+	fd      bool                  // an open descriptor (/dev/stdout): not closed
 	err     error
 	done    bool
 }
@@ -119,6 +121,18 @@ func Create(path string, opt Options) (*File, error) {
 	if err != nil {
 		return nil, &PathError{Path: path, Err: err}
 	}
+	if fd, ok := fdOf(target); ok {
+		// Write to the descriptor as it is open (in append mode after a
+		// shell's >>); it stays open after Commit.
+		f := os.NewFile(uintptr(fd), path)
+		if f == nil {
+			return nil, &PathError{Path: path, Err: errors.New("not an open file descriptor")}
+		}
+		if _, err := f.Stat(); err != nil {
+			return nil, &PathError{Path: path, Err: Unwrap(err)}
+		}
+		return &File{path: path, w: bufio.NewWriterSize(f, 1<<16), fd: true}, nil
+	}
 	st, err := os.Stat(target)
 	switch {
 	case err == nil && st.IsDir():
@@ -133,6 +147,15 @@ func Create(path string, opt Options) (*File, error) {
 		return &File{path: path, w: bufio.NewWriterSize(f, 1<<16), direct: f}, nil
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, &PathError{Path: path, Err: Unwrap(err)}
+	case err == nil:
+		// An existing file is replaced only where it could be written,
+		// as a shell's > would (a read-only file is refused, not renamed
+		// over). Opening without O_TRUNC changes nothing.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, &PathError{Path: path, Err: Unwrap(err)}
+		}
+		f.Close()
 	}
 	pf, err := renameio.NewPendingFile(target,
 		renameio.WithTempDir(filepath.Dir(target)),
@@ -144,10 +167,22 @@ func Create(path string, opt Options) (*File, error) {
 	return &File{path: path, w: bufio.NewWriterSize(pf, 1<<16), pending: pf}, nil
 }
 
-// resolve follows symbolic links to the file they name; a link to a file
-// that does not exist yet resolves to that file's path.
+// resolve follows symbolic links to the file they name, as the kernel
+// does; a link to a file that does not exist yet resolves to that file's
+// path. The directory part is resolved first at every step: a relative
+// link is relative to the directory the link really is in, and a ".." in
+// it climbs from there, not from the spelling of a path through a linked
+// directory (joined as text, proj/xlink/s.csv -> ../data.csv named
+// proj/data.csv while the kernel reaches store/data.csv). A path through
+// a descriptor link (/dev/stdout, /proc/self/fd/1) ends there: see fdOf.
 func resolve(path string) (string, error) {
 	for range 40 { // as the kernel's limit on link chains
+		if _, ok := fdOf(path); ok {
+			return path, nil
+		}
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+			path = filepath.Join(dir, filepath.Base(path))
+		}
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			return path, nil
@@ -162,6 +197,34 @@ func resolve(path string) (string, error) {
 		path = dest
 	}
 	return "", errors.New("too many levels of symbolic links")
+}
+
+// fdOf reports whether path names one of this process's open descriptors
+// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
+// /proc/<this pid>/fd/N) and which. Such a path is written through the
+// descriptor itself: following the link to the file behind it and
+// renaming over that file would replace what a shell's >> appends to.
+func fdOf(path string) (int, bool) {
+	switch path = filepath.Clean(path); path {
+	case "/dev/stdin":
+		return 0, true
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	var rest string
+	for _, p := range []string{"/dev/fd/", "/proc/self/fd/", fmt.Sprintf("/proc/%d/fd/", os.Getpid()), "/proc/thread-self/fd/"} {
+		if len(path) > len(p) && path[:len(p)] == p {
+			rest = path[len(p):]
+			break
+		}
+	}
+	if rest == "" {
+		return 0, false
+	}
+	fd, err := strconv.Atoi(rest)
+	return fd, err == nil && fd >= 0
 }
 
 // Write writes p. Errors are sticky: once a write failed, Write and

@@ -89,6 +89,79 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+// A relative link inside a linked directory climbs from the directory the
+// link really is in: proj/xlink is store/x, and store/x/s.csv -> ../data.csv
+// names store/data.csv, not proj/data.csv (the input, which a join of the
+// spelled path reached while the same-file check looked at the real
+// target and passed).
+func TestLinkThroughLinkedDirectory(t *testing.T) {
+	root := t.TempDir()
+	proj, store := filepath.Join(root, "proj"), filepath.Join(root, "store")
+	os.MkdirAll(proj, 0o755)
+	os.MkdirAll(filepath.Join(store, "x"), 0o755)
+	in := filepath.Join(proj, "data.csv")
+	os.WriteFile(in, []byte("a\n1\n"), 0o644)
+	os.Symlink(filepath.Join(store, "x"), filepath.Join(proj, "xlink"))
+	os.Symlink("../data.csv", filepath.Join(store, "x", "s.csv"))
+	if err := WriteFile(filepath.Join(proj, "xlink", "s.csv"), []byte("scores"), Options{Inputs: []string{in}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(in); string(b) != "a\n1\n" {
+		t.Errorf("the input was replaced: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(store, "data.csv")); string(b) != "scores" {
+		t.Errorf("store/data.csv holds %q, want the output", b)
+	}
+}
+
+// A descriptor path (/proc/self/fd/N, what /dev/stdout names) is written
+// through the descriptor as it is open, appending after a shell's >>,
+// never renamed over the file behind it; the descriptor stays open.
+func TestDescriptorPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log.txt")
+	os.WriteFile(p, []byte("earlier lines\n"), 0o644)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, name := range []string{fmt.Sprintf("/proc/self/fd/%d", f.Fd()), fmt.Sprintf("/dev/fd/%d", f.Fd())} {
+		if err := WriteFile(name, []byte("scores\n"), Options{}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := f.WriteString("after\n"); err != nil {
+		t.Errorf("the descriptor was closed: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "earlier lines\nscores\nscores\nafter\n" {
+		t.Errorf("log holds %q", b)
+	}
+	if fd, ok := fdOf("/dev/stdout"); !ok || fd != 1 {
+		t.Errorf("/dev/stdout: %d %v", fd, ok)
+	}
+	if _, ok := fdOf("/proc/self/fdx/1"); ok {
+		t.Error("/proc/self/fdx/1 taken for a descriptor")
+	}
+}
+
+// A file this process may not write is refused, as a shell's > refuses
+// it, not renamed over (root may write any file, so the check is for
+// other users).
+func TestReadOnlyRefused(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, which may write a read-only file")
+	}
+	p := filepath.Join(t.TempDir(), "ro.csv")
+	os.WriteFile(p, []byte("keep"), 0o444)
+	var pe *PathError
+	if err := WriteFile(p, []byte("x"), Options{}); !errors.As(err, &pe) || !errors.Is(err, os.ErrPermission) {
+		t.Errorf("a read-only file: %v, want a permission error", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "keep" {
+		t.Errorf("the file holds %q", b)
+	}
+}
+
 // Outputs that name an input, directly, through a link or a hard link,
 // are refused; a directory is refused.
 func TestRefusals(t *testing.T) {
