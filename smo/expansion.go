@@ -177,9 +177,15 @@ const evalBlock = 16
 // EvalBytes bounds the bytes Eval allocates for m rows of d columns
 // against nSV support vectors: the scores, the support vectors transposed
 // (dense RBF) and, per worker, a block of evalBlock rows of kernel values
-// and a row's scratch.
-func EvalBytes(m, d, nSV int) int64 {
+// and a row's scratch. Sparse rows (sparseX) take neither the transposed
+// support vectors nor a dense scratch row: only the scores and a row of
+// kernel arguments per worker (counted as dense, a model fitted on 300
+// rows of 10⁷ hashed columns could not score its own training file).
+func EvalBytes(m, d, nSV int, sparseX bool) int64 {
 	w := int64(runtime.GOMAXPROCS(0))
+	if sparseX {
+		return 8 * (int64(m) + w*int64(nSV))
+	}
 	return 8 * (int64(m) + int64(d)*int64(nSV) + w*(evalBlock*int64(nSV)+int64(d)))
 }
 

@@ -61,7 +61,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 		if m.exp != nil {
 			sv = m.exp.Len()
 		}
-		return cpMemory(m.r, n) + float64(smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, sv))
+		return cpMemory(m.r, n) + float64(smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, sv, false))
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
 	// The solver copies the component vectors; the model saves those of

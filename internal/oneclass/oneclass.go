@@ -180,7 +180,7 @@ func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) float64 {
 		rows = 16*float64(s.NonZeros) + 8*(n+1)
 	}
 	if op == detector.ScoreOp {
-		return float64(smo.EvalBytes(s.Rows, s.Cols, nSV))
+		return float64(smo.EvalBytes(s.Rows, s.Cols, nSV, s.Sparse))
 	}
 	cache := min(cacheMB*(1<<20), 4*n*n+8*n)
 	copies := 2.0 // the input and the kernel matrix's rows
