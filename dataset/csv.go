@@ -46,10 +46,16 @@ var errGzipped = errors.New("the file is gzip-compressed: give it a .gz extensio
 // from 1, the label included. size, when not negative, is the file size,
 // used to size the value buffer.
 func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Dataset, error) {
+	s.maxRecord, s.budget = recordLimit(opt), opt.MaxBytes
+	if opt.MaxBytes > 0 {
+		s.maxFields = int(max(min(opt.MaxBytes/4/headerFieldBytes, math.MaxInt32), 1024))
+	}
 	if isGzip(s.br) {
 		return nil, &Error{Path: path, Err: errGzipped}
 	}
+	s.header = true
 	rec, err := s.next()
+	s.header = false
 	if err == io.EOF {
 		return nil, &Error{Path: path, Err: errors.New("empty file: need a header row and at least one data row")}
 	}
@@ -66,6 +72,12 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 		return nil, err
 	}
 	ncol, d, labelCol := len(header), len(l.cols), l.label
+	if opt.MaxBytes > 0 {
+		// Under a budget a longer row stops as soon as it passes the
+		// header's count (a quoted one says "more than"); without one
+		// every field is split and counted, as encoding/csv does.
+		s.maxFields = ncol
+	}
 
 	var data []float64
 	var y []int
@@ -425,6 +437,65 @@ type csvScanner struct {
 	numLine int      // lines read
 	recLine int      // line on which the last record starts
 	offset  int64    // bytes read
+	// maxRecord bounds the bytes of one record (a line, or the lines of
+	// a quoted field): see recordLimit.
+	maxRecord int
+	budget    int64 // Options.MaxBytes, for recordTooLong
+	// maxFields, when positive, bounds the fields of a record under a
+	// memory budget: the header's count for the data rows (a 24 MB line
+	// of 12 million empty fields took 750 MB in field slices), the
+	// budget's share for the header.
+	maxFields int
+	header    bool // the record being read is the header
+}
+
+// tooManyFields is the error of a record with more than maxFields fields.
+type tooManyFields struct {
+	line   int
+	n, max int // n is 0 when not counted (a quoted record stops at max+1)
+	header bool
+}
+
+func (e *tooManyFields) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.text()) }
+
+// text is the message without the line, which an *Error names as a row.
+func (e *tooManyFields) text() string {
+	if e.header {
+		return fmt.Sprintf("the header has more than %d columns, as many as the memory budget allows", e.max)
+	}
+	if e.n > 0 {
+		return fmt.Sprintf("has %d fields, the header has %d", e.n, e.max)
+	}
+	return fmt.Sprintf("has more than %d fields, the header has %d", e.max, e.max)
+}
+
+// headerFieldBytes is about what one header column costs while the header
+// is read and laid out (its field slice, name string and layout entries).
+const headerFieldBytes = 100
+
+// recordTooLong is the error of a record longer than maxRecord.
+type recordTooLong struct {
+	line   int
+	limit  int
+	budget int64 // the memory budget it derives from, 0 if none
+}
+
+func (e *recordTooLong) Error() string {
+	return fmt.Sprintf("line %d: longer than %s", e.line, FormatBytes(int64(e.limit)))
+}
+
+// maxRecordBytes bounds one record when no memory budget is set.
+const maxRecordBytes = 1 << 30
+
+// recordLimit returns the longest record the readers take under opt: a
+// quarter of the memory budget (a line costs about 3.3 times its length
+// while it is read and split: a 1 GiB line of one field peaked at
+// 3.39 GB), or maxRecordBytes without a budget.
+func recordLimit(opt Options) int {
+	if opt.MaxBytes > 0 {
+		return int(max(min(opt.MaxBytes/4, maxRecordBytes), 1<<10))
+	}
+	return maxRecordBytes
 }
 
 // csvBuffer is the read buffer size: large enough that most lines are
@@ -432,12 +503,12 @@ type csvScanner struct {
 const csvBuffer = 256 << 10
 
 func newCSVScanner(r io.Reader) *csvScanner {
-	return &csvScanner{comma: ',', quotes: true, br: bufio.NewReaderSize(r, csvBuffer)}
+	return &csvScanner{comma: ',', quotes: true, br: bufio.NewReaderSize(r, csvBuffer), maxRecord: maxRecordBytes}
 }
 
 // newTSVScanner splits lines on tabs, with no quoting.
 func newTSVScanner(r io.Reader) *csvScanner {
-	return &csvScanner{comma: '\t', br: bufio.NewReaderSize(r, csvBuffer)}
+	return &csvScanner{comma: '\t', br: bufio.NewReaderSize(r, csvBuffer), maxRecord: maxRecordBytes}
 }
 
 // csvSyntaxError is a malformed record, on the given line (encoding/csv's
@@ -456,6 +527,9 @@ func (s *csvScanner) readLine() ([]byte, error) {
 	if err == bufio.ErrBufferFull {
 		s.raw = append(s.raw[:0], line...)
 		for err == bufio.ErrBufferFull {
+			if len(s.raw) > s.maxRecord {
+				return nil, &recordTooLong{line: s.numLine + 1, limit: s.maxRecord, budget: s.budget}
+			}
 			line, err = s.br.ReadSlice('\n')
 			s.raw = append(s.raw, line...)
 		}
@@ -507,6 +581,11 @@ func (s *csvScanner) next() ([][]byte, error) {
 	// TrimLeadingSpace drops leading white space of each; the caller trims
 	// both sides of every field anyway.
 	line = line[:len(line)-lengthNL(line)]
+	if s.maxFields > 0 {
+		if c := bytes.Count(line, []byte{s.comma}) + 1; c > s.maxFields {
+			return nil, &tooManyFields{line: s.recLine, n: c, max: s.maxFields, header: s.header}
+		}
+	}
 	s.fields = s.fields[:0]
 	for {
 		i := bytes.IndexByte(line, s.comma)
@@ -551,6 +630,10 @@ parseField:
 			}
 			s.rec = append(s.rec, field...)
 			s.ends = append(s.ends, len(s.rec))
+			if s.maxFields > 0 && len(s.ends) > s.maxFields {
+				err = &tooManyFields{line: s.recLine, max: s.maxFields, header: s.header}
+				break parseField
+			}
 			if i >= 0 {
 				line = line[i+1:]
 				continue parseField
@@ -572,6 +655,10 @@ parseField:
 				case len(line) > 0 && line[0] == ',': // end of field
 					line = line[1:]
 					s.ends = append(s.ends, len(s.rec))
+					if s.maxFields > 0 && len(s.ends) > s.maxFields {
+						err = &tooManyFields{line: s.recLine, max: s.maxFields, header: s.header}
+						break parseField
+					}
 					continue parseField
 				case lengthNL(line) == len(line): // end of line
 					s.ends = append(s.ends, len(s.rec))
@@ -584,6 +671,10 @@ parseField:
 				// The field goes on on the next line.
 				s.rec = append(s.rec, line...)
 				if errRead != nil {
+					break parseField
+				}
+				if len(s.rec) > s.maxRecord {
+					err = &recordTooLong{line: s.recLine, limit: s.maxRecord, budget: s.budget}
 					break parseField
 				}
 				line, errRead = s.readLine()
@@ -633,6 +724,17 @@ func csvErr(path string, err error) error {
 	var se *csvSyntaxError
 	if errors.As(err, &se) {
 		return &Error{Path: path, Row: se.line, Err: fmt.Errorf("malformed CSV: %v", se.err)}
+	}
+	var tf *tooManyFields
+	if errors.As(err, &tf) {
+		return &Error{Path: path, Row: tf.line, Err: errors.New(tf.text())}
+	}
+	var tl *recordTooLong
+	if errors.As(err, &tl) {
+		if tl.budget > 0 {
+			return &Error{Path: path, Row: tl.line, Err: &MemoryError{What: fmt.Sprintf("its record is longer than %s; records that long", FormatBytes(int64(tl.limit))), Need: 4 * int64(tl.limit), Max: tl.budget}}
+		}
+		return &Error{Path: path, Row: tl.line, Err: fmt.Errorf("a record longer than %s", FormatBytes(int64(tl.limit)))}
 	}
 	return &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
 }

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -185,5 +186,50 @@ func TestCSVNoAllocPerField(t *testing.T) {
 	t.Logf("allocations: %v for 20 rows, %v for 2,000", small, big)
 	if big > small+12 {
 		t.Errorf("%v allocations for 2,000 rows, %v for 20: some allocation is per row", big, small)
+	}
+}
+
+// TestLongRecordBounded: one line (or one quoted field over several lines)
+// longer than a quarter of the memory budget is refused as it is read,
+// naming its row, instead of growing without bound (a 4 GiB line of a
+// 4 MB .csv.gz ran the process out of memory under a 200 MB budget).
+func TestLongRecordBounded(t *testing.T) {
+	long := strings.Repeat("1", 600<<10)
+	opt := Options{MaxBytes: 1 << 20} // a 256 KiB record limit
+	for _, tc := range []struct{ name, file string }{
+		{"t.csv", "a,b\n1,2\n" + long + ",2\n"},
+		{"t.tsv", "a\tb\n1\t2\n" + long + "\t2\n"},
+		{"q.csv", "a,b\n1,2\n\"" + strings.Repeat("1\n", 300<<10) + "\",2\n"},
+		{"h.csv", long + ",b\n1,2\n"},
+	} {
+		_, err := Read(strings.NewReader(tc.file), int64(len(tc.file)), tc.name, opt)
+		var me *MemoryError
+		var de *Error
+		if !errors.As(err, &me) || !errors.As(err, &de) || de.Row == 0 {
+			t.Errorf("%s: error %v, want a *MemoryError at a row", tc.name, err)
+		}
+		// Without a budget the record is read (and its cell then
+		// refused as a number, not for its length).
+		if _, err := Read(strings.NewReader(tc.file), int64(len(tc.file)), tc.name, Options{}); err != nil && strings.Contains(err.Error(), "longer than") {
+			t.Errorf("%s without a budget: %v", tc.name, err)
+		}
+	}
+}
+
+// TestManyFieldsBounded: a data row with more fields than the header is
+// refused before its fields are sliced (12 million empty fields of a 24 MB
+// line took 750 MB in slices), and a header with more columns than the
+// budget's share is refused; quoted records too.
+func TestManyFieldsBounded(t *testing.T) {
+	opt := Options{MaxBytes: 1 << 20} // header columns: at most 2621
+	for _, tc := range []struct{ file, want string }{
+		{"a,b\n1,2\n" + strings.Repeat(",", 100000) + "\n", "row 3: has 100001 fields, the header has 2"},
+		{"a,b\n1,2\n\"1\"" + strings.Repeat(",", 100000) + "\n", "row 3: has more than 2 fields, the header has 2"},
+		{strings.Repeat("c,", 5000) + "y\n", "row 1: the header has more than 2621 columns"},
+	} {
+		_, err := Read(strings.NewReader(tc.file), int64(len(tc.file)), "m.csv", opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
 	}
 }
