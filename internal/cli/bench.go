@@ -154,17 +154,8 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		return usagef("--stats has no csv form; use --format table, markdown or json")
 	}
 	if o.methods != "all" {
-		for _, m := range splitList(o.methods) {
-			if _, ok := detector.Lookup(m); !ok {
-				return usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
-			}
-			if slices.Contains(cfg.Methods, m) {
-				return usagef("--methods: %s is listed twice", m)
-			}
-			cfg.Methods = append(cfg.Methods, m)
-		}
-		if len(cfg.Methods) == 0 {
-			return usagef("--methods: no method given (a list, or all)")
+		if cfg.Methods, err = parseMethods(o.methods); err != nil {
+			return err
 		}
 	}
 	methods := cfg.Methods
@@ -195,13 +186,26 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		if cfg.Data, err = expandData(o.data); err != nil {
 			return err
 		}
+		names := map[string]string{}
 		for _, ref := range cfg.Data {
-			if _, err := bench.Open(ref); err != nil {
-				var de *dataset.Error
-				if !errors.As(err, &de) {
-					err = fmt.Errorf("%s: %w", ref, err)
+			// Two files of one name would share a table row's label
+			// and --plot's pictures (the second overwrote the first).
+			name := bench.DataName(ref)
+			if prev, ok := names[name]; ok {
+				if prev == ref {
+					return usagef("--data: %s is listed twice (its runs would count twice in the medians)", ref)
 				}
-				return dataErr(err)
+				return usagef("--data: %s and %s have the same name %q, which the table and --plot's pictures use; rename or link one of them", prev, ref, name)
+			}
+			names[name] = ref
+			// Read under the budget, as the runs will: before, every
+			// file was read whole here first (a 4 GiB .csv.gz ran out
+			// of memory under --max-memory 200MB).
+			if _, err := bench.OpenWithin(ref, cfg.MaxBytes); err != nil {
+				if oe := overBudgetErr(err, source); oe != nil {
+					return oe
+				}
+				return dataFileErr(ref, err)
 			}
 		}
 	}
@@ -331,6 +335,25 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseMethods reads a --methods list (not "all"): registered methods,
+// each once, at least one.
+func parseMethods(list string) ([]string, error) {
+	var methods []string
+	for _, m := range splitList(list) {
+		if _, ok := detector.Lookup(m); !ok {
+			return nil, usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
+		}
+		if slices.Contains(methods, m) {
+			return nil, usagef("--methods: %s is listed twice", m)
+		}
+		methods = append(methods, m)
+	}
+	if len(methods) == 0 {
+		return nil, usagef("--methods: no method given (a list, or all)")
+	}
+	return methods, nil
 }
 
 // benchSets parses --set METHOD.KEY=VALUE.

@@ -181,7 +181,15 @@ func TestBenchClassProtocol(t *testing.T) {
 
 func TestBenchUsage(t *testing.T) {
 	data := benchCSV(t)
+	// A file of the same name in another directory (one label in the
+	// table, one set of --plot pictures).
+	other := filepath.Join(t.TempDir(), filepath.Base(data))
+	if b, err := os.ReadFile(data); err != nil || os.WriteFile(other, b, 0o644) != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
+		{"bench", "--data", data + "," + data},
+		{"bench", "--data", data + "," + other},
 		{"bench", "--format", "xml"},
 		{"bench", "--methods", "nosuch"},
 		{"bench", "--seeds", "x"},
@@ -201,6 +209,11 @@ func TestBenchUsage(t *testing.T) {
 	}
 	if code, _, _ := run(context.Background(), "bench", "--data", filepath.Join(t.TempDir(), "missing.csv")); code != ExitData {
 		t.Errorf("missing data file: exit %d, want %d", code, ExitData)
+	}
+	// A data file over the budget is refused as it is read, before any
+	// run (it was read whole first).
+	if code, _, stderr := run(context.Background(), "bench", "--data", data, "--max-memory", "200B"); code != ExitData || !strings.Contains(stderr, "over the memory budget of 200 B (--max-memory)") {
+		t.Errorf("data over the budget: exit %d (%s), want %d", code, stderr, ExitData)
 	}
 	unlabeled := filepath.Join(t.TempDir(), "nolabel.csv")
 	os.WriteFile(unlabeled, []byte("a,b\n1,2\n2,1\n"), 0o644)

@@ -62,9 +62,29 @@ func newPlotCmd(stderr io.Writer) *cobra.Command {
 // arguments and draws with run into the picture file of the required flag
 // --out, which it binds to out (outUsage is its help).
 func newPictureCmd(use, short string, out *string, outUsage string, run func(ctx context.Context) error) *cobra.Command {
-	c := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: runRequired([]string{"out"}, run)}
+	c := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: runRequired([]string{"out"}, func(ctx context.Context) error {
+		// The format before any work (a misspelt .pgn failed with
+		// exit 3 after the fits).
+		if err := checkPictureFormat(*out); err != nil {
+			return err
+		}
+		return run(ctx)
+	})}
 	c.Flags().StringVar(out, "out", "", outUsage)
 	return c
+}
+
+// pictureFormats are the file extensions gonum/plot writes.
+var pictureFormats = []string{"eps", "jpeg", "jpg", "pdf", "png", "svg", "tex", "tif", "tiff"}
+
+// checkPictureFormat refuses a picture path whose extension gonum/plot
+// cannot write, as a usage error.
+func checkPictureFormat(path string) error {
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if !slices.Contains(pictureFormats, format) {
+		return usagef("--out %q: a picture is written as .%s, by its extension", path, strings.Join(pictureFormats, ", ."))
+	}
+	return nil
 }
 
 type curveOptions struct {
@@ -107,11 +127,9 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 	}
 	methods := detector.Names()
 	if o.methods != "all" {
-		methods = splitList(o.methods)
-	}
-	for _, m := range methods {
-		if _, ok := detector.Lookup(m); !ok {
-			return usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
+		var err error
+		if methods, err = parseMethods(o.methods); err != nil {
+			return err
 		}
 	}
 	params, err := benchSets(o.sets, methods)
@@ -273,6 +291,9 @@ func newSGDCmd(stderr io.Writer) *cobra.Command {
 }
 
 func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
+	if !strings.EqualFold(filepath.Ext(o.out), ".png") {
+		return usagef("--out %q: the sgd picture (two stacked plots) is written as .png only", o.out)
+	}
 	if err := checkOutput(o.out, nil, o.data); err != nil {
 		return err
 	}

@@ -70,6 +70,11 @@ func TestPlotCommands(t *testing.T) {
 		{"plot", "cpals", "--rank", "9", "--shape", "4x4x4", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "sgd", "--out", filepath.Join(dir, "sgd.png")},
 		{"plot", "roc"},
+		{"plot", "roc", "--data", data, "--methods", "benchvec", "--out", filepath.Join(dir, "x.pgn")},
+		{"plot", "map", "--method", "meandist", "--out", ""},
+		{"plot", "roc", "--data", data, "--methods", "", "--out", filepath.Join(dir, "x.png")},
+		{"plot", "roc", "--data", data, "--methods", "benchvec,benchvec", "--out", filepath.Join(dir, "x.png")},
+		{"plot", "sgd", "--out", filepath.Join(dir, "sgd.svg")},
 		{"plot", "map", "--method", "nosuch", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "map", "--n", "3", "--out", filepath.Join(dir, "x.png")},
 		// Past the memory budget, refused before anything is allocated
