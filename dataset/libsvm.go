@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -188,6 +189,12 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 	}
 	ds := &Dataset{X: X, Shape: shape, Source: path}
 	ds.Y, ds.Class = libsvmLabels(labels, plus)
+	if ds.Y != nil && !slices.Contains(labels, 0) && (plus || slices.Contains(labels, -1)) {
+		// The opposite of the 1 = anomaly of every other format: say so,
+		// since a file written the other way round would be read
+		// silently inverted.
+		ds.Notes = append(ds.Notes, "labels +1/−1 are read by LIBSVM's one-class convention, +1 normal and −1 anomaly (write 1 = anomaly, 0 = normal for the other way round)")
+	}
 	return ds, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,4 +142,28 @@ func FuzzLIBSVMReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameLIBSVM(t, data)
 	})
+}
+
+// TestLIBSVMOneClassNote: labels read by LIBSVM's one-class convention
+// (+1 normal, −1 anomaly, the opposite of 1 = anomaly) come with a note;
+// 1/0 labels do not.
+func TestLIBSVMOneClassNote(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		y    []int
+		note bool
+	}{
+		{"-1 1:1\n+1 1:2\n", []int{1, 0}, true},
+		{"+1 1:1\n+1 1:2\n", []int{0, 0}, true},
+		{"1 1:1\n0 1:2\n", []int{1, 0}, false},
+	} {
+		ds, err := Read(strings.NewReader(tc.file), int64(len(tc.file)), "n.svm", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := len(ds.Notes) == 1 && strings.Contains(ds.Notes[0], "LIBSVM's one-class convention")
+		if !slices.Equal(ds.Y, tc.y) || has != tc.note {
+			t.Errorf("%q: labels %v, notes %q; want %v, a note %v", tc.file, ds.Y, ds.Notes, tc.y, tc.note)
+		}
+	}
 }

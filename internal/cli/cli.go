@@ -83,8 +83,9 @@ scores new rows (higher = more anomalous) and evaluates scores against labels.
 Data files are read by extension: .csv and .tsv (a header row; a "label" or
 "y" column, or the one named by --label, holds 1 = anomaly, 0 = normal, -1
 or empty = unlabeled), .npy, .npz (arrays X and y), LIBSVM text (.libsvm,
-.svm, .svmlight, .txt) and .arff; any of them but .npz may be gzipped
-(.csv.gz).
+.svm, .svmlight, .txt; labels 1/0 as above, or +1/-1 by LIBSVM's one-class
+convention: +1 normal, -1 anomaly) and .arff; any of them but .npz may be
+gzipped (.csv.gz).
 
 Parameters of a method are given with --set key=value, repeatable; "anomaly
 methods" lists every method with its parameters and defaults.
