@@ -140,8 +140,18 @@ func (w *workspace) factor(n int) blas64.General {
 func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, rng *rand.Rand) (Kruskal, error) {
 	N, R, P, L := w.N, w.R, w.P, w.L
 	normX := norm2(data)
+	e := 0 // the exponent of the scaling below, 0 for none
 	if math.IsNaN(normX) || math.IsInf(normX, 0) {
-		return Kruskal{}, ErrNonFinite
+		// Finite entries whose norm passes float64's range (twelve of
+		// 1e308) are scaled by the largest one's exponent instead.
+		var m float64
+		for _, v := range data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return Kruskal{}, ErrNonFinite
+			}
+			m = max(m, math.Abs(v))
+		}
+		_, e = math.Frexp(m)
 	}
 	if normX == 0 {
 		clear(w.lambda)
@@ -153,13 +163,23 @@ func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, r
 	// of 1e±75 and beyond neither overflow nor underflow. Tensors of
 	// ordinary size are decomposed as they are, bit for bit.
 	unit := 0
-	if _, e := math.Frexp(normX); e > 64 || e < -64 {
+	if e == 0 {
+		if _, ne := math.Frexp(normX); ne > 64 || ne < -64 {
+			e = ne
+		}
+	}
+	if e != 0 {
 		unit = e
 		scaled := make([]float64, len(data))
 		for i, v := range data {
 			scaled[i] = math.Ldexp(v, -e)
 		}
-		data, normX = scaled, math.Ldexp(normX, -e)
+		if math.IsInf(normX, 0) {
+			normX = norm2(scaled)
+		} else {
+			normX = math.Ldexp(normX, -e) // exact
+		}
+		data = scaled
 	}
 	x := blas64.General{Rows: P, Cols: L, Stride: L, Data: data}
 	xt := blas64.General{Rows: L, Cols: P, Stride: P, Data: w.xt}
@@ -251,7 +271,10 @@ func (w *workspace) decompose(ctx context.Context, data []float64, cfg Config, r
 	}
 	if unit != 0 {
 		for r := range w.lambda {
-			w.lambda[r] = math.Ldexp(w.lambda[r], unit)
+			// A weight past float64's range (the tensor's norm
+			// passes it) saturates: the tensor stays finite and as
+			// far from every other as float64 can say.
+			w.lambda[r] = min(math.Ldexp(w.lambda[r], unit), math.MaxFloat64)
 		}
 	}
 	k := finish(w.lambda, w.factors, w.shape, R)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -21,7 +22,9 @@ type SampleError struct {
 	Err error
 }
 
-func (e *SampleError) Error() string { return fmt.Sprintf("cpd: sample %d: %v", e.Row+1, e.Err) }
+func (e *SampleError) Error() string {
+	return fmt.Sprintf("cpd: sample %d: %s", e.Row+1, strings.TrimPrefix(e.Err.Error(), "cpd: "))
+}
 func (e *SampleError) Unwrap() error { return e.Err }
 
 // KruskalBytes is the memory one Kruskal tensor of the given shape and

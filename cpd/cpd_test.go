@@ -61,7 +61,7 @@ func TestBadInput(t *testing.T) {
 			Y.Set(1, 5, math.Inf(1))
 			_, err := DecomposeBatch(ctx, Y, []int{3, 4}, Config{Rank: 1})
 			return err
-		}, "cpd: sample 2: cpd: tensor has non-finite entries", new(*SampleError)},
+		}, "cpd: sample 2: tensor has non-finite entries", new(*SampleError)},
 	} {
 		err := c.run()
 		if err == nil {
@@ -550,5 +550,35 @@ func TestDecomposeExtremeUnits(t *testing.T) {
 				t.Errorf("unit %g: factor %d differs", unit, n)
 			}
 		}
+	}
+}
+
+// A tensor of finite entries whose norm passes float64's range (twelve
+// entries of 1e308) decomposes, with the weight that passes the range
+// saturated at MaxFloat64 (it was refused as holding non-finite entries);
+// NaN is still refused.
+func TestDecomposeNormPastRange(t *testing.T) {
+	x := tensor.Zeros(3, 4)
+	for i := range x.Data() {
+		x.Data()[i] = 1e308
+	}
+	k, err := Decompose(context.Background(), x, Config{Rank: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Weights[0] != math.MaxFloat64 {
+		t.Errorf("weight %g, want MaxFloat64", k.Weights[0])
+	}
+	for n, f := range k.Factors {
+		for _, v := range f.RawMatrix().Data {
+			if math.Abs(math.Abs(v)-1/math.Sqrt(float64(x.Shape()[n]))) > 1e-12 {
+				t.Errorf("factor %d: %v, want ±1/√I_n", n, f.RawMatrix().Data)
+				break
+			}
+		}
+	}
+	x.Data()[5] = math.NaN()
+	if _, err := Decompose(context.Background(), x, Config{Rank: 1}); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("NaN entry: %v, want ErrNonFinite", err)
 	}
 }

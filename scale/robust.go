@@ -39,7 +39,12 @@ func percentile(sorted []float64, q float64) float64 {
 	if f == 0 || a == b {
 		return a
 	}
-	return a + f*(b-a)
+	if d := b - a; !math.IsInf(d, 0) {
+		return a + f*d
+	}
+	// a and b of opposite signs near ±MaxFloat64: their difference
+	// overflows, the weighted sum does not.
+	return a*(1-f) + b*f
 }
 
 // Fit computes the per-column median, quartiles and, where needed, the

@@ -193,6 +193,36 @@ func TestStageRangeError(t *testing.T) {
 	}
 }
 
+// TestStageNearMaxFloat: training values near both ±MaxFloat64 are
+// scaled into range by every rule (the offset subtraction, the minmax
+// range, the robust quartiles' interpolation and the channel moments all
+// overflowed, and the stage refused its own training rows), and a stage
+// fitted on ordinary data leaves them as before.
+func TestStageNearMaxFloat(t *testing.T) {
+	for _, X := range []*mat.Dense{
+		mat.NewDense(4, 2, []float64{-1.7e308, 1, 1e308, 2, 1e308, 3, 1e308, 4}),
+		mat.NewDense(4, 2, []float64{-1e308, 1, -1e308, 2, 1e308, 3, 1e308, 4}),
+		mat.NewDense(4, 2, []float64{1e154, -3e154, 2e154, 1e154, -1e154, 2e154, 5e153, -2e154}),
+	} {
+		for _, rule := range []string{Standardize, RobustRule, MinMaxRule, ChannelRule} {
+			st, err := FitShape(rule, X, []int{2, 1})
+			if err != nil {
+				t.Fatalf("%s: %v", rule, err)
+			}
+			Y, err := st.Apply(X)
+			if err != nil {
+				t.Fatalf("%s on %v: %v", rule, X.RawMatrix().Data, err)
+			}
+			for _, v := range Y.(*mat.Dense).RawMatrix().Data {
+				if math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(v) > 4 {
+					t.Errorf("%s: scaled values %v", rule, Y.(*mat.Dense).RawMatrix().Data)
+					break
+				}
+			}
+		}
+	}
+}
+
 // A stage fitted on sparse data with more columns than non-zeros keeps
 // only the touched columns (Index), and its divisors are those of the same
 // rule fitted without centring on the dense matrix of those columns, zeros

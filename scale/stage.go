@@ -108,7 +108,13 @@ func FitShape(rule string, X mat.Matrix, shape []int) (*Stage, error) {
 		s.Offset = nil
 	}
 	for j, v := range s.Divisor {
-		if !(v > 0) || math.IsInf(v, 0) {
+		switch {
+		case math.IsInf(v, 1):
+			// A spread past float64's range (values near both
+			// ±MaxFloat64): the largest one there is, not 1, which
+			// sent the column's values out of range.
+			s.Divisor[j] = math.MaxFloat64
+		case !(v > 0):
 			s.Divisor[j] = 1
 		}
 	}
@@ -217,7 +223,16 @@ func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
 	}
 	f := func(j int, v float64) float64 { return v / s.divisor(j) }
 	if s.Offset != nil {
-		f = func(j int, v float64) float64 { return (v - s.Offset[j]) / s.Divisor[j] }
+		f = func(j int, v float64) float64 {
+			o, d := s.Offset[j], s.Divisor[j]
+			if r := (v - o) / d; !math.IsInf(r, 0) {
+				return r
+			}
+			// v − o overflowed (a value near −MaxFloat64 and an
+			// offset of the other sign); divided first, it may
+			// not.
+			return v/d - o/d
+		}
 	}
 	var out mat.Matrix
 	if sp, ok := X.(*sparse.CSR); ok && s.Offset == nil {
@@ -245,7 +260,7 @@ type RangeError struct {
 }
 
 func (e *RangeError) Error() string {
-	return fmt.Sprintf("row %d, column %d: the value is out of the float64 range after scaling (it lies about 1e308 training spreads from the training data)", e.Row+1, e.Col+1)
+	return fmt.Sprintf("data row %d, column %d: the value is out of the float64 range after scaling (it lies more than 1e308 training spreads from the training data)", e.Row+1, e.Col+1)
 }
 
 func finite(m mat.Matrix) error {
@@ -303,18 +318,36 @@ func fitChannels(X mat.Matrix, shape []int) (*Stage, error) {
 		return nil, err
 	}
 	cnt := float64(n * block)
+	// A channel whose values reach 2^500 is summed in units of its
+	// largest magnitude, so that values near ±MaxFloat64 (or whose
+	// squares pass it, 1e154 and up) overflow neither the mean nor the
+	// variance; other channels in units of 1, bit for bit as before.
+	unit := make([]float64, shape[0])
+	columnStats(X, func(j int, v float64) { unit[j/block] = max(unit[j/block], math.Abs(v)) })
+	for ch, u := range unit {
+		if !(u >= 0x1p500) {
+			unit[ch] = 1
+		}
+	}
 	mean := make([]float64, shape[0])
-	columnStats(X, func(j int, v float64) { mean[j/block] += v })
+	columnStats(X, func(j int, v float64) { mean[j/block] += v / unit[j/block] })
 	for ch := range mean {
-		mean[ch] /= cnt
+		mean[ch] = mean[ch] / cnt * unit[ch]
 	}
 	ss := make([]float64, shape[0])
-	columnStats(X, func(j int, v float64) { d := v - mean[j/block]; ss[j/block] += d * d })
+	columnStats(X, func(j int, v float64) {
+		u := unit[j/block]
+		d := v/u - mean[j/block]/u
+		ss[j/block] += d * d
+	})
 	st := &Stage{Rule: ChannelRule, Offset: make([]float64, c), Divisor: make([]float64, c)}
 	for j := range st.Offset {
 		ch := j / block
-		sd := math.Sqrt(ss[ch] / cnt)
-		if !(sd > 0) || math.IsInf(sd, 0) {
+		sd := math.Sqrt(ss[ch]/cnt) * unit[ch]
+		switch {
+		case math.IsInf(sd, 1):
+			sd = math.MaxFloat64
+		case !(sd > 0):
 			sd = 1
 		}
 		st.Offset[j], st.Divisor[j] = mean[ch], sd
