@@ -181,12 +181,22 @@ func TestStageSparse(t *testing.T) {
 
 // A value that scaling sends beyond the float64 range is a RangeError
 // naming its row and column.
+// A value scaled past float64's range (1e300 in training spreads of
+// 1e-300) saturates at ±MaxFloat64, so the row scores as far as float64
+// can say; a non-finite value is a RangeError naming it.
 func TestStageRangeError(t *testing.T) {
 	st, err := Fit(Standardize, mat.NewDense(2, 1, []float64{0, 1e-300}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.Apply(mat.NewDense(2, 1, []float64{0, 1e300}))
+	Y, err := st.Apply(mat.NewDense(3, 1, []float64{0, 1e300, -1e300}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := Y.(*mat.Dense).RawMatrix().Data; y[1] != math.MaxFloat64 || y[2] != -math.MaxFloat64 {
+		t.Errorf("scaled %v, want ±MaxFloat64 for the far values", y)
+	}
+	_, err = st.Apply(mat.NewDense(2, 1, []float64{0, math.Inf(1)}))
 	re, ok := err.(*RangeError)
 	if !ok || re.Row != 1 || re.Col != 0 {
 		t.Fatalf("got %v, want a RangeError at row 2, column 1", err)

@@ -209,8 +209,9 @@ func (s *Stage) Check(cols int) error { return s.check(cols) }
 
 // Apply returns the scaled X: X itself for rule none, a new CSR matrix for
 // sparse X when the stage does not centre, and a new dense matrix
-// otherwise. A value that the map sends beyond the float64 range is an
-// error naming its row and column (1-based).
+// otherwise. A value that the map sends beyond the float64 range
+// saturates at ±MaxFloat64; a non-finite value is an error naming its row
+// and column (1-based).
 func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
 	X = csr.Input(X)
 
@@ -221,7 +222,7 @@ func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
 	if c != s.Cols() {
 		return nil, fmt.Errorf("scale: stage fitted on %d columns, the data has %d", s.Cols(), c)
 	}
-	f := func(j int, v float64) float64 { return v / s.divisor(j) }
+	f := func(j int, v float64) float64 { return saturate(v/s.divisor(j), v) }
 	if s.Offset != nil {
 		f = func(j int, v float64) float64 {
 			o, d := s.Offset[j], s.Divisor[j]
@@ -231,7 +232,7 @@ func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
 			// v − o overflowed (a value near −MaxFloat64 and an
 			// offset of the other sign); divided first, it may
 			// not.
-			return v/d - o/d
+			return saturate(v/d-o/d, v)
 		}
 	}
 	var out mat.Matrix
@@ -252,6 +253,18 @@ func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// saturate maps a scaled value past float64's range to ±MaxFloat64: the
+// row lies more than 1e308 training spreads out, as far as a float64 can
+// say, and every method scores it as far (kde and gauss +Inf), where the
+// whole file was refused for it.
+// A non-finite input x stays as it is, for finite to report.
+func saturate(v, x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return v
+	}
+	return max(min(v, math.MaxFloat64), -math.MaxFloat64)
 }
 
 // RangeError reports a value that scaling sent beyond the float64 range.

@@ -148,7 +148,7 @@ func writeScores(ctx context.Context, w io.Writer, scores []float64, threshold f
 		if i%(1<<16) == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		buf = strconv.AppendFloat(buf[:0], s, 'g', -1, 64)
+		buf = strconv.AppendFloat(buf[:0], s+0, 'g', -1, 64) // s+0: −0 prints as 0
 		buf = append(buf, ',', byte('0'+labels[i]), '\n')
 		w.Write(buf)
 	}
