@@ -292,12 +292,9 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			return nil, fmt.Errorf("smo: bound C[%d] = %v, want a finite number > 0", i, ci)
 		}
 		s.c[i] = ci
-		if prob.P != nil {
-			if math.IsNaN(prob.P[i]) || math.IsInf(prob.P[i], 0) {
-				return nil, fmt.Errorf("smo: linear term p[%d] = %v is not finite", i, prob.P[i])
-			}
-			s.p[i] = prob.P[i]
-		}
+		// The diagonal first: the linear term of SVDD is made from it,
+		// and an overflowing kernel is the user's to fix (RangeError
+		// says how), not an internal p[i] of −Inf.
 		d := prob.Q.Diag(i)
 		if math.IsNaN(d) || math.IsInf(d, -1) {
 			return nil, fmt.Errorf("smo: Q[%d][%d] = %v is not finite", i, i, d)
@@ -307,6 +304,12 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		}
 		if d > math.MaxFloat32 { // +Inf included
 			return nil, &RangeError{Index: i, Value: d}
+		}
+		if prob.P != nil {
+			if math.IsNaN(prob.P[i]) || math.IsInf(prob.P[i], 0) {
+				return nil, fmt.Errorf("smo: linear term p[%d] = %v is not finite", i, prob.P[i])
+			}
+			s.p[i] = prob.P[i]
 		}
 		s.qd[i] = d
 	}
@@ -696,7 +699,7 @@ func (s *solver) curvature(i, t int, a float64) {
 		return
 	}
 	if a < -1e-5*(math.Abs(s.qd[i])+math.Abs(s.qd[t])+1e-300) {
-		s.err = fmt.Errorf("smo: %w: rows %d and %d give Q_ii + Q_jj − 2Q_ij = %.4g < 0", ErrNotPSD, i, t, a)
+		s.err = fmt.Errorf("smo: %w: training rows %d and %d give Q_ii + Q_jj − 2Q_ij = %.4g < 0, which no kernel can (poly with coef0 < 0 is not one; use coef0 ≥ 0 or another kernel)", ErrNotPSD, i+1, t+1, a)
 	}
 }
 
