@@ -130,8 +130,12 @@ func New(cfg Config) (*EXPoSE, error) {
 		if r == 0 {
 			r = 1
 		}
-		t := math.Ceil(r * r / (cfg.Epsilon * cfg.Epsilon))
-		if t > MaxIterations {
+		// (M/ε)², not M²/ε²: the squares overflow or underflow for
+		// M and ε near the ends of float64 (1e308/1e308 made NaN, and
+		// the iteration count −2^63). At least one iteration.
+		q := r / cfg.Epsilon
+		t := max(math.Ceil(q*q), 1)
+		if !(t <= MaxIterations) {
 			return nil, &param.Error{Method: "expose", Name: "epsilon", Value: fmt.Sprint(cfg.Epsilon),
 				Reason: fmt.Sprintf("asks for %.3g iterations; choose a larger epsilon", t)}
 		}

@@ -25,7 +25,8 @@ func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
 	D := float64(d.cfg.Features)
 	cols := float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
-	est := 2*8*D*cols + 8*D + workers*8*(float64(d.cfg.ChunkRows)*D+D)
+	chunk := float64(min(d.cfg.ChunkRows, max(s.Rows, 1))) // a block never holds more rows than the data
+	est := 2*8*D*cols + 8*D + workers*8*(chunk*D+D)
 	if op == detector.FitOp {
 		rows := float64(min(s.Rows, d.thresholdCap()))
 		est += 8*rows*cols + 8*rows
