@@ -201,7 +201,13 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 			// Read under the budget, as the runs will: before, every
 			// file was read whole here first (a 4 GiB .csv.gz ran out
 			// of memory under --max-memory 200MB).
-			if _, err := bench.OpenWithin(ref, cfg.MaxBytes); err != nil {
+			// Beside the signals: a named pipe no one writes blocks
+			// in open(2), which looks at no context.
+			_, err := beside(ctx, func() (*dataset.Dataset, error) { return bench.OpenWithin(ref, cfg.MaxBytes) })
+			if ctx.Err() != nil {
+				return &exitError{ExitInterrupted, errors.New("bench interrupted")}
+			}
+			if err != nil {
 				if oe := overBudgetErr(err, source); oe != nil {
 					return oe
 				}
@@ -220,7 +226,7 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		// Open (and check) the report's output before any work: it must
 		// not be one of the data files.
 		var err error
-		if report, err = createOutput(o.report, nil, nil, cfg.Data...); err != nil {
+		if report, err = createOutput(ctx, o.report, nil, nil, cfg.Data...); err != nil {
 			return err
 		}
 		defer report.Abort()

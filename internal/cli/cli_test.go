@@ -555,10 +555,13 @@ func TestInterruptSignal(t *testing.T) {
 	dir := t.TempDir()
 	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
 	model := filepath.Join(dir, "model.bin")
-	// The temporary model file appears once the signal handler is installed
-	// and the fit is about to start.
-	stderr := interruptChild(t, nil, func() bool { return len(listDir(t, dir)) >= 2 },
-		"fit", "--method", "meandist", "--data", train, "--out", model, "--set", "block=true")
+	// The test method writes this file once its fit has started (the
+	// signal handler is installed before).
+	started := filepath.Join(t.TempDir(), "fitting")
+	stderr := interruptChild(t, []string{"ANOMALY_TEST_FITTING=" + started}, func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	}, "fit", "--method", "meandist", "--data", train, "--out", model, "--set", "block=true")
 	if !strings.Contains(stderr, "anomaly: fit interrupted; no model written") {
 		t.Errorf("stderr %q", stderr)
 	}
@@ -567,20 +570,43 @@ func TestInterruptSignal(t *testing.T) {
 
 // TestInterruptBlockedRead sends SIGINT to a fit whose data file is a
 // named pipe no one writes: the reader is blocked (in open) and looks at
-// no context, yet the command exits 130 and removes its temporary model
-// file (it ignored SIGINT and SIGTERM, and SIGKILL left the file behind).
+// no context, yet the command exits 130 and leaves no file (it ignored
+// SIGINT and SIGTERM, and SIGKILL left a temporary model file behind).
 func TestInterruptBlockedRead(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "data.csv")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no named pipes here: %v", err)
 	}
-	stderr := interruptChild(t, nil, func() bool { return len(listDir(t, dir)) >= 2 },
+	// Nothing shows that the reader is blocked in open(2): give the
+	// child a second, far more than it takes to start and install the
+	// signal handler.
+	start := time.Now()
+	stderr := interruptChild(t, nil, func() bool { return time.Since(start) > time.Second },
 		"fit", "--method", "meandist", "--data", fifo, "--out", filepath.Join(dir, "model.bin"))
 	if !strings.Contains(stderr, "anomaly: fit interrupted; no model written") {
 		t.Errorf("stderr %q", stderr)
 	}
 	assertFiles(t, dir, "data.csv")
+}
+
+// TestInterruptBlockedWrite sends SIGINT to a fit whose output is a named
+// pipe no one reads: the open waits for a reader, and the command still
+// exits 130 (a blocking open(2) ignored SIGINT and SIGTERM).
+func TestInterruptBlockedWrite(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	fifo := filepath.Join(dir, "model.bin")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	start := time.Now()
+	stderr := interruptChild(t, nil, func() bool { return time.Since(start) > time.Second },
+		"fit", "--method", "meandist", "--data", train, "--out", fifo)
+	if !strings.Contains(stderr, "interrupted while waiting for a reader of") {
+		t.Errorf("stderr %q", stderr)
+	}
+	assertFiles(t, dir, "model.bin", "train.csv")
 }
 
 // interruptChild runs the program with args as a child process (env added

@@ -41,8 +41,8 @@ command's anomaly column uses.`,
   svm-predict test.libsvm model.libsvm predictions.txt`,
 		Args: noArgs,
 	}
-	c.RunE = runRequired([]string{"model", "out"}, func(context.Context) error {
-		return runExport(o, stderr)
+	c.RunE = runRequired([]string{"model", "out"}, func(ctx context.Context) error {
+		return runExport(ctx, o, stderr)
 	})
 	f := c.Flags()
 	f.StringVar(&o.model, "model", "", "model file written by fit")
@@ -51,7 +51,7 @@ command's anomaly column uses.`,
 	return c
 }
 
-func runExport(o exportOptions, stderr io.Writer) error {
+func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 	if o.format != "libsvm" {
 		return usagef("--format %q: the only export format is libsvm", o.format)
 	}
@@ -66,7 +66,7 @@ func runExport(o exportOptions, stderr io.Writer) error {
 	if !ok {
 		return usagef("%s: a %s model has no LIBSVM form; only ocsvm models export to libsvm", o.model, name)
 	}
-	out, err := createOutput(o.out, nil, nil, o.model)
+	out, err := createOutput(ctx, o.out, nil, nil, o.model)
 	if err != nil {
 		return err
 	}

@@ -90,13 +90,14 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if o.labeled && !m.Labeled {
 		return usagef("--labeled: method %s does not use labels", o.method)
 	}
-	// The output is opened before the data is read, so a model that would
-	// replace its own training data, or cannot be written, fails first.
-	out, err := createOutput(o.out, nil, o.stdin, o.data)
-	if err != nil {
+	// The output is checked before the data is read, so a model that
+	// would replace its own training data, or cannot be written, fails
+	// first; it is created after the fit, so that a process killed while
+	// it fits (SIGKILL, the out-of-memory killer) leaves no empty
+	// temporary file.
+	if err := checkOutput(o.out, o.stdin, o.data); err != nil {
 		return err
 	}
-	defer out.Abort()
 
 	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
 	// Read beside the signals: a reader blocked on a named pipe or a
@@ -160,6 +161,11 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	// 5,000 rows of 784 features: peak RSS 722–742 MB without, 707 MB
 	// with it).
 	runtime.GC()
+	out, err := createOutput(ctx, o.out, nil, o.stdin, o.data)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
 	if err := detector.Save(out, d); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", o.out, err))
 	}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/kernelad/anomaly/internal/output"
@@ -12,20 +14,26 @@ import (
 // in place, "-" to stdout). An output that is one of the command's inputs
 // is a usage error (exit 1), reported before any work; an output that
 // cannot be written is exit 3. An input "-" is stdin (nil where the
-// command does not read standard input).
-func createOutput(path string, stdout io.Writer, stdin io.Reader, inputs ...string) (*output.File, error) {
-	f, err := output.Create(path, output.Options{Inputs: inputs, Stdout: stdout, Stdin: stdin})
-	if err != nil {
-		return nil, outputErr(err)
+// command does not read standard input). ctx (nil for none) stops the wait
+// for a named pipe's reader.
+func createOutput(ctx context.Context, path string, stdout io.Writer, stdin io.Reader, inputs ...string) (*output.File, error) {
+	f, err := output.Create(path, output.Options{Inputs: inputs, Stdout: stdout, Stdin: stdin, Context: ctx})
+	switch {
+	case err == nil:
+		return f, nil
+	case ctx != nil && ctx.Err() != nil:
+		// A signal while waiting for a named pipe's reader.
+		return nil, &exitError{ExitInterrupted, fmt.Errorf("interrupted while waiting for a reader of %s; nothing written", path)}
 	}
-	return f, nil
+	return nil, outputErr(err)
 }
 
-// checkOutput refuses, before any work, an output that is one of the
-// inputs (exit 1); an input "-" is stdin.
+// checkOutput makes, before any work, the checks createOutput will make
+// after it (output.Check: not an input, exit 1; writable, exit 3) without
+// leaving a file; an input "-" is stdin.
 func checkOutput(path string, stdin io.Reader, inputs ...string) error {
-	if err := output.CheckInputs(path, output.Options{Inputs: inputs, Stdin: stdin}); err != nil {
-		return usageErr(err)
+	if err := output.Check(path, output.Options{Inputs: inputs, Stdin: stdin}); err != nil {
+		return outputErr(err)
 	}
 	return nil
 }

@@ -200,7 +200,7 @@ func savePictureNoted(stderr io.Writer, path string, p *gplot.Plot) error {
 
 // savePictureSized is savePicture on a canvas of w × h.
 func savePictureSized(path string, inputs []string, w, h vg.Length, plots ...*gplot.Plot) error {
-	out, err := createOutput(path, nil, nil, inputs...)
+	out, err := createOutput(nil, path, nil, nil, inputs...)
 	if err != nil {
 		return err
 	}

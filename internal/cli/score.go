@@ -78,7 +78,7 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if err != nil {
 		return detectorErr(o.name(), err)
 	}
-	out, err := createOutput(path, stdout, o.stdin, o.model, o.data)
+	out, err := createOutput(ctx, path, stdout, o.stdin, o.model, o.data)
 	if err != nil {
 		return err
 	}

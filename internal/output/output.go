@@ -2,12 +2,15 @@ package output
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/google/renameio/v2"
 )
@@ -100,6 +103,8 @@ type Options struct {
 	Stdin io.Reader
 	// Stdout is where "-" writes; nil means os.Stdout.
 	Stdout io.Writer
+	// Context, when set, stops Create waiting for a named pipe's reader.
+	Context context.Context
 }
 
 // Create opens path for writing by the rules of the package. It refuses
@@ -114,16 +119,15 @@ func Create(path string, opt Options) (*File, error) {
 		}
 		return &File{path: "standard output", w: bufio.NewWriterSize(w, 1<<16), stdout: true}, nil
 	}
-	if err := CheckInputs(path, opt); err != nil {
+	target, kind, st, err := examine(path, opt)
+	if err != nil {
 		return nil, err
 	}
-	target, err := resolve(path)
-	if err != nil {
-		return nil, &PathError{Path: path, Err: err}
-	}
-	if fd, ok := fdOf(target); ok {
+	switch kind {
+	case descriptor:
 		// Write to the descriptor as it is open (in append mode after a
 		// shell's >>); it stays open after Commit.
+		fd, _ := fdOf(target)
 		f := os.NewFile(uintptr(fd), path)
 		if f == nil {
 			return nil, &PathError{Path: path, Err: errors.New("not an open file descriptor")}
@@ -132,30 +136,14 @@ func Create(path string, opt Options) (*File, error) {
 			return nil, &PathError{Path: path, Err: Unwrap(err)}
 		}
 		return &File{path: path, w: bufio.NewWriterSize(f, 1<<16), fd: true}, nil
-	}
-	st, err := os.Stat(target)
-	switch {
-	case err == nil && st.IsDir():
-		return nil, &PathError{Path: path, Err: errors.New("is a directory")}
-	case err == nil && !st.Mode().IsRegular():
+	case inPlace:
 		// Devices, pipes, sockets, terminals: write in place. A FIFO
-		// blocks here until a reader opens it, as any writer would.
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		// waits here until a reader opens it, as any writer would.
+		f, err := openInPlace(target, st, opt.Context)
 		if err != nil {
 			return nil, &PathError{Path: path, Err: Unwrap(err)}
 		}
 		return &File{path: path, w: bufio.NewWriterSize(f, 1<<16), direct: f}, nil
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return nil, &PathError{Path: path, Err: Unwrap(err)}
-	case err == nil:
-		// An existing file is replaced only where it could be written,
-		// as a shell's > would (a read-only file is refused, not renamed
-		// over). Opening without O_TRUNC changes nothing.
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, &PathError{Path: path, Err: Unwrap(err)}
-		}
-		f.Close()
 	}
 	pf, err := renameio.NewPendingFile(target,
 		renameio.WithTempDir(filepath.Dir(target)),
@@ -165,6 +153,93 @@ func Create(path string, opt Options) (*File, error) {
 		return nil, &PathError{Path: path, Err: Unwrap(err)}
 	}
 	return &File{path: path, w: bufio.NewWriterSize(pf, 1<<16), pending: pf}, nil
+}
+
+// How an output is written.
+const (
+	replaced   = iota // a regular file, new or replaced by renaming
+	inPlace           // a device, pipe, socket or terminal
+	descriptor        // an open descriptor (fdOf)
+)
+
+// examine makes the checks Create and Check share and says how path is
+// written: not an input, not a directory, an existing regular file only if
+// the user may write it (as a shell's > would refuse it; opening without
+// O_TRUNC changes nothing). target is path with its links followed.
+func examine(path string, opt Options) (target string, kind int, st os.FileInfo, err error) {
+	if err := CheckInputs(path, opt); err != nil {
+		return "", 0, nil, err
+	}
+	if target, err = resolve(path); err != nil {
+		return "", 0, nil, &PathError{Path: path, Err: err}
+	}
+	if _, ok := fdOf(target); ok {
+		return target, descriptor, nil, nil
+	}
+	st, err = os.Stat(target)
+	switch {
+	case err == nil && st.IsDir():
+		return "", 0, nil, &PathError{Path: path, Err: errors.New("is a directory")}
+	case err == nil && !st.Mode().IsRegular():
+		return target, inPlace, st, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return "", 0, nil, &PathError{Path: path, Err: Unwrap(err)}
+	case err == nil:
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return "", 0, nil, &PathError{Path: path, Err: Unwrap(err)}
+		}
+		f.Close()
+	}
+	return target, replaced, st, nil
+}
+
+// openInPlace opens a non-regular file for writing. A named pipe is
+// opened without blocking, again every 20 ms while it has no reader
+// (ENXIO), until one comes or ctx ends: a blocking open(2) could not be
+// interrupted, and SIGINT or SIGTERM left the command waiting.
+func openInPlace(path string, st os.FileInfo, ctx context.Context) (*os.File, error) {
+	if st.Mode()&os.ModeNamedPipe == 0 {
+		return os.OpenFile(path, os.O_WRONLY, 0)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if !errors.Is(err, syscall.ENXIO) {
+			return f, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Check makes the checks of Create without creating anything that stays:
+// path is not an input, not a directory, not a file the user may not
+// write, and a new file can be made in its directory (one is made there
+// and removed at once). A command checks its output with it before long
+// work and creates it with Create after, so that a process killed
+// (SIGKILL, the kernel's out-of-memory killer) while it works leaves no
+// empty temporary file behind. Standard output, devices and named pipes
+// are not opened (a pipe's reader would be taken).
+func Check(path string, opt Options) error {
+	if path == "-" {
+		return nil
+	}
+	target, kind, _, err := examine(path, opt)
+	if err != nil || kind != replaced {
+		return err
+	}
+	pf, err := renameio.NewPendingFile(target, renameio.WithTempDir(filepath.Dir(target)))
+	if err != nil {
+		return &PathError{Path: path, Err: Unwrap(err)}
+	}
+	pf.Cleanup()
+	return nil
 }
 
 // resolve follows symbolic links to the file they name, as the kernel
