@@ -89,14 +89,21 @@ type Config struct {
 type RankError struct {
 	Rank  int
 	Shape []int // nil when the rank is below 1
+	// SVDOnly says the caller has no other initialisation to offer
+	// (the message then does not suggest one).
+	SVDOnly bool
 }
 
 func (e *RankError) Error() string {
 	if e.Rank < 1 {
 		return fmt.Sprintf("cpd: rank must be at least 1, got %d", e.Rank)
 	}
-	return fmt.Sprintf("cpd: rank %d exceeds the smallest side %d of shape %s: svd initialisation takes the leading %d left singular vectors of each unfolding and a side of %d has only %d (lower the rank or use random initialisation)",
-		e.Rank, minSide(e.Shape), tensor.FormatShape(e.Shape), e.Rank, minSide(e.Shape), minSide(e.Shape))
+	fix := "lower the rank or use random initialisation"
+	if e.SVDOnly {
+		fix = fmt.Sprintf("lower the rank to at most %d", minSide(e.Shape))
+	}
+	return fmt.Sprintf("cpd: rank %d exceeds the smallest side %d of shape %s: svd initialisation takes the leading %d left singular vectors of each unfolding and a side of %d has only %d (%s)",
+		e.Rank, minSide(e.Shape), tensor.FormatShape(e.Shape), e.Rank, minSide(e.Shape), minSide(e.Shape), fix)
 }
 
 func minSide(shape []int) int {

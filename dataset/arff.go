@@ -27,7 +27,9 @@ type arffAttr struct {
 // size, when not negative, is the file size: the value buffer grows as
 // the CSV reader's does (growRows), projected from it.
 func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
-	sc := bufio.NewScanner(r)
+	br := bufio.NewReader(r)
+	skipBOM(br)
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	var attrs []arffAttr
 	line := 0

@@ -37,6 +37,15 @@ func readCSV(r io.Reader, size int64, path string, opt Options) (*Dataset, error
 	return readDelimited(newCSVScanner(r), size, path, opt)
 }
 
+// skipBOM drops a UTF-8 byte order mark at the start of a text file, as
+// Excel and R's fileEncoding="UTF-8-BOM" write it: before a quoted header
+// it made the first quote a bare one (Python's utf-8-sig reads it).
+func skipBOM(br *bufio.Reader) {
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3)
+	}
+}
+
 // errGzipped is the error of gzip data in a file named as text.
 var errGzipped = errors.New("the file is gzip-compressed: give it a .gz extension (as .csv.gz) to read it through gzip")
 
@@ -53,6 +62,7 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	if isGzip(s.br) {
 		return nil, &Error{Path: path, Err: errGzipped}
 	}
+	skipBOM(s.br)
 	s.header = true
 	rec, err := s.next()
 	s.header = false
@@ -236,9 +246,13 @@ func (l *csvLayout) resolve(y []int, path string) error {
 func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*csvLayout, error) {
 	header := make([]string, len(fields))
 	for j, f := range fields {
+		if strings.IndexByte(f, '\r') >= 0 {
+			// The whole file was one line: it read as a header and
+			// no data rows.
+			return nil, &Error{Path: path, Row: hr, Err: errors.New("the lines end in a carriage return alone (classic Mac OS line endings); convert them to newlines, as tr '\\r' '\\n' does")}
+		}
 		header[j] = strings.TrimSpace(f)
 	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	if err := separatorHint(header, comma); err != nil {
 		return nil, &Error{Path: path, Row: hr, Err: err}
 	}

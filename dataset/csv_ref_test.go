@@ -22,6 +22,7 @@ func refReadCSV(r io.Reader, path string, opt Options) (*Dataset, error) {
 	if isGzip(br) {
 		return nil, &Error{Path: path, Err: errGzipped}
 	}
+	skipBOM(br)
 	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true

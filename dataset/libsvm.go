@@ -59,6 +59,7 @@ func checkEntry(tok []byte, idx int, ok bool, prev int, v float64, verr error) e
 // once 256 lines have been read.
 func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, error) {
 	br := bufio.NewReaderSize(r, csvBuffer)
+	skipBOM(br)
 	b := csr.NewBuilder(0)
 	var labels []float64
 	plus := false // some label is written "+1"

@@ -210,6 +210,8 @@ func TestLoadRejects(t *testing.T) {
 		{"no checksum", good[:len(good)-2], "truncated"},
 		{"flipped byte", flip, "checksum"},
 		{"other version", otherVersion, "checksum"}, // edited without fixing the CRC
+		{"two models joined", append(append([]byte(nil), good...), good...), "more data follow the model's checksum"},
+		{"a byte appended", append(append([]byte(nil), good...), '\n'), "more data follow"},
 	} {
 		_, err := Load(bytes.NewReader(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

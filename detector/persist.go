@@ -170,6 +170,11 @@ func Load(r io.Reader) (Detector, error) {
 	if binary.LittleEndian.Uint32(tail[:]) != sum {
 		return nil, corrupt("checksum mismatch (the file is damaged)")
 	}
+	if n, _ := io.ReadFull(tr, tail[:1]); n > 0 {
+		// The model ends at its checksum: more is two files joined or
+		// bytes appended, and loading the first model would hide it.
+		return nil, corrupt("more data follow the model's checksum (files joined, or bytes appended)")
+	}
 	m, ok := Lookup(h.Method)
 	if !ok {
 		return nil, fmt.Errorf("model was written by method %q, which this build does not have", h.Method)

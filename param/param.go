@@ -1,6 +1,7 @@
 package param
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -259,6 +260,9 @@ type floatValue struct {
 
 func (v *floatValue) set(t string) error {
 	f, err := strconv.ParseFloat(t, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("out of float64's range (%s)", v.r.desc)
+	}
 	if err != nil {
 		return fmt.Errorf("not a number")
 	}
@@ -303,6 +307,9 @@ type intValue struct {
 
 func (v *intValue) set(t string) error {
 	n, err := strconv.Atoi(t)
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("must be %s (it is past the integers this machine holds)", v.r.desc)
+	}
 	if err != nil {
 		return fmt.Errorf("not an integer")
 	}

@@ -254,7 +254,7 @@ func validateCP(cfg cpd.Config, shape []int) error {
 		m = min(m, s)
 	}
 	if cfg.Rank > m {
-		return &cpd.RankError{Rank: cfg.Rank, Shape: shape}
+		return &cpd.RankError{Rank: cfg.Rank, Shape: shape, SVDOnly: true}
 	}
 	if cfg.Tol < 0 || cfg.MaxIter < 0 {
 		return fmt.Errorf("cp tolerance and iteration limit must be ≥ 0")

@@ -58,9 +58,14 @@ func ParseShape(s string) ([]int, error) {
 	if s == "" {
 		return nil, &ShapeError{Reason: "empty shape"}
 	}
-	parts := strings.FieldsFunc(s, func(r rune) bool { return r == 'x' || r == 'X' || r == ',' || r == '×' })
+	// Split, not FieldsFunc: "3x4x" and "3xx4" have an empty side, which
+	// FieldsFunc dropped, accepting them as 3x4.
+	parts := strings.Split(strings.NewReplacer("X", "x", ",", "x", "×", "x").Replace(s), "x")
 	shape := make([]int, len(parts))
 	for i, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			return nil, fmt.Errorf("tensor: shape %q: an empty side (a separator at an end, or two in a row)", s)
+		}
 		v, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
 			return nil, fmt.Errorf("tensor: shape %q: side %q is not an integer", s, p)

@@ -281,6 +281,10 @@ func TestParseShape(t *testing.T) {
 		{"3x0", nil, false},
 		{"axb", nil, false},
 		{"", nil, false},
+		{"3x4x", nil, false}, // an empty side (read as 3x4 before)
+		{"x3x4", nil, false},
+		{"3xx4", nil, false},
+		{"3 X 4×2", []int{3, 4, 2}, true},
 	} {
 		got, err := ParseShape(c.in)
 		if (err == nil) != c.ok || (c.ok && fmt.Sprint(got) != fmt.Sprint(c.want)) {

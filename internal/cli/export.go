@@ -64,7 +64,7 @@ func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 	}
 	lw, ok := d.(libsvmWriter)
 	if !ok {
-		return usagef("%s: a %s model has no LIBSVM form; only ocsvm models export to libsvm", o.model, name)
+		return usagef("%s: the model is of method %s, which has no LIBSVM form; only ocsvm models export to libsvm", o.model, name)
 	}
 	out, err := createOutput(ctx, o.out, nil, nil, o.model)
 	if err != nil {

@@ -25,7 +25,7 @@ type fitOptions struct {
 	out           string
 	shape         string
 	sets          []string
-	contamination float64
+	contamination string
 	seed          uint64
 	labeled       bool
 	normalClass   int
@@ -62,7 +62,10 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	f.StringVar(&o.out, "out", "", "model file to write (- for standard output)")
 	f.StringVar(&o.shape, "shape", "", "sample shape of tensor data, as in 24x51 (the product is the feature count)")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
-	f.Float64Var(&o.contamination, "contamination", detector.DefaultContamination, "expected share of anomalies in the training data, in (0, 0.5]")
+	// A string, read by the parameter layer as --set contamination is,
+	// so that both give the same messages (pflag's said "strconv.
+	// ParseFloat: parsing "1e999": value out of range").
+	f.StringVar(&o.contamination, "contamination", strconv.FormatFloat(detector.DefaultContamination, 'g', -1, 64), "expected share of anomalies in the training data, in (0, 0.5]")
 	f.Uint64Var(&o.seed, "seed", 0, "random seed")
 	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only (-1: all rows)")
 	f.BoolVar(&o.labeled, "labeled", false, "use the labels of the data file (semi-supervised methods only)")
@@ -221,7 +224,7 @@ func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape
 		return nil, nil, err
 	}
 	if o.hasContamination {
-		err = addParam(params, "contamination", strconv.FormatFloat(o.contamination, 'g', -1, 64), "--contamination")
+		err = addParam(params, "contamination", o.contamination, "--contamination")
 	}
 	if o.hasSeed && err == nil {
 		err = addParam(params, "seed", strconv.FormatUint(o.seed, 10), "--seed")
