@@ -241,7 +241,8 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		defer stop()
 		cfg.Runner = run
 		// Each split is written once and read by every method's process.
-		dir, err := os.MkdirTemp("", "anomaly-bench-")
+		removeStaleSplitDirs()
+		dir, err := os.MkdirTemp("", fmt.Sprintf("anomaly-bench-%d-", os.Getpid()))
 		if err != nil {
 			return internalErr(fmt.Errorf("bench: temporary directory for the splits: %v", err))
 		}
@@ -724,4 +725,24 @@ func rankOrder(avg []float64) []int {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return avg[order[a]] < avg[order[b]] })
 	return order
+}
+
+// removeStaleSplitDirs removes the split directories of bench runs that
+// were killed (SIGKILL, the out-of-memory killer) before they could remove
+// them: copies of the user's data left in the temporary directory. A
+// directory is named anomaly-bench-PID-*; it is stale when no process PID
+// exists (kill(PID, 0) says ESRCH), which a live run, and another user's,
+// never is.
+func removeStaleSplitDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "anomaly-bench-*-*"))
+	for _, d := range dirs {
+		rest := strings.TrimPrefix(filepath.Base(d), "anomaly-bench-")
+		pid, err := strconv.Atoi(rest[:max(strings.IndexByte(rest, '-'), 0)])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.RemoveAll(d)
+		}
+	}
 }

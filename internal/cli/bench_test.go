@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -361,5 +362,30 @@ func TestBenchWorkerSequence(t *testing.T) {
 		if got == "ok" && (o.Memory != "rss" || o.PeakBytes <= 0 || o.AUC != 1) {
 			t.Errorf("task %d: memory %q %d bytes, AUC %v", i, o.Memory, o.PeakBytes, o.AUC)
 		}
+	}
+}
+
+// TestRemoveStaleSplitDirs: the split directory of a bench run whose
+// process is gone (killed before it could remove it) is removed by the
+// next run; a live process's is kept.
+func TestRemoveStaleSplitDirs(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	stale := filepath.Join(tmp, fmt.Sprintf("anomaly-bench-%d-123", dead.Process.Pid))
+	live := filepath.Join(tmp, fmt.Sprintf("anomaly-bench-%d-456", os.Getppid()))
+	for _, d := range []string{stale, live} {
+		os.MkdirAll(d, 0o700)
+		os.WriteFile(filepath.Join(d, "split-1.gob"), []byte("data"), 0o600)
+	}
+	removeStaleSplitDirs()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the dead run's directory is still there (%v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the live run's directory was removed: %v", err)
 	}
 }
