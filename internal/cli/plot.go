@@ -363,13 +363,14 @@ func newCPALSCmd(stderr io.Writer) *cobra.Command {
 	c.Long = `Draw the relative error of CP-ALS (package cpd) against the sweep, for SVD
 and random initialisation, on a planted tensor: standard normal factors of
 the given rank, unit weights, Gaussian noise of relative level --noise. The
-error after sweep k comes from a run with MaxIter = k (cpd has no
-per-sweep callback; the runs are deterministic, so they trace one path).`
+errors after every sweep come from one run per initialisation (cpd's
+Config.Trace), with the convergence test off so that it runs all
+--iterations sweeps.`
 	f := c.Flags()
 	f.StringVar(&o.shape, "shape", "40x40x40", "tensor shape")
 	f.IntVar(&o.rank, "rank", 5, "planted and fitted rank")
 	f.Float64Var(&o.noise, "noise", 0.01, "relative noise level")
-	f.IntVar(&o.iterations, "iterations", 40, "sweeps to trace (the cost grows as its square)")
+	f.IntVar(&o.iterations, "iterations", 40, "sweeps to trace")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the tensor and the random initialisation")
 	return c
 }
