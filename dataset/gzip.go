@@ -89,11 +89,10 @@ func ReadStream(r io.Reader, format, name string, opt Options) (*Dataset, error)
 	if !gz {
 		return read(br, -1, name, opt)
 	}
-	zr, err := gzip.NewReader(br)
+	zr, err := newGzipMembers(br)
 	if err != nil {
 		return nil, &Error{Path: name, Err: fmt.Errorf("not gzip data: %v", err)}
 	}
-	defer zr.Close()
 	return read(truncation{zr}, -1, name, opt)
 }
 
@@ -112,11 +111,10 @@ func gzipReader(path string) (func(io.ReaderAt, int64, string, Options) (*Datase
 		return nil, &Error{Path: path, Err: fmt.Errorf("a gzip file of unknown format %q: supported are %s", inner, strings.Join(gzipExtensions(), ", "))}
 	}
 	return func(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-		zr, err := gzip.NewReader(io.NewSectionReader(ra, 0, size))
+		zr, err := newGzipMembers(bufio.NewReader(io.NewSectionReader(ra, 0, size)))
 		if err != nil {
 			return nil, &Error{Path: path, Err: fmt.Errorf("not a gzip file: %v", err)}
 		}
-		defer zr.Close()
 		// The trailer's ISIZE is the uncompressed size modulo 2³²: taken
 		// when it is at least the compressed size (text compresses), as a
 		// hint for the first buffers only.
@@ -131,6 +129,55 @@ func gzipReader(path string) (func(io.ReaderAt, int64, string, Options) (*Datase
 		}
 		return read(truncation{zr}, est, path, opt)
 	}, nil
+}
+
+// gzipMembers reads the members of a gzip stream one after another, as
+// gzip -d does: a member that follows another is read on, zero bytes after
+// the last (the padding of tapes and some writers, which gzip ignores) end
+// the data, and anything else there is an error. compress/gzip's own
+// multistream mode took zero padding for a bad header.
+type gzipMembers struct {
+	src *bufio.Reader // the compressed bytes; an io.ByteReader, so gzip reads no further than a member
+	zr  *gzip.Reader
+}
+
+func newGzipMembers(src *bufio.Reader) (*gzipMembers, error) {
+	zr, err := gzip.NewReader(src)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	return &gzipMembers{src: src, zr: zr}, nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF || n > 0 {
+			if err == io.EOF {
+				err = nil // the member's end: the next Read goes on
+			}
+			return n, err
+		}
+		if isGzip(g.src) {
+			if err := g.zr.Reset(g.src); err != nil {
+				return 0, err
+			}
+			g.zr.Multistream(false)
+			continue
+		}
+		for {
+			b, err := g.src.ReadByte()
+			switch {
+			case err == io.EOF:
+				return 0, io.EOF
+			case err != nil:
+				return 0, err
+			case b != 0:
+				return 0, errors.New("data after the gzip stream that are neither a gzip member nor zero padding")
+			}
+		}
+	}
 }
 
 // truncation names the error of a gzip stream that ends early.

@@ -68,3 +68,36 @@ func TestGzip(t *testing.T) {
 		t.Error("Supported disagrees with Load")
 	}
 }
+
+// TestGzipMembers: members one after another are read on (as gzip -d and
+// compress/gzip's multistream mode read them), zero padding after the last
+// is ignored as gzip ignores it (it was "invalid header"), and other bytes
+// after it are an error naming the file.
+func TestGzipMembers(t *testing.T) {
+	two := append(gzipped([]byte("a,b\n1,2\n")), gzipped([]byte("3,4\n"))...)
+	for _, tc := range []struct {
+		name    string
+		content []byte
+		rows    int
+		want    string
+	}{
+		{"two.csv.gz", two, 2, ""},
+		{"padded.csv.gz", append(append([]byte(nil), two...), make([]byte, 512)...), 2, ""},
+		{"junk.csv.gz", append(append([]byte(nil), two...), 0, 0, 'x'), 0, "neither a gzip member nor zero padding"},
+	} {
+		ds, err := Load(writeFile(t, tc.name, tc.content), Options{})
+		if tc.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+				t.Errorf("%s: error %v, want one naming the file with %q", tc.name, err, tc.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if r, _ := ds.X.Dims(); r != tc.rows || ds.X.At(1, 1) != 4 {
+			t.Errorf("%s: %d rows, X[1][1] = %v", tc.name, r, ds.X.At(1, 1))
+		}
+	}
+}
