@@ -87,13 +87,29 @@ func ReadStream(r io.Reader, format, name string, opt Options) (*Dataset, error)
 		gz = true
 	}
 	if !gz {
-		return read(br, -1, name, opt)
+		return sniffed(br, read, name, opt)
 	}
 	zr, err := newGzipMembers(br)
 	if err != nil {
 		return nil, &Error{Path: name, Err: fmt.Errorf("not gzip data: %v", err)}
 	}
-	return read(truncation{zr}, -1, name, opt)
+	return sniffed(bufio.NewReader(truncation{zr}), read, name, opt)
+}
+
+// sniffed reads br with read, unless its first bytes say what it is: .npy
+// data (the magic "\x93NUMPY") are read as .npy whatever the format says,
+// as gzip is recognised by its magic number (piped without --data-format
+// npy they were taken for UTF-16 text); a zip archive (an .npz) is an
+// error that says it needs a file.
+func sniffed(br *bufio.Reader, read func(io.Reader, int64, string, Options) (*Dataset, error), name string, opt Options) (*Dataset, error) {
+	b, _ := br.Peek(6)
+	switch {
+	case string(b) == "\x93NUMPY":
+		return readNPYStream(br, -1, name, opt)
+	case len(b) >= 4 && string(b[:4]) == "PK\x03\x04":
+		return nil, &Error{Path: name, Err: errors.New("a zip archive (an .npz?): an .npz needs random access; give it as a file, not a stream")}
+	}
+	return read(br, -1, name, opt)
 }
 
 // isGzip reports whether br starts with the gzip magic number.

@@ -101,3 +101,23 @@ func TestGzipMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamSniffed: .npy data on a stream are read as .npy whatever the
+// format says (gzipped too), as gzip is recognised by its magic number;
+// a zip archive says it needs a file.
+func TestStreamSniffed(t *testing.T) {
+	npy := npyBytes("<f8", false, []int{3, 2}, []float64{1, 2, 3, 4, 5, 6})
+	for _, in := range [][]byte{npy, gzipped(npy)} {
+		ds, err := ReadStream(bytes.NewReader(in), ".csv", "standard input", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, c := ds.X.Dims(); r != 3 || c != 2 || ds.X.At(2, 1) != 6 {
+			t.Errorf("%d × %d, X[2][1] = %v", r, c, ds.X.At(2, 1))
+		}
+	}
+	_, err := ReadStream(strings.NewReader("PK\x03\x04rest"), ".csv", "standard input", Options{})
+	if err == nil || !strings.Contains(err.Error(), "needs random access") {
+		t.Errorf("zip on a stream: %v", err)
+	}
+}
