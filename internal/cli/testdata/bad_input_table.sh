@@ -191,7 +191,8 @@ run "score --out onto its own data" anomaly score --model model.bin --data train
 run "score --out onto its own model" anomaly score --model model.bin --data train.csv --out model.bin
 run "score --out a hard link to its data" anomaly score --model model.bin --data train.csv --out hard.csv
 run "export --out onto its own model" anomaly export --model model.bin --out model.bin
-run "plot --out onto its own data" anomaly plot roc --data train.csv --methods kde --out train.csv
+ln -s train.csv train.png
+run "plot --out onto its own data (train.png a link to it)" anomaly plot roc --data train.csv --methods kde --out train.png
 run "bench --plot naming a file, not a directory" anomaly bench --methods kde --plot train.csv
 run "bench on a file without labels" anomaly bench --methods kde --data nolabel.csv
 run "score --out /dev/full (device written in place; ENOSPC)" anomaly score --model model.bin --data train.csv --out /dev/full
@@ -239,7 +240,7 @@ run "--set contamination=0" anomaly fit --method kde --data train.csv --out m.bi
 run "kpca components above n−1" anomaly fit --method kpca --data train.csv --out m.bin --set components=100000
 run "kpca components and variance both" anomaly fit --method kpca --data train.csv --out m.bin --set components=3 --set variance=0.5
 run "svdd C below 1/n" anomaly fit --method svdd --data train.csv --out m.bin --set c=1e-300
-run "features × chunk past int64 (the estimate must not wrap round)" anomaly fit --method expose --data train.csv --out m.bin --set features=20000000 --set chunk=57646075227
+run "features × chunk past int64 (the estimate must not wrap round)" anomaly fit --method expose --data train.csv --out m.bin --set features=20000000 --set chunk=57646075227 --max-memory 500MB
 run "r1svm nu=1e-320 (νn < 1 fits as νn = 1)" anomaly fit --method r1svm --data train.csv --out m.bin --set nu=1e-320
 run "r1svm gamma_factor putting γ at 0" anomaly fit --method r1svm --data train.csv --out m.bin --set gamma_factor=5e-324
 run "tensor method without a sample shape" anomaly fit --method r1stm --data train.csv --out m.bin
@@ -252,6 +253,23 @@ run "scale rule unknown" anomaly fit --method kde --data train.csv --out m.bin -
 run "precomputed kernel with a scale stage" anomaly fit --method ocsvm --data train.csv --out m.bin --set kernel=precomputed --set scale=standard
 run "labels of one class" anomaly eval --model model.bin --data oneclass.csv
 run "eval without labels" anomaly eval --model model.bin --data nolabel.csv
+# Cases of the third hostile-input sweep (2026-11-27).
+printf '\xef\xbb\xbf"a","b"\n1,2\n2,3\n3,1\n2,2\n' > bom.csv
+printf 'a,b\r1,2\r2,3\r' > cr.csv
+/usr/bin/python3 -c "open('longline.csv', 'w').write('a,b\n1,2\n' + '1' * 600000 + ',2\n')"
+/usr/bin/python3 -c "import gzip; open('padded.csv.gz', 'wb').write(gzip.compress(open('train.csv', 'rb').read()) + bytes(512))"
+printf 'a,b\n0,0\n-1.7976931348623157e308,0\n' > farthest.csv
+cat model.bin model.bin > joined.bin
+./anomaly-bin fit --method gauss --data train.csv --out gauss.bin 2>/dev/null
+run "UTF-8 BOM before a quoted header (Excel, R): read" anomaly fit --method kde --data bom.csv --out m.bin
+run "CR-only line endings" anomaly fit --method kde --data cr.csv --out m.bin
+run "a line longer than a quarter of --max-memory (refused as it is read)" anomaly fit --method kde --data longline.csv --out m.bin --max-memory 1MB
+run ".csv.gz with zero padding after the gzip stream (read, as gzip -d reads it)" anomaly fit --method kde --data padded.csv.gz --out m.bin
+run "a row at -1.8e308: scored (+Inf for gauss), not refused" anomaly score --model gauss.bin --data farthest.csv --out -
+run "two models joined into one file" anomaly score --model joined.bin --data train.csv --out s.csv
+run "--contamination past float64's range" anomaly fit --method kde --data train.csv --out m.bin --contamination 1e999
+run "a shape with an empty side" anomaly fit --method r1stm --data three.npy --out m.bin --shape 3x2x
+run "one data file given twice to bench" anomaly bench --methods kde --data train.csv,train.csv
 # Ctrl-C during a long fit: SIGINT 3 s after the start.
 if [ -f $SHARED/adbench/16_http.npz ]; then
   ./anomaly-bin fit --method expose --data $SHARED/adbench/16_http.npz --out h.bin --set features=16384 2>sig.err &
