@@ -139,7 +139,7 @@ func Create(path string, opt Options) (*File, error) {
 	case inPlace:
 		// Devices, pipes, sockets, terminals: write in place. A FIFO
 		// waits here until a reader opens it, as any writer would.
-		f, err := openInPlace(target, st, opt.Context)
+		f, err := openInPlace(opt.Context, target, st)
 		if err != nil {
 			return nil, &PathError{Path: path, Err: Unwrap(err)}
 		}
@@ -198,7 +198,7 @@ func examine(path string, opt Options) (target string, kind int, st os.FileInfo,
 // opened without blocking, again every 20 ms while it has no reader
 // (ENXIO), until one comes or ctx ends: a blocking open(2) could not be
 // interrupted, and SIGINT or SIGTERM left the command waiting.
-func openInPlace(path string, st os.FileInfo, ctx context.Context) (*os.File, error) {
+func openInPlace(ctx context.Context, path string, st os.FileInfo) (*os.File, error) {
 	if st.Mode()&os.ModeNamedPipe == 0 {
 		return os.OpenFile(path, os.O_WRONLY, 0)
 	}
