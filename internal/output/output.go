@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -173,7 +174,7 @@ func examine(path string, opt Options) (target string, kind int, st os.FileInfo,
 	if target, err = resolve(path); err != nil {
 		return "", 0, nil, &PathError{Path: path, Err: err}
 	}
-	if _, ok := fdOf(target); ok {
+	if _, err := fdOf(target); err == nil {
 		return target, descriptor, nil, nil
 	}
 	st, err = os.Stat(target)
@@ -244,19 +245,32 @@ func Check(path string, opt Options) error {
 
 // resolve follows symbolic links to the file they name, as the kernel
 // does; a link to a file that does not exist yet resolves to that file's
-// path. The directory part is resolved first at every step: a relative
-// link is relative to the directory the link really is in, and a ".." in
-// it climbs from there, not from the spelling of a path through a linked
-// directory (joined as text, proj/xlink/s.csv -> ../data.csv named
-// proj/data.csv while the kernel reaches store/data.csv). A path through
-// a descriptor link (/dev/stdout, /proc/self/fd/1) ends there: see fdOf.
+// path. The directory part is resolved first at every step, by
+// filepath.EvalSymlinks, which walks it component by component as the
+// kernel does: never split or joined as text before that, since text
+// cleaning takes ld/.. for "." while the kernel climbs from where ld
+// points (ld/../data.csv named ./data.csv, the input, while the kernel
+// reaches real/data.csv), and a relative link is relative to the
+// directory the link really is in. A directory that cannot be resolved (it
+// does not exist) leaves the path as spelled, for the kernel to refuse. A
+// path that reaches one of this process's descriptors (/dev/stdout,
+// /proc/self/fd/1, or a linked directory to them) ends there: see fdOf.
 func resolve(path string) (string, error) {
 	for range 40 { // as the kernel's limit on link chains
-		if _, ok := fdOf(path); ok {
+		if _, err := fdOf(path); err != errNoFD {
+			return path, err
+		}
+		dir, base := splitRaw(path)
+		if base == "" || base == "." || base == ".." {
+			return path, nil // a directory: Create refuses it
+		}
+		d, err := filepath.EvalSymlinks(dir)
+		if err != nil {
 			return path, nil
 		}
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-			path = filepath.Join(dir, filepath.Base(path))
+		path = filepath.Join(d, base) // d holds no link and no "..": joining is exact
+		if _, err := fdOf(path); err != errNoFD {
+			return path, err
 		}
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -267,39 +281,70 @@ func resolve(path string) (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
+			dest = d + string(filepath.Separator) + dest // as spelled: the next step resolves it
 		}
 		path = dest
 	}
 	return "", errors.New("too many levels of symbolic links")
 }
 
-// fdOf reports whether path names one of this process's open descriptors
+// splitRaw splits path at its last separator without cleaning either
+// part (filepath.Dir cleans, and cleaning "ld/.." gives ".").
+func splitRaw(path string) (dir, base string) {
+	i := strings.LastIndexByte(path, filepath.Separator)
+	switch {
+	case i < 0:
+		return ".", path
+	case i == 0:
+		return string(filepath.Separator), path[1:]
+	}
+	return path[:i], path[i+1:]
+}
+
+// errNoFD is fdOf's error for a path that names no descriptor.
+var errNoFD = errors.New("not a descriptor")
+
+// fdOf returns the descriptor of this process that path names
 // (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
-// /proc/<this pid>/fd/N) and which. Such a path is written through the
-// descriptor itself: following the link to the file behind it and
-// renaming over that file would replace what a shell's >> appends to.
-func fdOf(path string) (int, bool) {
+// /proc/thread-self/fd/N, /proc/PID/fd/N and /proc/PID/task/TID/fd/N for
+// this PID), errNoFD for a path that names none, and an error for a
+// descriptor of another process. A descriptor is written through as it is
+// open: following its link to the file behind it and renaming over that
+// file would replace what a shell's >> appends to; another process's
+// cannot be, and reopening it would write over its start.
+func fdOf(path string) (int, error) {
 	switch path = filepath.Clean(path); path {
 	case "/dev/stdin":
-		return 0, true
+		return 0, nil
 	case "/dev/stdout":
-		return 1, true
+		return 1, nil
 	case "/dev/stderr":
-		return 2, true
+		return 2, nil
 	}
-	var rest string
-	for _, p := range []string{"/dev/fd/", "/proc/self/fd/", fmt.Sprintf("/proc/%d/fd/", os.Getpid()), "/proc/thread-self/fd/"} {
-		if len(path) > len(p) && path[:len(p)] == p {
-			rest = path[len(p):]
-			break
+	rest, ok := strings.CutPrefix(path, "/dev/fd/")
+	if !ok {
+		parts := strings.Split(path, "/")
+		// "", "proc", PID, ["task", TID,] "fd", N
+		if len(parts) < 5 || parts[1] != "proc" {
+			return 0, errNoFD
 		}
-	}
-	if rest == "" {
-		return 0, false
+		pid, k := parts[2], 3
+		if len(parts) == 7 && parts[3] == "task" {
+			k = 5
+		}
+		if len(parts) != k+2 || parts[k] != "fd" {
+			return 0, errNoFD
+		}
+		if pid != "self" && pid != "thread-self" && pid != strconv.Itoa(os.Getpid()) {
+			return 0, errors.New("names a descriptor of another process; write to a file, or to standard output")
+		}
+		rest = parts[k+1]
 	}
 	fd, err := strconv.Atoi(rest)
-	return fd, err == nil && fd >= 0
+	if err != nil || fd < 0 {
+		return 0, errNoFD
+	}
+	return fd, nil
 }
 
 // Write writes p. Errors are sticky: once a write failed, Write and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,6 +115,58 @@ func TestLinkThroughLinkedDirectory(t *testing.T) {
 	}
 }
 
+// A ".." after a linked directory climbs from where the link points, as
+// the kernel reads it: with ld -> real/deep, ld/../data.csv is
+// real/data.csv, not ./data.csv (the input, which text cleaning of the
+// path reached while the same-file check passed). The same through a link
+// whose target spells ld/.., and into a missing directory's "..".
+func TestDotDotAfterLinkedDirectory(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "real", "deep"), 0o755)
+	os.Symlink(filepath.Join(root, "real", "deep"), filepath.Join(root, "ld"))
+	in := filepath.Join(root, "data.csv")
+	os.WriteFile(in, []byte("a\n1\n"), 0o644)
+	os.Symlink("ld/../data.csv", filepath.Join(root, "out.lnk"))
+	// Spelled, not filepath.Join'ed: Join would clean ld/.. away.
+	for _, out := range []string{root + "/ld/../data.csv", filepath.Join(root, "out.lnk")} {
+		if err := WriteFile(out, []byte("model"), Options{Inputs: []string{in}}); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if b, _ := os.ReadFile(in); string(b) != "a\n1\n" {
+			t.Fatalf("%s replaced the input: %q", out, b)
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "real", "data.csv")); string(b) != "model" {
+			t.Errorf("%s: real/data.csv holds %q, want the output", out, b)
+		}
+		os.Remove(filepath.Join(root, "real", "data.csv"))
+	}
+	if err := WriteFile(root+"/nodir/../y.csv", []byte("x"), Options{}); err == nil {
+		t.Error("nodir/../y.csv written; the kernel refuses it (nodir does not exist)")
+	}
+}
+
+// A linked directory that leads to this process's descriptors
+// (fdd -> /proc/self/fd) writes through the descriptor too: resolving the
+// directory first used to follow fdd/N's link to the file and rename over
+// it.
+func TestDescriptorThroughLinkedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log.txt")
+	os.WriteFile(p, []byte("first\n"), 0o644)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	os.Symlink("/proc/self/fd", filepath.Join(dir, "fdd"))
+	if err := WriteFile(filepath.Join(dir, "fdd", strconv.Itoa(int(f.Fd()))), []byte("scores\n"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "first\nscores\n" {
+		t.Errorf("log holds %q", b)
+	}
+}
+
 // A descriptor path (/proc/self/fd/N, what /dev/stdout names) is written
 // through the descriptor as it is open, appending after a shell's >>,
 // never renamed over the file behind it; the descriptor stays open.
@@ -136,11 +189,19 @@ func TestDescriptorPath(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != "earlier lines\nscores\nscores\nafter\n" {
 		t.Errorf("log holds %q", b)
 	}
-	if fd, ok := fdOf("/dev/stdout"); !ok || fd != 1 {
-		t.Errorf("/dev/stdout: %d %v", fd, ok)
+	for path, want := range map[string]int{"/dev/stdout": 1, "/dev/fd/3": 3, "/proc/self/fd/4": 4,
+		fmt.Sprintf("/proc/%d/task/%d/fd/5", os.Getpid(), os.Getpid()): 5, "/proc/thread-self/fd/6": 6} {
+		if fd, err := fdOf(path); err != nil || fd != want {
+			t.Errorf("%s: %d %v, want %d", path, fd, err, want)
+		}
 	}
-	if _, ok := fdOf("/proc/self/fdx/1"); ok {
-		t.Error("/proc/self/fdx/1 taken for a descriptor")
+	for _, path := range []string{"/proc/self/fdx/1", "/proc/self/fd/x", "/proc/self/fd", "/tmp/fd/1"} {
+		if _, err := fdOf(path); err != errNoFD {
+			t.Errorf("%s: %v, want no descriptor", path, err)
+		}
+	}
+	if _, err := fdOf("/proc/1/fd/1"); err == nil || err == errNoFD {
+		t.Errorf("another process's descriptor: %v", err)
 	}
 }
 
