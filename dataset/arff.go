@@ -30,7 +30,8 @@ func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, erro
 	br := bufio.NewReader(r)
 	skipBOM(br)
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	maxLine := lineLimit(opt)
+	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
 	var attrs []arffAttr
 	line := 0
 	lerr := func(format string, a ...any) error {
@@ -178,7 +179,7 @@ func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, erro
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &Error{Path: path, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+			return nil, &Error{Path: path, Line: line + 1, Err: lineTooLong(maxLine, opt)}
 		}
 		return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
 	}

@@ -254,3 +254,25 @@ func TestBOM(t *testing.T) {
 		}
 	}
 }
+
+// TestLongLineBounded: LIBSVM and ARFF lines are bounded by the same share
+// of the memory budget as CSV records (a 60 MB comment line was read whole
+// under a 4 MB budget, their fixed limit being 64 MiB).
+func TestLongLineBounded(t *testing.T) {
+	long := strings.Repeat("c", 600<<10)
+	opt := Options{MaxBytes: 1 << 20}
+	for _, tc := range []struct{ name, file string }{
+		{"l.svm", "0 1:1 2:2 #" + long + "\n0 1:2\n"},
+		{"l.arff", "@relation r\n@attribute a numeric\n% " + long + "\n@data\n1\n"},
+	} {
+		_, err := Read(strings.NewReader(tc.file), int64(len(tc.file)), tc.name, opt)
+		var me *MemoryError
+		var de *Error
+		if !errors.As(err, &me) || !errors.As(err, &de) || de.Line == 0 {
+			t.Errorf("%s: error %v, want a *MemoryError at a line", tc.name, err)
+		}
+		if _, err := Read(strings.NewReader(tc.file), int64(len(tc.file)), tc.name, Options{}); err != nil {
+			t.Errorf("%s without a budget: %v", tc.name, err)
+		}
+	}
+}

@@ -18,8 +18,22 @@ import (
 // maxLIBSVMIndex bounds feature indices in LIBSVM files.
 const maxLIBSVMIndex = math.MaxInt32
 
-// maxLineBytes bounds one line of a text file.
+// maxLineBytes bounds one line of a LIBSVM or ARFF file.
 const maxLineBytes = 64 << 20
+
+// lineLimit is the longest line the LIBSVM and ARFF readers take under
+// opt: maxLineBytes, or the CSV reader's share of the memory budget when
+// that is smaller (a 60 MB comment line was read whole under 4 MB).
+func lineLimit(opt Options) int { return min(maxLineBytes, recordLimit(opt)) }
+
+// lineTooLong is the error of a line of limit bytes or more: a
+// *MemoryError when the budget set the limit.
+func lineTooLong(limit int, opt Options) error {
+	if limit < maxLineBytes {
+		return &MemoryError{What: fmt.Sprintf("its line is longer than %s; lines that long", FormatBytes(int64(limit))), Need: 4 * int64(limit), Max: opt.MaxBytes}
+	}
+	return fmt.Errorf("line longer than %d bytes", limit)
+}
 
 func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
 	return readLIBSVM(io.NewSectionReader(ra, 0, size), path, opt, size)
@@ -67,13 +81,14 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 	width := 0 // the highest feature index
 	var vals []float64
 	var long []byte // a line longer than the read buffer
+	maxLine := lineLimit(opt)
 	line := 0
 	var consumed int64 // bytes of the lines read
 	for {
 		text, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long[:0], text...)
-			for err == bufio.ErrBufferFull && len(long) <= maxLineBytes {
+			for err == bufio.ErrBufferFull && len(long) <= maxLine {
 				text, err = br.ReadSlice('\n')
 				long = append(long, text...)
 			}
@@ -88,8 +103,8 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 			return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
 		}
 		text = text[:len(text)-lengthNL(text)]
-		if len(text) >= maxLineBytes {
-			return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+		if len(text) >= maxLine {
+			return nil, &Error{Path: path, Line: line, Err: lineTooLong(maxLine, opt)}
 		}
 		if k := bytes.IndexByte(text, '#'); k >= 0 {
 			text = text[:k]
