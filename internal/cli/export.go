@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/spf13/cobra"
@@ -66,16 +70,26 @@ func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 	if !ok {
 		return usagef("%s: the model is of method %s, which has no LIBSVM form; only ocsvm models export to libsvm", o.model, name)
 	}
+	// The LIBSVM text is made first (a model with no LIBSVM form is
+	// refused before the output is opened: a named pipe waited for its
+	// reader first), then written; it is no larger than the model,
+	// whose loading the budget allowed.
+	var text bytes.Buffer
+	if err := lw.WriteLIBSVM(&text); err != nil {
+		if errors.Is(err, detector.ErrNotFitted) {
+			return dataErr(fmt.Errorf("%s: %w", o.model, err))
+		}
+		return usageErr(fmt.Errorf("%s: %w", o.model, err))
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	out, err := createOutput(ctx, o.out, nil, nil, o.model)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	if err := lw.WriteLIBSVM(out); err != nil {
-		if errors.Is(err, detector.ErrNotFitted) {
-			return dataErr(fmt.Errorf("%s: %w", o.model, err))
-		}
-		return usageErr(fmt.Errorf("%s: %w", o.model, err))
+	if _, err := out.Write(text.Bytes()); err != nil {
+		return internalErr(err)
 	}
 	if err := commitOutput(out); err != nil {
 		return err

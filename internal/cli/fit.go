@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/tensor"
 	"github.com/spf13/cobra"
 )
@@ -170,6 +172,13 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	defer out.Abort()
 	if err := detector.Save(out, d); err != nil {
+		if ctx.Err() != nil { // a pipe's write stopped by the signal
+			return interrupted
+		}
+		var pe *output.PathError
+		if errors.As(err, &pe) { // it names the output already
+			return internalErr(err)
+		}
 		return internalErr(fmt.Errorf("%s: %w", o.out, err))
 	}
 	if ctx.Err() != nil {

@@ -84,9 +84,19 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	}
 	defer out.Abort()
 	if writeScores(ctx, out, scores, d.Threshold()) != nil {
+		if out.InPlace() && path != "-" {
+			// A pipe or device: what was written has reached it.
+			return &exitError{ExitInterrupted, fmt.Errorf("score interrupted; the scores written to %s were cut short", path)}
+		}
 		return interrupted
 	}
-	return commitOutput(out)
+	if err := commitOutput(out); err != nil {
+		if ctx.Err() != nil { // a pipe's write stopped by the signal
+			return &exitError{ExitInterrupted, fmt.Errorf("score interrupted; the scores written to %s were cut short", path)}
+		}
+		return err
+	}
+	return nil
 }
 
 // scoreContext runs d.Score, which takes no context, beside ctx (see

@@ -54,6 +54,7 @@ type File struct {
 	direct  *os.File              // non-regular files, written in place
 	stdout  bool                  // "-": nothing to close
 	fd      bool                  // an open descriptor (/dev/stdout): not closed
+	unwatch func() bool           // stops the context's watch of a pipe's writes
 	err     error
 	done    bool
 }
@@ -144,7 +145,15 @@ func Create(path string, opt Options) (*File, error) {
 		if err != nil {
 			return nil, &PathError{Path: path, Err: Unwrap(err)}
 		}
-		return &File{path: path, w: bufio.NewWriterSize(f, 1<<16), direct: f}, nil
+		out := &File{path: path, w: bufio.NewWriterSize(f, 1<<16), direct: f}
+		if opt.Context != nil && st.Mode()&os.ModeNamedPipe != 0 {
+			// A write blocked on a pipe whose reader stalls ends when
+			// the context does (SIGINT waited for the reader to drain
+			// the pipe); the pipe was opened non-blocking, so its
+			// writes go through the poller, which honours deadlines.
+			out.unwatch = context.AfterFunc(opt.Context, func() { f.SetWriteDeadline(time.Now()) })
+		}
+		return out, nil
 	}
 	pf, err := renameio.NewPendingFile(target,
 		renameio.WithTempDir(filepath.Dir(target)),
@@ -365,6 +374,11 @@ func (f *File) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
 
 var _ io.StringWriter = (*File)(nil)
 
+// InPlace reports whether the output is written where it is (standard
+// output, a descriptor, a device or pipe): what was written before an
+// error or an interruption has reached it, unlike a replaced file.
+func (f *File) InPlace() bool { return f.pending == nil }
+
 // Commit flushes the output and makes it final: renames the complete
 // temporary file over the target, or closes the file written in place, or
 // flushes standard output. Any error on the way is returned (and the
@@ -389,6 +403,9 @@ func (f *File) Commit() error {
 		}
 		f.pending.Cleanup() // a no-op after a successful replace
 	case f.direct != nil:
+		if f.unwatch != nil {
+			f.unwatch()
+		}
 		if cerr := f.direct.Close(); err == nil && cerr != nil {
 			err = &PathError{Path: f.path, Err: Unwrap(cerr)}
 		}
@@ -409,6 +426,9 @@ func (f *File) Abort() {
 	case f.pending != nil:
 		f.pending.Cleanup()
 	case f.direct != nil:
+		if f.unwatch != nil {
+			f.unwatch()
+		}
 		f.direct.Close()
 	}
 }
