@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"flag"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"os/exec"
@@ -607,6 +608,42 @@ func TestInterruptBlockedWrite(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 	assertFiles(t, dir, "model.bin", "train.csv")
+}
+
+// TestInterruptStalledReader sends SIGINT to a score writing to a named
+// pipe whose reader opened it and reads nothing: the blocked write ends
+// and the command exits 130 saying the output was cut short (it waited
+// for the reader to drain the pipe, then said no scores were written).
+func TestInterruptStalledReader(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	model := filepath.Join(dir, "model.bin")
+	if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", model); code != ExitOK {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	var rows strings.Builder
+	rows.WriteString("a,b\n")
+	for i := range 200000 {
+		fmt.Fprintf(&rows, "%d,%d\n", i%7, i%5)
+	}
+	data := write(t, filepath.Join(dir, "many.csv"), rows.String())
+	fifo := filepath.Join(dir, "scores.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	// The reader: open, never read (O_RDWR would make the test its own
+	// writer; O_RDONLY|O_NONBLOCK opens at once).
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	stderr := interruptChild(t, nil, func() bool { return time.Since(start) > 2*time.Second },
+		"score", "--model", model, "--data", data, "--out", fifo)
+	if !strings.Contains(stderr, "were cut short") {
+		t.Errorf("stderr %q", stderr)
+	}
 }
 
 // interruptChild runs the program with args as a child process (env added
