@@ -130,7 +130,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newMethodsCmd(stdout),
 		newFitCmd(stderr),
 		newScoreCmd(stdout, stderr),
-		newEvalCmd(stdout),
+		newEvalCmd(stdout, stderr),
 		newBenchCmd(stdout, stderr),
 		newBenchTaskCmd(stdout),
 		newExportCmd(stderr),

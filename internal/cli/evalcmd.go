@@ -40,7 +40,7 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(f))
 }
 
-func newEvalCmd(stdout io.Writer) *cobra.Command {
+func newEvalCmd(stdout, stderr io.Writer) *cobra.Command {
 	var o evalOptions
 	c := &cobra.Command{
 		Use:   "eval --model MODEL --data FILE [--json]",
@@ -59,6 +59,7 @@ model's threshold) and threshold.`,
 		Args:    noArgs,
 	}
 	c.RunE = runRequired([]string{"model", "data"}, func(context.Context) error {
+		o.notes = stderr
 		return runEval(o, stdout)
 	})
 	o.bind(c, "labelled data file")

@@ -114,9 +114,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range ds.Notes {
-		fmt.Fprintf(stderr, "anomaly: note: %s: %s\n", o.name(), n)
-	}
+	printNotes(stderr, o.name(), ds.Notes)
 	given := "--shape " + o.shape
 	if o.shape == "" {
 		given = "--set shape=" + params["shape"]

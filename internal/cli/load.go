@@ -156,6 +156,9 @@ const labelUsage = "name of the label column (CSV) or class attribute (ARFF)"
 type applyOptions struct {
 	dataFlags
 	model string
+	// notes, when set, receives the data file's notes (a skipped id
+	// column, LIBSVM's ±1 labels), as fit prints them.
+	notes io.Writer
 }
 
 // bind adds --model and the data flags (dataUsage is the help of --data)
@@ -195,6 +198,7 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	printNotes(o.notes, o.name(), ds.Notes)
 	if err := checkShape(params, ds, o.name()); err != nil {
 		return nil, nil, err
 	}
@@ -289,4 +293,14 @@ func paramOrDataErr(path string, err error) error {
 		return usageErr(err)
 	}
 	return detectorErr(path, err)
+}
+
+// printNotes writes a data file's notes to w (nil: nowhere).
+func printNotes(w io.Writer, name string, notes []string) {
+	if w == nil {
+		return
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "anomaly: note: %s: %s\n", name, n)
+	}
 }

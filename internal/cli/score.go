@@ -37,6 +37,7 @@ A label column in the data file is ignored.`,
 		Args:    noArgs,
 	}
 	c.RunE = runRequired([]string{"model", "data"}, func(ctx context.Context) error {
+		o.notes = stderr
 		return runScore(ctx, o, stdout)
 	})
 	o.bind(c, "data file to score")
