@@ -187,17 +187,23 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 			return err
 		}
 		names := map[string]string{}
+		var seen []os.FileInfo
 		for _, ref := range cfg.Data {
 			// Two files of one name would share a table row's label
-			// and --plot's pictures (the second overwrote the first).
+			// and --plot's pictures (the second overwrote the first);
+			// one file under two names (a link) would count twice.
 			name := bench.DataName(ref)
-			if prev, ok := names[name]; ok {
-				if prev == ref {
-					return usagef("--data: %s is listed twice (its runs would count twice in the medians)", ref)
-				}
-				return usagef("--data: %s and %s have the same name %q, which the table and --plot's pictures use; rename or link one of them", prev, ref, name)
+			st, _ := os.Stat(ref)
+			same := st != nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, st) })
+			if prev, ok := names[name]; ok && prev == ref || same {
+				return usagef("--data: %s is listed twice, by name or through a link (its runs would count twice in the medians)", ref)
+			} else if ok {
+				return usagef("--data: %s and %s have the same name %q, which the table and --plot's pictures use; rename one of them, or link it under another name", prev, ref, name)
 			}
 			names[name] = ref
+			if st != nil {
+				seen = append(seen, st)
+			}
 			// Read under the budget, as the runs will: before, every
 			// file was read whole here first (a 4 GiB .csv.gz ran out
 			// of memory under --max-memory 200MB).

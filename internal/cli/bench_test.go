@@ -188,8 +188,11 @@ func TestBenchUsage(t *testing.T) {
 	if b, err := os.ReadFile(data); err != nil || os.WriteFile(other, b, 0o644) != nil {
 		t.Fatal(err)
 	}
+	link := filepath.Join(t.TempDir(), "grid-link.csv")
+	os.Symlink(data, link)
 	for _, args := range [][]string{
 		{"bench", "--data", data + "," + data},
+		{"bench", "--data", data + "," + link},
 		{"bench", "--data", data + "," + other},
 		{"bench", "--format", "xml"},
 		{"bench", "--methods", "nosuch"},

@@ -122,6 +122,11 @@ func openData(ref string) (*dataset.Dataset, error) {
 }
 
 func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Writer) error {
+	if o.seed >= 1<<32 {
+		// The split seed is 32 bits, as bench's --seeds (every run
+		// failed, and the command said no method produced scores).
+		return usagef("--seed %d: the split seed is below 2^32", o.seed)
+	}
 	if err := checkOutput(o.out, nil, o.data); err != nil {
 		return err
 	}

@@ -75,6 +75,7 @@ func TestPlotCommands(t *testing.T) {
 		{"plot", "roc", "--data", data, "--methods", "", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "roc", "--data", data, "--methods", "benchvec,benchvec", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "sgd", "--out", filepath.Join(dir, "sgd.svg")},
+		{"plot", "roc", "--data", data, "--methods", "benchvec", "--seed", "4294967296", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "map", "--method", "nosuch", "--out", filepath.Join(dir, "x.png")},
 		{"plot", "map", "--n", "3", "--out", filepath.Join(dir, "x.png")},
 		// Past the memory budget, refused before anything is allocated
