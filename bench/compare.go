@@ -83,11 +83,17 @@ type comparisonJSON struct {
 
 // MarshalJSON writes the comparison with method names in the pairs and
 // undefined statistics (NaN, or F = +Inf when every data set ranks the
-// methods alike) as null.
+// methods alike, or all of them when Err says none were computed) as
+// null.
 func (c Comparison) MarshalJSON() ([]byte, error) {
-	j := comparisonJSON{Metric: c.Metric, Methods: c.Methods, Dropped: c.Dropped, Data: c.Data, Err: c.Err,
-		AvgRank: c.Friedman.AvgRank, ChiSq: nullable(c.Friedman.ChiSq), P: nullable(c.Friedman.P),
-		F: nullable(c.Friedman.F), PF: nullable(c.Friedman.PF), CD: nullable(c.CD)}
+	j := comparisonJSON{Metric: c.Metric, Methods: c.Methods, Dropped: c.Dropped, Data: c.Data, Err: c.Err}
+	if c.Err != "" {
+		// No statistics were computed: null, not the zero values
+		// (a p of 0 read as highly significant).
+		return json.Marshal(j)
+	}
+	j.AvgRank, j.ChiSq, j.P = c.Friedman.AvgRank, nullable(c.Friedman.ChiSq), nullable(c.Friedman.P)
+	j.F, j.PF, j.CD = nullable(c.Friedman.F), nullable(c.Friedman.PF), nullable(c.CD)
 	for _, p := range c.Pairs {
 		j.Pairs = append(j.Pairs, pairJSON{A: c.Methods[p.I], B: c.Methods[p.J], N: p.N, Zeros: p.Zeros,
 			WPlus: p.WPlus, WMinus: p.WMinus, Exact: p.Exact, Z: nullable(p.Z), P: nullable(p.P), PHolm: nullable(p.PHolm)})

@@ -59,3 +59,18 @@ func TestCompare(t *testing.T) {
 		t.Errorf("tied score times: %s", b)
 	}
 }
+
+// TestComparisonJSONWithoutStatistics: a comparison that computed nothing
+// (Err set) writes its statistics as null, not as zeros (a p_friedman of 0
+// read as highly significant).
+func TestComparisonJSONWithoutStatistics(t *testing.T) {
+	b, err := json.Marshal(bench.Comparison{Metric: "auc_roc", Err: "no statistics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"p_friedman":null`, `"chi2_f":null`, `"critical_difference":null`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("%s: no %s", b, key)
+		}
+	}
+}
