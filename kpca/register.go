@@ -51,7 +51,21 @@ func memory(p *KPCA, op detector.Op, s detector.Size) float64 {
 		return 8*(m*d+2*n*m+n*q+2*n) + max(float64(randfeat.NystromBytes(mi, s.Cols)), 8*(m*m+covRows*m+float64(runtime.GOMAXPROCS(0))*covStrip*m)+float64(denseBytes(mi, qi, p.cfg.Variance)))
 	}
 	q := min(p.cfg.Components, max(s.Rows-1, 0))
-	return 8*n*float64(paddedStride(s.Rows)) + 8*n*d + float64(eigenBytes(s.Rows, q, p.cfg.Variance))
+	fit := 8*n*float64(paddedStride(s.Rows)) + 8*n*d + float64(eigenBytes(s.Rows, q, p.cfg.Variance))
+	// Saving the model comes after the n × n matrix and the
+	// eigensolver's buffers are freed: the training rows and their
+	// projection, kept and encoded (SaveFactor). The variance rule's q is
+	// at most what the eigensolver can return: every column below
+	// denseMax rows, the Lanczos basis above.
+	qs := q
+	if q == 0 {
+		qs = s.Rows
+		if s.Rows > denseMax {
+			_, qs = basisColumns(s.Rows, eigTarget{}.lanczosStart())
+		}
+	}
+	save := (1 + detector.SaveFactor) * 8 * n * (d + float64(qs))
+	return max(fit, save)
 }
 
 type state struct {

@@ -40,6 +40,11 @@ func serveTasks(ctx context.Context, in io.Reader, out io.Writer) error {
 		} else if err != nil {
 			return usagef("bench-task: reading the task: %v", err)
 		}
+		if t.MaxBytes > 0 {
+			// The soft limit fit and score set from their budget: without
+			// it the child's heap grew past the task's budget (1.22×).
+			setSoftLimit(t.MaxBytes)
+		}
 		debug.FreeOSMemory() // a collection, then the freed heap back to the system
 		reset := resetPeakRSS()
 		o := runBenchTask(ctx, t)

@@ -14,6 +14,7 @@ import (
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/pbnjay/memory"
 
+	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 )
@@ -99,8 +100,9 @@ func parseBytes(s string) (int64, error) {
 // budget, before it allocates: exit 1 when the method's parameters make
 // the estimate (at the method's defaults it would fit the budget), exit 2
 // when the data alone does. The message names the estimate, the budget
-// and what to change.
-func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag, method string, params map[string]string) error {
+// and what to change. The estimate is the method's with what withData
+// adds (model is the size of a loaded model that scores, 0 for a fit).
+func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag, method string, params map[string]string, model int64) error {
 	budget, source, err := memoryBudget(flag)
 	if err != nil {
 		return err
@@ -110,7 +112,7 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 	if err != nil {
 		return err
 	}
-	if est = withData(est, size); est <= budget {
+	if est = withData(est, size, model); est <= budget {
 		return nil
 	}
 	what := "fitting"
@@ -125,8 +127,8 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 		what, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
 	if op == detector.FitOp && len(params) > 0 {
 		if plain, _, perr := detector.Prepare(method, shapeOnly(params), detector.Task{}); perr == nil {
-			if base, err := detector.Memory(plain, op, size); err == nil && withData(base, size) <= budget {
-				base = withData(base, size)
+			if base, err := detector.Memory(plain, op, size); err == nil && withData(base, size, model) <= budget {
+				base = withData(base, size, model)
 				return usagef("%s: the parameters %s make it so; lower them (at the method's defaults it needs about %s), or raise --max-memory", msg, paramList(params), dataset.FormatBytes(base))
 			}
 		}
@@ -134,16 +136,18 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", ds.Source, msg))
 }
 
-// withData adds to a method's estimate the data matrix the command holds
-// while the method runs (the estimates count what the method allocates:
-// 800,000 × 20 rows, 128 MB, fitted under a 150 MB budget peaked at
-// 267 MB), saturating at math.MaxInt64.
-func withData(est int64, s detector.Size) int64 {
+// withData adds to a method's estimate what the command holds beside the
+// method: the process itself (processBytes), the data matrix (the
+// estimates count what the method allocates: 800,000 × 20 rows, 128 MB,
+// fitted under a 150 MB budget peaked at 267 MB) and model, the bytes of a
+// loaded model that stays resident while it scores (0 for a fit);
+// saturating at math.MaxInt64.
+func withData(est int64, s detector.Size, model int64) int64 {
 	data := 8 * float64(s.NonZeros)
 	if s.Sparse {
 		data = 16*float64(s.NonZeros) + 8*float64(s.Rows+1)
 	}
-	if t := float64(est) + data; t < math.MaxInt64 {
+	if t := float64(est) + data + bench.ProcessBytes + float64(model); t < math.MaxInt64 {
 		return int64(t)
 	}
 	return math.MaxInt64

@@ -140,7 +140,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return paramOrDataErr(o.name(), err)
 	}
-	if err := checkMemory(d, detector.FitOp, ds, o.maxMemory, o.method, params); err != nil {
+	if err := checkMemory(d, detector.FitOp, ds, o.maxMemory, o.method, params, 0); err != nil {
 		return err
 	}
 

@@ -178,7 +178,9 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var modelSize int64 // resident while it scores: counted with the scoring
 	if st, err := os.Stat(o.model); err == nil && st.Mode().IsRegular() {
+		modelSize = st.Size()
 		if need := int64(min(modelLoadFactor*float64(st.Size()), math.MaxInt64)); need > budget {
 			return nil, nil, dataErr(fmt.Errorf("%s: loading the model needs about %s (%g× its %s), over the memory budget of %s (%s); raise --max-memory",
 				o.model, dataset.FormatBytes(need), modelLoadFactor, dataset.FormatBytes(st.Size()), dataset.FormatBytes(budget), source))
@@ -202,7 +204,7 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if err := checkShape(params, ds, o.name()); err != nil {
 		return nil, nil, err
 	}
-	if err := checkMemory(d, detector.ScoreOp, ds, o.maxMemory, name, nil); err != nil {
+	if err := checkMemory(d, detector.ScoreOp, ds, o.maxMemory, name, nil, modelSize); err != nil {
 		return nil, nil, err
 	}
 	return d, ds, nil

@@ -1,6 +1,9 @@
 package hugepage
 
 import (
+	"math"
+	"runtime/debug"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -154,5 +157,46 @@ func alloc(size uintptr) (unsafe.Pointer, func()) {
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
 	off := (p+huge-1)&^(huge-1) - p
-	return unsafe.Pointer(&mem[off]), func() { _ = unix.Munmap(mem) }
+	account(int64(len(mem)))
+	var once sync.Once
+	return unsafe.Pointer(&mem[off]), func() {
+		once.Do(func() {
+			_ = unix.Munmap(mem)
+			account(-int64(len(mem)))
+		})
+	}
+}
+
+// offHeap is the memory mapped by alloc and not yet unmapped, and the Go
+// runtime's soft memory limit as it was before the first mapping.
+var offHeap struct {
+	sync.Mutex
+	bytes int64
+	limit int64
+}
+
+// account adds delta bytes to the mapped memory and lowers the runtime's
+// soft memory limit (debug.SetMemoryLimit, which the command line sets to
+// its memory budget) by what is mapped: the limit covers the Go heap
+// only, and with kernel PCA's n × n matrix mapped outside it the
+// collector let the heap grow to the whole budget beside the matrix (fits
+// peaked 1.2–1.4 times the budget). With no limit set nothing changes; the
+// limit is restored when the last mapping goes.
+func account(delta int64) {
+	offHeap.Lock()
+	defer offHeap.Unlock()
+	if offHeap.bytes == 0 {
+		offHeap.limit = debug.SetMemoryLimit(-1)
+	}
+	offHeap.bytes += delta
+	switch {
+	case offHeap.limit == math.MaxInt64:
+	case offHeap.bytes == 0:
+		debug.SetMemoryLimit(offHeap.limit)
+	default:
+		// Never below 16 MiB: past that the budget's estimate was
+		// wrong, and a limit near zero would only make the collector
+		// run without end.
+		debug.SetMemoryLimit(max(offHeap.limit-offHeap.bytes, 16<<20))
+	}
 }
