@@ -105,6 +105,9 @@ func (g *Gauss) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	}
 	var S mat.SymDense
 	S.SymOuterK(1/float64(n), xc.T())
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rho := g.cfg.Shrinkage
 	if rho == 0 {
 		rho = ledoitWolf(xc, &S)

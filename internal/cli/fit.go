@@ -145,11 +145,15 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 
 	start := time.Now()
-	if o.labeled {
-		err = d.(detector.LabeledFitter).FitLabeled(ctx, ds.X, ds.Y)
-	} else {
-		err = d.Fit(ctx, ds.X)
-	}
+	// Beside the signals, as score's Score: a fit looks at ctx between
+	// its steps, and a long step (gauss's covariance of 20,000 × 5,000
+	// sparse rows) ignored SIGTERM for minutes.
+	_, err = beside(ctx, func() (struct{}, error) {
+		if o.labeled {
+			return struct{}{}, d.(detector.LabeledFitter).FitLabeled(ctx, ds.X, ds.Y)
+		}
+		return struct{}{}, d.Fit(ctx, ds.X)
+	})
 	bar.done()
 	secs := time.Since(start).Seconds()
 	if ctx.Err() != nil {
