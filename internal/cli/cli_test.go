@@ -528,16 +528,25 @@ func listDir(t *testing.T, dir string) []string {
 	return names
 }
 
+// fitMeanDist writes the training CSV to dir and fits the meandist test
+// method on it (with the extra flags) into dir/model.bin.
+func fitMeanDist(t *testing.T, dir string, flags ...string) (train, model string) {
+	t.Helper()
+	train = write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	model = filepath.Join(dir, "model.bin")
+	args := append([]string{"fit", "--method", "meandist", "--data", train, "--out", model}, flags...)
+	if code, _, stderr := run(context.Background(), args...); code != ExitOK {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	return train, model
+}
+
 // TestInterruptScore runs score as a child process on a model whose
 // scoring never returns, sends SIGINT and checks that it exits promptly
 // with code 130, writing nothing.
 func TestInterruptScore(t *testing.T) {
 	dir := t.TempDir()
-	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
-	model := filepath.Join(dir, "model.bin")
-	if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", model, "--set", "block_score=true"); code != ExitOK {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
+	train, model := fitMeanDist(t, dir, "--set", "block_score=true")
 	started := filepath.Join(t.TempDir(), "scoring")
 	stderr := interruptChild(t, []string{"ANOMALY_TEST_SCORING=" + started}, func() bool {
 		_, err := os.Stat(started)
@@ -616,11 +625,7 @@ func TestInterruptBlockedWrite(t *testing.T) {
 // for the reader to drain the pipe, then said no scores were written).
 func TestInterruptStalledReader(t *testing.T) {
 	dir := t.TempDir()
-	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
-	model := filepath.Join(dir, "model.bin")
-	if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", model); code != ExitOK {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
+	_, model := fitMeanDist(t, dir)
 	var rows strings.Builder
 	rows.WriteString("a,b\n")
 	for i := range 200000 {
