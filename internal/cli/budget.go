@@ -137,7 +137,7 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 }
 
 // withData adds to a method's estimate what the command holds beside the
-// method: the process itself (processBytes), the data matrix (the
+// method: the process itself (bench.ProcessBytes), the data matrix (the
 // estimates count what the method allocates: 800,000 × 20 rows, 128 MB,
 // fitted under a 150 MB budget peaked at 267 MB) and model, the bytes of a
 // loaded model that stays resident while it scores (0 for a fit);

@@ -13,6 +13,13 @@
 // already backed by memory (Prefault); Advise leaves the contents alone
 // and may be called on any slice; Prefault also commits the memory, so it
 // is for buffers that will be written whole.
+//
+// Alloc, Alloc32, Reserve and Reserve32 map memory outside the Go heap.
+// While such a mapping lives, the runtime's soft memory limit
+// (debug.SetMemoryLimit, which the command line sets to its memory
+// budget) is lowered by its size, so that the collector keeps the heap
+// within what the mapping leaves of the budget; the limit is restored when
+// the last mapping is freed.
 package hugepage
 
 // Floats returns make([]float64, n) with the huge-page advice applied (to
