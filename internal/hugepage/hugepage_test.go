@@ -2,6 +2,9 @@ package hugepage
 
 import (
 	"fmt"
+	"math"
+	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -61,4 +64,32 @@ func zeroedWritable[T float32 | float64](t *testing.T, name string, n int, f []T
 		}
 		f[i] = value(i)
 	}
+}
+
+// TestMappingLowersSoftLimit: while a mapping lives, the runtime's soft
+// memory limit is lowered by its size (at least), and it is restored when
+// the mapping is freed; without a limit set nothing changes.
+func TestMappingLowersSoftLimit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("mappings outside the heap are made on Linux only")
+	}
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	const limit = 1 << 30
+	debug.SetMemoryLimit(limit)
+	f, free := Alloc(8 << 20) // 64 MiB
+	if got := debug.SetMemoryLimit(-1); got > limit-int64(len(f))*8 {
+		t.Errorf("limit %d with 64 MiB mapped, want at most %d", got, limit-int64(len(f))*8)
+	}
+	free()
+	free() // a second free does nothing
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("limit %d after free, want %d", got, limit)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	_, free = Alloc(1 << 20)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("no limit set: the mapping set one (%d)", got)
+	}
+	free()
 }
