@@ -160,7 +160,7 @@ func Create(path string, opt Options) (*File, error) {
 		renameio.WithPermissions(0o644),
 		renameio.WithExistingPermissions())
 	if err != nil {
-		return nil, &PathError{Path: path, Err: Unwrap(err)}
+		return nil, tempFileError(path, target, err)
 	}
 	return &File{path: path, w: bufio.NewWriterSize(pf, 1<<16), pending: pf}, nil
 }
@@ -246,10 +246,22 @@ func Check(path string, opt Options) error {
 	}
 	pf, err := renameio.NewPendingFile(target, renameio.WithTempDir(filepath.Dir(target)))
 	if err != nil {
-		return &PathError{Path: path, Err: Unwrap(err)}
+		return tempFileError(path, target, err)
 	}
 	pf.Cleanup()
 	return nil
+}
+
+// tempFileError is the error of a temporary file that cannot be made
+// beside target: a directory the user may not write is named as the
+// cause (a writable file in a read-only directory only said "permission
+// denied").
+func tempFileError(path, target string, err error) error {
+	err = Unwrap(err)
+	if errors.Is(err, os.ErrPermission) {
+		return &PathError{Path: path, Err: fmt.Errorf("%w: the output is written to a temporary file in %s and renamed into place, and that directory cannot be written", err, filepath.Dir(target))}
+	}
+	return &PathError{Path: path, Err: err}
 }
 
 // resolve follows symbolic links to the file they name, as the kernel

@@ -282,3 +282,25 @@ func Example() {
 	// <nil>
 	// true
 }
+
+// A writable file in a directory the user may not write cannot be
+// replaced (its temporary file has nowhere to go): the error names the
+// directory as the cause (root may write any directory, so the check is
+// for other users).
+func TestReadOnlyDirectoryNamed(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, which may write a read-only directory")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.csv")
+	os.WriteFile(p, []byte("keep"), 0o666)
+	os.Chmod(dir, 0o555)
+	defer os.Chmod(dir, 0o755)
+	err := WriteFile(p, []byte("x"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "temporary file in "+dir) {
+		t.Errorf("error %v, want one naming the directory %s", err, dir)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "keep" {
+		t.Errorf("the file holds %q", b)
+	}
+}
