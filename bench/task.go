@@ -254,12 +254,5 @@ func (h *heapSampler) stop() int64 {
 // that left it out (an ocsvm fit accepted under 1 MB peaked at 14.6 MB).
 const ProcessBytes = 16 << 20
 
-// dataBytes is the memory of a data set's matrix: its values, or for
-// sparse rows their values, indices and row pointers.
-func dataBytes(ds *dataset.Dataset) int64 {
-	s := detector.SizeOf(ds.X)
-	if s.Sparse {
-		return 16*s.NonZeros + 8*int64(s.Rows+1)
-	}
-	return 8 * s.NonZeros
-}
+// dataBytes is the memory of a data set's matrix (detector.Size.Bytes).
+func dataBytes(ds *dataset.Dataset) int64 { return int64(detector.SizeOf(ds.X).Bytes()) }

@@ -746,7 +746,7 @@ func csvErr(path string, err error) error {
 	var tl *recordTooLong
 	if errors.As(err, &tl) {
 		if tl.budget > 0 {
-			return &Error{Path: path, Row: tl.line, Err: &MemoryError{What: fmt.Sprintf("its record is longer than %s; records that long", FormatBytes(int64(tl.limit))), Need: 4 * int64(tl.limit), Max: tl.budget}}
+			return &Error{Path: path, Row: tl.line, Err: overlong("record", tl.limit, tl.budget)}
 		}
 		return &Error{Path: path, Row: tl.line, Err: fmt.Errorf("a record longer than %s", FormatBytes(int64(tl.limit)))}
 	}

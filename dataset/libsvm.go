@@ -30,9 +30,16 @@ func lineLimit(opt Options) int { return min(maxLineBytes, recordLimit(opt)) }
 // *MemoryError when the budget set the limit.
 func lineTooLong(limit int, opt Options) error {
 	if limit < maxLineBytes {
-		return &MemoryError{What: fmt.Sprintf("its line is longer than %s; lines that long", FormatBytes(int64(limit))), Need: 4 * int64(limit), Max: opt.MaxBytes}
+		return overlong("line", limit, opt.MaxBytes)
 	}
 	return fmt.Errorf("line longer than %d bytes", limit)
+}
+
+// overlong is the *MemoryError of a unit ("line", "record") longer than
+// limit, the share of the budget the readers take for one (recordLimit:
+// reading and splitting it costs about four times its length).
+func overlong(unit string, limit int, budget int64) *MemoryError {
+	return &MemoryError{What: fmt.Sprintf("its %s is longer than %s; %ss that long", unit, FormatBytes(int64(limit)), unit), Need: 4 * int64(limit), Max: budget}
 }
 
 func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {

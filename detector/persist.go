@@ -13,7 +13,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -231,7 +230,7 @@ func DecodeState(method string, data []byte, state any) error {
 }
 
 func decodeState(data []byte, state any) error {
-	if strings.HasPrefix(string(data[:min(len(data), len(rawMagic))]), rawMagic) {
+	if bytes.HasPrefix(data, []byte(rawMagic)) {
 		return decodeRaw(data, state)
 	}
 	return gob.NewDecoder(bytes.NewReader(data)).Decode(state)

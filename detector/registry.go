@@ -45,6 +45,16 @@ type Size struct {
 	Sparse bool
 }
 
+// Bytes returns the memory of a matrix of size s: 8 bytes a value when
+// it is dense; for a sparse (CSR) one its values, column indices and row
+// pointers.
+func (s Size) Bytes() float64 {
+	if s.Sparse {
+		return 16*float64(s.NonZeros) + 8*float64(s.Rows+1)
+	}
+	return 8 * float64(s.NonZeros)
+}
+
 // SizeOf returns the Size of X.
 func SizeOf(X interface{ Dims() (int, int) }) Size {
 	r, c := X.Dims()

@@ -143,11 +143,7 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 // loaded model that stays resident while it scores (0 for a fit);
 // saturating at math.MaxInt64.
 func withData(est int64, s detector.Size, model int64) int64 {
-	data := 8 * float64(s.NonZeros)
-	if s.Sparse {
-		data = 16*float64(s.NonZeros) + 8*float64(s.Rows+1)
-	}
-	if t := float64(est) + data + bench.ProcessBytes + float64(model); t < math.MaxInt64 {
+	if t := float64(est) + s.Bytes() + bench.ProcessBytes + float64(model); t < math.MaxInt64 {
 		return int64(t)
 	}
 	return math.MaxInt64

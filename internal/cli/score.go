@@ -84,16 +84,18 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 		return err
 	}
 	defer out.Abort()
+	// A pipe or device stopped by the signal: what was written has
+	// reached it.
+	cutShort := &exitError{ExitInterrupted, fmt.Errorf("score interrupted; the scores written to %s were cut short", path)}
 	if writeScores(ctx, out, scores, d.Threshold()) != nil {
 		if out.InPlace() && path != "-" {
-			// A pipe or device: what was written has reached it.
-			return &exitError{ExitInterrupted, fmt.Errorf("score interrupted; the scores written to %s were cut short", path)}
+			return cutShort
 		}
 		return interrupted
 	}
 	if err := commitOutput(out); err != nil {
-		if ctx.Err() != nil { // a pipe's write stopped by the signal
-			return &exitError{ExitInterrupted, fmt.Errorf("score interrupted; the scores written to %s were cut short", path)}
+		if ctx.Err() != nil { // a pipe's write ended by its deadline
+			return cutShort
 		}
 		return err
 	}

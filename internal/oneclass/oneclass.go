@@ -174,11 +174,8 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 // against nSV support vectors: what smo's Expansion.Eval allocates
 // (smo.EvalBytes).
 func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) float64 {
-	n, d := float64(s.Rows), float64(s.Cols)
-	rows := 8 * n * d
-	if s.Sparse {
-		rows = 16*float64(s.NonZeros) + 8*(n+1)
-	}
+	n := float64(s.Rows)
+	rows := s.Bytes()
 	if op == detector.ScoreOp {
 		return float64(smo.EvalBytes(s.Rows, s.Cols, nSV, s.Sparse))
 	}
