@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/KimMachineGun/automemlimit v1.0.1
-	github.com/google/renameio/v2 v2.0.2
 	github.com/james-bowman/sparse v0.0.0-20260216202247-495ee4f84d35
 	github.com/klauspost/compress v1.20.4
 	github.com/pbnjay/memory v0.0.0-20210728143218-7b4eea64cf58

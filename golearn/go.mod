@@ -17,7 +17,6 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/go-cmp v0.6.0 // indirect
-	github.com/google/renameio/v2 v2.0.2 // indirect
 	github.com/guptarohit/asciigraph v0.5.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/james-bowman/sparse v0.0.0-20260216202247-495ee4f84d35 // indirect

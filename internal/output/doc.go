@@ -7,7 +7,7 @@
 //     the link replaced.
 //   - An existing regular file (or a new one) is written to a temporary
 //     file in the target's own directory and renamed over the target when
-//     the write is complete (github.com/google/renameio/v2), so readers see
+//     the write is complete, so readers see
 //     the old file or the new one, never a part; an interrupted or failed
 //     write leaves the old file and no temporary behind. An existing file
 //     keeps its permissions; a new one gets 0644 less the umask.
@@ -22,7 +22,11 @@
 //
 // Every write, sync, close or rename error (ENOSPC on /dev/full, EPIPE) is
 // returned by Write or Commit; nothing is reported as written unless it
-// was. The package uses renameio rather than a hand-written temporary
-// file and rename because renameio gets the fsync-before-rename ordering
-// and the permission handling right.
+// was. The file's data are synced before the rename (without it a crash
+// can leave an empty file under the target's name) and the directory
+// after it. The temporary file is named by this package (pending.go), not
+// by github.com/google/renameio, which the project used before: renameio
+// names it "." + the whole target name + up to 19 digits and gives no way
+// to change that, so a legal target name of 236 to 255 bytes could not be
+// written at all ("file name too long"); here the name is cut to fit.
 package output

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // SameFileError reports an output that is one of the inputs.
@@ -50,7 +48,7 @@ func (e *PathError) Unwrap() error { return e.Err }
 type File struct {
 	path    string // as the user gave it, for messages
 	w       *bufio.Writer
-	pending *renameio.PendingFile // regular files
+	pending *pending // regular files
 	direct  *os.File              // non-regular files, written in place
 	stdout  bool                  // "-": nothing to close
 	fd      bool                  // an open descriptor (/dev/stdout): not closed
@@ -155,10 +153,7 @@ func Create(path string, opt Options) (*File, error) {
 		}
 		return out, nil
 	}
-	pf, err := renameio.NewPendingFile(target,
-		renameio.WithTempDir(filepath.Dir(target)),
-		renameio.WithPermissions(0o644),
-		renameio.WithExistingPermissions())
+	pf, err := createPending(target)
 	if err != nil {
 		return nil, tempFileError(path, target, err)
 	}
@@ -244,11 +239,11 @@ func Check(path string, opt Options) error {
 	if err != nil || kind != replaced {
 		return err
 	}
-	pf, err := renameio.NewPendingFile(target, renameio.WithTempDir(filepath.Dir(target)))
+	pf, err := createPending(target)
 	if err != nil {
 		return tempFileError(path, target, err)
 	}
-	pf.Cleanup()
+	pf.cleanup()
 	return nil
 }
 
@@ -409,11 +404,11 @@ func (f *File) Commit() error {
 	switch {
 	case f.pending != nil:
 		if err == nil {
-			if rerr := f.pending.CloseAtomicallyReplace(); rerr != nil {
+			if rerr := f.pending.commit(); rerr != nil {
 				err = &PathError{Path: f.path, Err: Unwrap(rerr)}
 			}
 		}
-		f.pending.Cleanup() // a no-op after a successful replace
+		f.pending.cleanup() // a no-op after a successful commit
 	case f.direct != nil:
 		if f.unwatch != nil {
 			f.unwatch()
@@ -436,7 +431,7 @@ func (f *File) Abort() {
 	f.done = true
 	switch {
 	case f.pending != nil:
-		f.pending.Cleanup()
+		f.pending.cleanup()
 	case f.direct != nil:
 		if f.unwatch != nil {
 			f.unwatch()

@@ -304,3 +304,40 @@ func TestReadOnlyDirectoryNamed(t *testing.T) {
 		t.Errorf("the file holds %q", b)
 	}
 }
+
+// Every name the file system allows can be written, replaced and checked:
+// the temporary file's name is cut to fit (names of 236 to 255 bytes
+// failed with "file name too long" when it repeated the whole name), also
+// where the cut falls inside a multi-byte character. Two names that share
+// their first maxTempBase bytes are written side by side.
+func TestLongNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{
+		strings.Repeat("a", 235),
+		strings.Repeat("b", 236),
+		strings.Repeat("c", 255),
+		strings.Repeat("é", 127) + "x", // 255 bytes, the cut falls inside an é
+		strings.Repeat("c", 254) + "d",
+	} {
+		p := filepath.Join(dir, name)
+		if err := Check(p, Options{}); err != nil {
+			t.Fatalf("Check(%d-byte name): %v", len(name), err)
+		}
+		for _, content := range []string{"first", "second"} {
+			if err := WriteFile(p, []byte(content), Options{}); err != nil {
+				t.Fatalf("WriteFile(%d-byte name): %v", len(name), err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != content {
+				t.Fatalf("%d-byte name holds %q, want %q", len(name), b, content)
+			}
+		}
+	}
+	if got := listDir(t, dir); len(got) != 5 {
+		t.Errorf("directory holds %d files, want the 5 outputs and no temporary file", len(got))
+	}
+	// One byte over the limit is the file system's refusal, named.
+	err := WriteFile(filepath.Join(dir, strings.Repeat("z", 256)), []byte("x"), Options{})
+	if !errors.Is(err, syscall.ENAMETOOLONG) {
+		t.Errorf("256-byte name: %v, want file name too long", err)
+	}
+}
