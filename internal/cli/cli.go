@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kernelad/anomaly/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -56,9 +57,16 @@ func RunIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}()
 	root := newRootCmd(stdout, stderr)
+	// cobra writes help and usage text and drops the write errors: help
+	// sent to a full disk (--help > /dev/full) said nothing and exited 0.
+	help := &errWriter{w: stdout}
+	root.SetOut(help)
 	root.SetIn(stdin)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if err == nil && help.err != nil {
+		err = internalErr(fmt.Errorf("writing to standard output: %w", output.Unwrap(help.err)))
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -70,6 +78,20 @@ func RunIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	// Errors that did not come through a command's run function are cobra's
 	// own: unknown commands and flags, missing required flags.
 	return ExitUsage
+}
+
+// errWriter passes writes to w and keeps the first error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // oneLine folds a message onto one line.

@@ -177,3 +177,20 @@ func TestOutputRules(t *testing.T) {
 		}
 	})
 }
+
+// Help and usage text that cannot be written is an error: cobra drops its
+// write errors, and --help > /dev/full exited 0 having written nothing.
+func TestHelpWriteError(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"fit", "--help"}, {}, {"methods"}} {
+		var stderr strings.Builder
+		code := RunIO(context.Background(), args, strings.NewReader(""), fullWriter{}, &stderr)
+		if code != ExitInternal || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%q: exit %d, %q; want 3 and the write error", args, code, stderr.String())
+		}
+	}
+}
+
+// fullWriter fails every write as a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
