@@ -50,6 +50,9 @@ func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, erro
 	for sc.Scan() {
 		line++
 		done += int64(len(sc.Bytes())) + 1
+		if line == 1 && crInside(sc.Bytes()) {
+			return nil, &Error{Path: path, Line: line, Err: errCROnly}
+		}
 		text := arffStrip(sc.Text())
 		if text == "" {
 			continue

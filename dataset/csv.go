@@ -165,6 +165,9 @@ type csvLayout struct {
 	notes  []string
 	words  []string // distinct label words, in order of appearance
 	byY    bool     // the label column was taken for its name y
+	// The rows of the first label 0 or 1 and of the first word, for the
+	// message of a column that mixes them.
+	numRow, wordRow int
 }
 
 // labelCell is labelText on bytes: the usual 1, 0 or −1 is parsed in
@@ -172,6 +175,9 @@ type csvLayout struct {
 func (l *csvLayout) labelCell(b []byte, path string, row int) (int, error) {
 	if len(b) > 0 {
 		if v, err := parseFloat(b); err == nil && (v == 0 || v == 1 || v == -1) {
+			if v != -1 && l.numRow == 0 {
+				l.numRow = row
+			}
 			return int(v), nil
 		}
 	}
@@ -185,6 +191,9 @@ func (l *csvLayout) labelCell(b []byte, path string, row int) (int, error) {
 func (l *csvLayout) labelText(s, path string, row int) (int, error) {
 	v, err := parseLabel(s)
 	if err == nil {
+		if (v == 0 || v == 1) && l.numRow == 0 {
+			l.numRow = row
+		}
 		return v, nil
 	}
 	bad := func(err error) error {
@@ -203,6 +212,9 @@ func (l *csvLayout) labelText(s, path string, row int) (int, error) {
 		}
 		l.words = append(l.words, s)
 		k = len(l.words) - 1
+		if k == 0 {
+			l.wordRow = row
+		}
 	}
 	return -2 - k, nil
 }
@@ -217,8 +229,8 @@ func (l *csvLayout) resolve(y []int, path string) error {
 	if len(l.words) == 0 {
 		return nil
 	}
-	if slices.ContainsFunc(y, func(v int) bool { return v == 0 || v == 1 }) {
-		return &Error{Path: path, Col: l.label + 1, Err: fmt.Errorf("label column %q holds both numbers and words (%q): %s", l.header[l.label], l.words[0], labelRule)}
+	if l.numRow > 0 {
+		return &Error{Path: path, Row: max(l.numRow, l.wordRow), Col: l.label + 1, Err: fmt.Errorf("label column %q holds both words (%q in row %d) and numbers (in row %d): %s", l.header[l.label], l.words[0], l.wordRow, l.numRow, labelRule)}
 	}
 	class := arffBinary(l.words)
 	if len(l.words) == 1 {
@@ -249,7 +261,7 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 		if strings.IndexByte(f, '\r') >= 0 {
 			// The whole file was one line: it read as a header and
 			// no data rows.
-			return nil, &Error{Path: path, Row: hr, Err: errors.New("the lines end in a carriage return alone (classic Mac OS line endings); convert them to newlines, as tr '\\r' '\\n' does")}
+			return nil, &Error{Path: path, Row: hr, Err: errCROnly}
 		}
 		header[j] = strings.TrimSpace(f)
 	}
@@ -366,6 +378,12 @@ func separatorHint(header []string, comma byte) error {
 	if len(header) != 1 {
 		return nil
 	}
+	if libsvmLine(h) {
+		return fmt.Errorf("the first line, %q, is a LIBSVM line (a label, then index:value pairs): read the data as LIBSVM (a file named .libsvm or .svm; on standard input, --data-format libsvm)", clip(h))
+	}
+	if len(h) >= 9 && strings.EqualFold(h[:9], "@relation") {
+		return fmt.Errorf("the first line, %q, starts an ARFF header: read the data as ARFF (a file named .arff; on standard input, --data-format arff)", clip(h))
+	}
 	name := map[byte]string{',': "commas (a .csv file)", '\t': "tabs (a .tsv file)", ';': "semicolons"}
 	for _, c := range []byte{';', '\t', ','} {
 		if c != comma && strings.IndexByte(h, c) >= 0 {
@@ -373,6 +391,25 @@ func separatorHint(header []string, comma byte) error {
 		}
 	}
 	return nil
+}
+
+// libsvmLine reports whether s reads as a LIBSVM line: a number, then one
+// or more index:value pairs with an integer index.
+func libsvmLine(s string) bool {
+	f := strings.Fields(s)
+	if len(f) < 2 {
+		return false
+	}
+	if _, err := strconv.ParseFloat(f[0], 64); err != nil {
+		return false
+	}
+	for _, t := range f[1:] {
+		i, _, ok := strings.Cut(t, ":")
+		if _, err := strconv.Atoi(i); !ok || (err != nil && i != "qid") {
+			return false
+		}
+	}
+	return true
 }
 
 // skipped checks the trimmed cell of row, column j, a column that is not
@@ -565,6 +602,19 @@ func (s *csvScanner) readLine() ([]byte, error) {
 	return line, err
 }
 
+// errCROnly is the error of a file whose lines end in a carriage return
+// alone: the readers see one long first line.
+var errCROnly = errors.New("the lines end in a carriage return alone (classic Mac OS line endings); convert them to newlines, as tr '\\r' '\\n' does")
+
+// crInside reports whether line (without its '\n' or "\r\n") holds a
+// carriage return before its last byte: the lines of the file end in a
+// carriage return alone. A line-oriented reader checks its first line.
+func crInside(line []byte) bool {
+	i := bytes.IndexByte(line, '\r')
+	return i >= 0 && i < len(line)-1
+}
+
+// lengthNL is the length of b's line ending: 1 for a '\n', else 0.
 func lengthNL(b []byte) int {
 	if len(b) > 0 && b[len(b)-1] == '\n' {
 		return 1

@@ -113,6 +113,9 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 		if len(text) >= maxLine {
 			return nil, &Error{Path: path, Line: line, Err: lineTooLong(maxLine, opt)}
 		}
+		if line == 1 && crInside(text) {
+			return nil, &Error{Path: path, Line: line, Err: errCROnly}
+		}
 		if k := bytes.IndexByte(text, '#'); k >= 0 {
 			text = text[:k]
 		}

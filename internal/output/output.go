@@ -48,11 +48,11 @@ func (e *PathError) Unwrap() error { return e.Err }
 type File struct {
 	path    string // as the user gave it, for messages
 	w       *bufio.Writer
-	pending *pending // regular files
-	direct  *os.File              // non-regular files, written in place
-	stdout  bool                  // "-": nothing to close
-	fd      bool                  // an open descriptor (/dev/stdout): not closed
-	unwatch func() bool           // stops the context's watch of a pipe's writes
+	pending *pending    // regular files
+	direct  *os.File    // non-regular files, written in place
+	stdout  bool        // "-": nothing to close
+	fd      bool        // an open descriptor (/dev/stdout): not closed
+	unwatch func() bool // stops the context's watch of a pipe's writes
 	err     error
 	done    bool
 }
