@@ -69,7 +69,9 @@
 // n × d; (n, C, T, ...) is n × (C·T·…) with Shape = [C, T, ...]. In an .npz,
 // y (shape (n,)) is the label vector when X is 2-D and y's values are in
 // {−1, 0, 1}; otherwise — always for N-d X, such as the tensor files whose y
-// is a class index — y goes to Class and Y stays nil (see NormalClass). An
+// is a class index — y goes to Class and Y stays nil (see NormalClass);
+// Options.Label names an array that holds anomaly labels whatever X's
+// shape (a tensor file labelled 1 = anomaly, 0 = normal). An
 // int "split" array goes to Split. NaN or infinite values in X are errors.
 //
 // The array is allocated once, from its header, and read straight into

@@ -14,9 +14,13 @@ import (
 
 // Options control how a file is read.
 type Options struct {
-	// Label names the label column (CSV) or class attribute (ARFF). Empty
-	// means the defaults: "label" or "y" for CSV, "class", "label", "y" or
-	// "outlier" (or a last nominal attribute) for ARFF. Matching ignores case.
+	// Label names the label column (CSV), the class attribute (ARFF) or
+	// the array of anomaly labels (.npz). Empty means the defaults: "label"
+	// or "y" for CSV, "class", "label", "y" or "outlier" (or a last nominal
+	// attribute) for ARFF, y for .npz (anomaly labels when X is 2-D and y
+	// holds only 1, 0 and -1, a class index otherwise; a named array is
+	// anomaly labels whatever X's shape). Matching ignores case, except
+	// for .npz array names.
 	Label string
 	// Shape, when set, is the sample shape of each row; its product must
 	// equal the number of features. It overrides the shape of an N-d .npy/.npz.

@@ -900,15 +900,35 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 	if x == nil {
 		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)", strings.Join(keys, ", "))}
 	}
-	y, err := get("y")
+	// y is the labels or the class index (fromArrays decides); an array
+	// named by Options.Label is anomaly labels whatever X's shape.
+	yname := "y"
+	if opt.Label != "" {
+		if opt.Label == "X" || opt.Label == "split" {
+			return nil, &Error{Path: path, Err: fmt.Errorf("array %s cannot hold the labels: the label option names the array of anomaly labels (1 = anomaly, 0 = normal, -1 = unlabeled), such as y", opt.Label)}
+		}
+		yname = opt.Label
+	}
+	y, err := get(yname)
 	if err != nil {
 		return nil, err
+	}
+	if y == nil && opt.Label != "" {
+		return nil, &Error{Path: path, Err: fmt.Errorf("no label array %q in the archive (it holds: %s)", opt.Label, strings.Join(keys, ", "))}
 	}
 	split, err := get("split")
 	if err != nil {
 		return nil, err
 	}
-	return fromArrays(path, x, y, split, opt)
+	return fromArrays(path, x, &npyLabels{y, yname, opt.Label != ""}, split, opt)
+}
+
+// npyLabels is the label array of an .npz: its name, and whether the user
+// named it, which makes it anomaly labels whatever X's shape.
+type npyLabels struct {
+	a     *npyArray
+	name  string
+	named bool
 }
 
 // npzTrust is the number of data bytes a deflated .npz member may promise
@@ -917,7 +937,7 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 var npzTrust int64 = 64 << 20
 
 // fromArrays builds a Dataset from X and the optional y and split arrays.
-func fromArrays(path string, x, y, split *npyArray, opt Options) (*Dataset, error) {
+func fromArrays(path string, x *npyArray, y *npyLabels, split *npyArray, opt Options) (*Dataset, error) {
 	var n, d int
 	var shape []int
 	switch len(x.shape) {
@@ -952,14 +972,17 @@ func fromArrays(path string, x, y, split *npyArray, opt Options) (*Dataset, erro
 		}
 	}
 	ds := &Dataset{X: mat.NewDense(n, d, x.data), Shape: shape, Source: path}
-	if y != nil {
-		v, err := intVector(path, "y", y, n)
+	if y != nil && y.a != nil {
+		v, err := intVector(path, y.name, y.a, n)
 		if err != nil {
 			return nil, err
 		}
-		binary := len(x.shape) <= 2
-		for _, c := range v {
+		binary := len(x.shape) <= 2 || y.named
+		for i, c := range v {
 			if c < -1 || c > 1 {
+				if y.named {
+					return nil, &Error{Path: path, Row: i + 1, Err: fmt.Errorf("label array %s holds %d: anomaly labels are 1 (anomaly), 0 (normal) and -1 (unlabeled); a class index is read as y, without naming it", y.name, c)}
+				}
 				binary = false
 				break
 			}

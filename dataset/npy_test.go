@@ -473,3 +473,48 @@ func TestBuffer(t *testing.T) {
 		}
 	}
 }
+
+// The y of an N-d .npz is a class index (the tensor files' y is); named by
+// Options.Label it is anomaly labels whatever X's shape, and then a value
+// outside {−1, 0, 1} is an error naming the row. A named array that is
+// not there, or X named as labels, is an error.
+func TestNPZNamedLabels(t *testing.T) {
+	x := make([]float64, 4*2*3)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	file := func(y []float64) []byte {
+		return npzBytes(map[string][]byte{
+			"X.npy": npyBytes("<f8", false, []int{4, 2, 3}, x),
+			"y.npy": npyBytes("<i8", false, []int{4}, y),
+		}, "X.npy", "y.npy")
+	}
+	read := func(b []byte, label string) (*Dataset, error) {
+		return Read(bytes.NewReader(b), int64(len(b)), "t.npz", Options{Label: label})
+	}
+	b := file([]float64{0, 1, 0, 0})
+	ds, err := read(b, "")
+	if err != nil || ds.Y != nil || !slices.Equal(ds.Class, []int{0, 1, 0, 0}) {
+		t.Fatalf("unnamed: Y %v Class %v err %v; want y as a class index", ds.Y, ds.Class, err)
+	}
+	ds, err = read(b, "y")
+	if err != nil || ds.Class != nil || !slices.Equal(ds.Y, []int{0, 1, 0, 0}) || !slices.Equal(ds.Shape, []int{2, 3}) {
+		t.Fatalf("--label y: Y %v Class %v Shape %v err %v; want y as anomaly labels", ds.Y, ds.Class, ds.Shape, err)
+	}
+	for _, c := range []struct {
+		b     []byte
+		label string
+		want  string
+		row   int
+	}{
+		{file([]float64{0, 1, 2, 0}), "y", "label array y holds 2", 3},
+		{b, "labels", `no label array "labels" in the archive (it holds: X, y)`, 0},
+		{b, "X", "array X cannot hold the labels", 0},
+	} {
+		_, err := read(c.b, c.label)
+		var de *Error
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), c.want) || de.Row != c.row {
+			t.Errorf("label %q: %v; want %q at row %d", c.label, err, c.want, c.row)
+		}
+	}
+}

@@ -149,7 +149,7 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 const modelLoadFactor = 4.0
 
 // labelUsage is the help of --label, the label column of a data file.
-const labelUsage = "name of the label column (CSV) or class attribute (ARFF)"
+const labelUsage = "name of the label column (CSV), class attribute (ARFF) or array of anomaly labels (.npz: --label y reads a tensor file's y as 1 = anomaly, 0 = normal rather than as a class index)"
 
 // applyOptions are the flags of the commands that apply a fitted model to
 // the rows of a data file (score, eval).
@@ -280,7 +280,7 @@ func rowsOfClass(ds *dataset.Dataset, path string, normal int) (*dataset.Dataset
 // noLabels is eval's error for a file without anomaly labels.
 func noLabels(ds *dataset.Dataset, path string) error {
 	if ds.Class != nil {
-		return usagef("%s holds class indices, not anomaly labels: name the normal class with --normal-class N", path)
+		return usagef("%s holds class indices, not anomaly labels: name the normal class with --normal-class N (or, if its y is 1 = anomaly, 0 = normal, give --label y)", path)
 	}
 	return dataErr(fmt.Errorf("%s: no labels: eval needs a label column (label or y, or --label NAME) or a y array", path))
 }

@@ -270,6 +270,21 @@ run "two models joined into one file" anomaly score --model joined.bin --data tr
 run "--contamination past float64's range" anomaly fit --method kde --data train.csv --out m.bin --contamination 1e999
 run "a shape with an empty side" anomaly fit --method r1stm --data three.npy --out m.bin --shape 3x2x
 run "one data file given twice to bench" anomaly bench --methods kde --data train.csv,train.csv
+# Cases of the fourth sweep (2026-11-27, second session).
+printf '0 1:1 2:2\r1 1:3 2:1\r' > cr.libsvm
+printf 'a,b,label\n1,2,no\n2,3,no\n3,1,1\n' > mixed.csv
+/usr/bin/python3 -c "import numpy as np; r = np.random.default_rng(1); y = np.zeros(40, dtype=np.int64); y[:4] = 1; np.savez('tens.npz', X=r.normal(size=(40, 3, 4)), y=y)"
+./anomaly-bin fit --method r1stm --data tens.npz --out tens.bin 2>/dev/null
+LONG=$(printf 's%.0s' $(seq 1 246)).csv
+run "CR-only line endings in a LIBSVM file" anomaly fit --method kde --data cr.libsvm --out m.bin
+run "LIBSVM text on standard input without --data-format" anomaly fit --method kde --data - --out m.bin '<' tr.libsvm
+run "a label column mixing words and numbers" anomaly fit --method kde --data mixed.csv --out m.bin
+run "a tensor .npz whose y is 0/1 anomaly labels, without --label" anomaly eval --model tens.bin --data tens.npz
+run "the same with --label y (y read as anomaly labels)" anomaly eval --model tens.bin --data tens.npz --label y
+run "--out a 250-byte file name (written; the temporary name is cut to fit)" anomaly score --model model.bin --data train.csv --out $LONG
+echo "| the file afterwards | \`test -f s…s.csv\` | $(test -f $LONG; echo $?) | \`$(wc -l < $LONG) lines\` |"
+rm -f $LONG
+run "help to a full disk" anomaly --help '>' /dev/full
 # Ctrl-C during a long fit: SIGINT 3 s after the start.
 if [ -f $SHARED/adbench/16_http.npz ]; then
   ./anomaly-bin fit --method expose --data $SHARED/adbench/16_http.npz --out h.bin --set features=16384 2>sig.err &
@@ -278,6 +293,6 @@ if [ -f $SHARED/adbench/16_http.npz ]; then
   rm -f sig.err
 fi
 echo
-echo "files left in the scratch directory after all cases (no temporaries, no m.bin):"
+echo "files left in the scratch directory after all cases (no temporaries: successful fits wrote m.bin):"
 ls -A | tr '\n' ' '; echo
 rm -rf "$W"
