@@ -267,6 +267,30 @@ func Label(dst []int, scores []float64, t float64) []int {
 	return dst
 }
 
+// CentredCopy returns a copy of the rows of X less their mean, and that
+// mean: each column summed down the rows in order, then divided by the
+// number of rows.
+func CentredCopy(X mat.Matrix) (*mat.Dense, []float64) {
+	xc := mat.DenseCopyOf(X)
+	n, d := xc.Dims()
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range xc.RawRowView(i) {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for i := 0; i < n; i++ {
+		row := xc.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+		}
+	}
+	return xc, mean
+}
+
 // ScoreDst returns dst resized to n, allocating when its capacity is short.
 // Detectors use it at the top of Score.
 func ScoreDst(dst []float64, n int) []float64 {

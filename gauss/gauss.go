@@ -77,22 +77,7 @@ func (g *Gauss) Fit(ctx context.Context, X mat.Matrix) error {
 
 func (g *Gauss) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	n, d := X.Dims()
-	xc := mat.DenseCopyOf(X)
-	mean := make([]float64, d)
-	for i := 0; i < n; i++ {
-		for j, v := range xc.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	for i := 0; i < n; i++ {
-		row := xc.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-	}
+	xc, mean := detector.CentredCopy(X)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -206,23 +206,10 @@ func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		return nil, fmt.Errorf("kde: %w", err)
 	}
 	n, d := X.Dims()
-	mean := make([]float64, d)
-	xc := mat.DenseCopyOf(X)
-	for i := 0; i < n; i++ {
-		for j, v := range xc.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
+	xc, mean := detector.CentredCopy(X)
 	sqn := make([]float64, n)
-	for i := 0; i < n; i++ {
-		row := xc.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-		sqn[i] = fastmath.SumSquares(row) // MulNN's arithmetic: 0 from a row to itself
+	for i := range sqn {
+		sqn[i] = fastmath.SumSquares(xc.RawRowView(i)) // MulNN's arithmetic: 0 from a row to itself
 	}
 	h := k.cfg.Bandwidth
 	if h == 0 {

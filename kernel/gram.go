@@ -482,56 +482,39 @@ func sparseDenseDot(ind []int, val, y []float64) float64 {
 
 // sparseSqDist returns ‖a − b‖² for two sparse rows with sorted indices.
 func sparseSqDist(ai []int, av []float64, bi []int, bv []float64) float64 {
-	var s float64
-	p, q := 0, 0
-	for p < len(ai) && q < len(bi) {
-		var d float64
-		switch {
-		case ai[p] == bi[q]:
-			d = av[p] - bv[q]
-			p++
-			q++
-		case ai[p] < bi[q]:
-			d = av[p]
-			p++
-		default:
-			d = bv[q]
-			q++
-		}
-		s += d * d
-	}
-	for ; p < len(ai); p++ {
-		s += av[p] * av[p]
-	}
-	for ; q < len(bi); q++ {
-		s += bv[q] * bv[q]
-	}
-	return s
+	return sparseSumDiff(ai, av, bi, bv, false)
 }
 
 // sparseL1Dist returns ‖a − b‖₁ for two sparse rows with sorted indices.
 func sparseL1Dist(ai []int, av []float64, bi []int, bv []float64) float64 {
+	return sparseSumDiff(ai, av, bi, bv, true)
+}
+
+// sparseSumDiff is sumDiff for two sparse rows with sorted indices,
+// walking the union of their indices in order; a coordinate stored in one
+// row only adds the term of its value (distTerm is even in d).
+func sparseSumDiff(ai []int, av []float64, bi []int, bv []float64, l1 bool) float64 {
 	var s float64
 	p, q := 0, 0
 	for p < len(ai) && q < len(bi) {
 		switch {
 		case ai[p] == bi[q]:
-			s += math.Abs(av[p] - bv[q])
+			s += distTerm(av[p]-bv[q], l1)
 			p++
 			q++
 		case ai[p] < bi[q]:
-			s += math.Abs(av[p])
+			s += distTerm(av[p], l1)
 			p++
 		default:
-			s += math.Abs(bv[q])
+			s += distTerm(bv[q], l1)
 			q++
 		}
 	}
 	for ; p < len(ai); p++ {
-		s += math.Abs(av[p])
+		s += distTerm(av[p], l1)
 	}
 	for ; q < len(bi); q++ {
-		s += math.Abs(bv[q])
+		s += distTerm(bv[q], l1)
 	}
 	return s
 }

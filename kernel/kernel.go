@@ -205,28 +205,32 @@ func powi(b float64, p int) float64 {
 }
 
 // SqDist returns ‖x − y‖². It panics if the lengths differ.
-func SqDist(x, y []float64) float64 {
+func SqDist(x, y []float64) float64 { return sumDiff(x, y, false) }
+
+// L1Dist returns ‖x − y‖₁. It panics if the lengths differ.
+func L1Dist(x, y []float64) float64 { return sumDiff(x, y, true) }
+
+// sumDiff returns Σ_i distTerm(x_i − y_i, l1), summed in order: L1Dist when
+// l1, else SqDist (sparseSumDiff is its form for two sparse rows). It
+// panics if the lengths differ.
+func sumDiff(x, y []float64, l1 bool) float64 {
 	if len(x) != len(y) {
 		panic("kernel: length mismatch")
 	}
 	var s float64
 	for i, v := range x {
-		d := v - y[i]
-		s += d * d
+		s += distTerm(v-y[i], l1)
 	}
 	return s
 }
 
-// L1Dist returns ‖x − y‖₁. It panics if the lengths differ.
-func L1Dist(x, y []float64) float64 {
-	if len(x) != len(y) {
-		panic("kernel: length mismatch")
+// distTerm returns |d| when l1, else d²: a coordinate's term of the L1
+// distance or of the squared Euclidean one.
+func distTerm(d float64, l1 bool) float64 {
+	if l1 {
+		return math.Abs(d)
 	}
-	var s float64
-	for i, v := range x {
-		s += math.Abs(v - y[i])
-	}
-	return s
+	return d * d
 }
 
 // Dot returns ⟨x, y⟩. It panics if the lengths differ.

@@ -327,15 +327,7 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		ny.Transform(z.Slice(i0, i1, 0, m).(*mat.Dense), csr.Rows(X, i0, i1))
 		f.progress("gram", i1, n)
 	}
-	zMean := make([]float64, m)
-	for i := 0; i < n; i++ {
-		for j, v := range z.RawRowView(i) {
-			zMean[j] += v
-		}
-	}
-	for j := range zMean {
-		zMean[j] /= float64(n)
-	}
+	zc, zMean := detector.CentredCopy(z)
 	// total variance Σ_i ‖φ(x_i) − φ̄‖² ≈ Σ_i k(x_i, x_i) − n‖z̄‖²
 	kxx := f.selfKernel(X)
 	var total, zz float64
@@ -346,13 +338,6 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		zz += v * v
 	}
 	total -= float64(n) * zz
-	zc := mat.DenseCopyOf(z)
-	for i := 0; i < n; i++ {
-		row := zc.RawRowView(i)
-		for j := range row {
-			row[j] -= zMean[j]
-		}
-	}
 	// cov = zcᵀ zc, accumulated a block of rows at a time (n·m² flops: the
 	// largest step for big n) so a cancelled ctx is seen between blocks.
 	// Each block is transposed so that its product is fastmath's

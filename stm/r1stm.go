@@ -365,54 +365,58 @@ func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
 	return nil
 }
 
-// MarshalBinary encodes the fitted model.
-func (m *R1STM) MarshalBinary() ([]byte, error) {
-	if !m.Fitted() {
+// marshal encodes the linear model of an R1STM or R1SVM whose Base is b.
+func (lm *linearModel) marshal(b *detector.Base) ([]byte, error) {
+	if !b.Fitted() {
 		return nil, detector.ErrNotFitted
 	}
-	return detector.EncodeState(m.Method(), m.lm.state())
+	return detector.EncodeState(b.Method(), lm.state())
 }
+
+// unmarshal decodes a linear model written by marshal for the named
+// method and restores it on the input dimension and sample shape (nil for
+// vectors) that input checks and returns for the decoded state.
+func (lm *linearModel) unmarshal(method string, data []byte, input func(s *linearState) (dim int, shape []int, err error)) error {
+	var s linearState
+	if err := detector.DecodeState(method, data, &s); err != nil {
+		return err
+	}
+	dim, shape, err := input(&s)
+	if err != nil {
+		return err
+	}
+	if err := lm.restore(s, dim, shape); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// MarshalBinary encodes the fitted model.
+func (m *R1STM) MarshalBinary() ([]byte, error) { return m.lm.marshal(&m.Base) }
 
 // UnmarshalBinary decodes a model written by MarshalBinary into a detector
 // built with the parameters saved beside it (shape and rank among them),
 // validating it.
 func (m *R1STM) UnmarshalBinary(data []byte) error {
-	var s linearState
-	if err := detector.DecodeState("r1stm", data, &s); err != nil {
-		return err
-	}
-	if m.r.shape == nil {
-		return fmt.Errorf("r1stm: invalid model: no sample shape")
-	}
-	if err := m.lm.restore(s, m.r.dim, m.r.shape); err != nil {
-		return fmt.Errorf("r1stm: %w", err)
-	}
-	return nil
+	return m.lm.unmarshal("r1stm", data, func(*linearState) (int, []int, error) {
+		if m.r.shape == nil {
+			return 0, nil, fmt.Errorf("r1stm: invalid model: no sample shape")
+		}
+		return m.r.dim, m.r.shape, nil
+	})
 }
 
 // MarshalBinary encodes the fitted model.
-func (m *R1SVM) MarshalBinary() ([]byte, error) {
-	if !m.Fitted() {
-		return nil, detector.ErrNotFitted
-	}
-	return detector.EncodeState(m.Method(), m.lm.state())
-}
+func (m *R1SVM) MarshalBinary() ([]byte, error) { return m.lm.marshal(&m.Base) }
 
 // UnmarshalBinary decodes a model written by MarshalBinary, validating it
 // against the column count saved with the model.
 func (m *R1SVM) UnmarshalBinary(data []byte) error {
-	var s linearState
-	if err := detector.DecodeState("r1svm", data, &s); err != nil {
-		return err
-	}
-	if len(s.B) == 0 || len(s.W)%len(s.B) != 0 {
-		return fmt.Errorf("r1svm: invalid model")
-	}
-	if err := m.CheckStateDim(len(s.W) / len(s.B)); err != nil {
-		return err
-	}
-	if err := m.lm.restore(s, len(s.W)/len(s.B), nil); err != nil {
-		return fmt.Errorf("r1svm: %w", err)
-	}
-	return nil
+	return m.lm.unmarshal("r1svm", data, func(s *linearState) (int, []int, error) {
+		if len(s.B) == 0 || len(s.W)%len(s.B) != 0 {
+			return 0, nil, fmt.Errorf("r1svm: invalid model")
+		}
+		dim := len(s.W) / len(s.B)
+		return dim, nil, m.CheckStateDim(dim)
+	})
 }
