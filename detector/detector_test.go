@@ -264,3 +264,21 @@ func TestCheckMatrixScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// CentredCopy returns the column means (each summed in row order, then
+// divided: the values below are exact in binary) and the rows less them,
+// and leaves X as it was.
+func TestCentredCopy(t *testing.T) {
+	X := mat.NewDense(4, 2, []float64{1, 10, 2, 20, 3, 30, 6, -4})
+	xc, mean := CentredCopy(X)
+	if want := []float64{3, 14}; mean[0] != want[0] || mean[1] != want[1] {
+		t.Fatalf("mean %v, want %v", mean, want)
+	}
+	want := mat.NewDense(4, 2, []float64{-2, -4, -1, 6, 0, 16, 3, -18})
+	if !mat.Equal(xc, want) {
+		t.Errorf("centred %v, want %v", mat.Formatted(xc), mat.Formatted(want))
+	}
+	if X.At(3, 1) != -4 {
+		t.Error("X was changed")
+	}
+}
