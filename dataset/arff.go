@@ -12,10 +12,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func readARFFAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	return readARFF(io.NewSectionReader(ra, 0, size), size, path, opt)
-}
-
 type arffAttr struct {
 	name    string
 	nominal []string // nil for numeric attributes

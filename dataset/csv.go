@@ -17,14 +17,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func readCSVAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	return readCSV(io.NewSectionReader(ra, 0, size), size, path, opt)
-}
-
-func readTSVAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
-	return readTSV(io.NewSectionReader(ra, 0, size), size, path, opt)
-}
-
 // readTSV reads tab-separated values (IANA text/tab-separated-values): the
 // CSV rules of readCSV but for the separator, a tab, and quotes, which are
 // characters like any other (a field cannot hold a tab or a line break).

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/kernelad/anomaly/internal/hugepage"
@@ -99,27 +100,33 @@ func FormatBytes(b int64) string {
 // corrupt header cannot make a loader allocate without bound.
 const MaxElements = 1 << 31
 
+// readAtFunc reads a data file given as an io.ReaderAt of size bytes.
+type readAtFunc = func(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error)
+
 // formats maps a lower-case extension to its reader.
-var formats = map[string]func(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error){
-	".csv":      readCSVAt,
-	".tsv":      readTSVAt,
+var formats = map[string]readAtFunc{
+	".csv":      streamed(readCSV),
+	".tsv":      streamed(readTSV),
 	".npy":      readNPYAt,
 	".npz":      readNPZAt,
 	".libsvm":   readLIBSVMAt,
 	".svm":      readLIBSVMAt,
 	".svmlight": readLIBSVMAt,
 	".txt":      readLIBSVMAt,
-	".arff":     readARFFAt,
+	".arff":     streamed(readARFF),
+}
+
+// streamed adapts a reader of a stream of size bytes (size < 0: unknown) to
+// the formats table, which hands it the file as an io.ReaderAt.
+func streamed(read func(r io.Reader, size int64, path string, opt Options) (*Dataset, error)) readAtFunc {
+	return func(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
+		return read(io.NewSectionReader(ra, 0, size), size, path, opt)
+	}
 }
 
 // Extensions returns the supported file extensions, sorted.
 func Extensions() []string {
-	ext := make([]string, 0, len(formats))
-	for e := range formats {
-		ext = append(ext, e)
-	}
-	sort.Strings(ext)
-	return ext
+	return slices.Sorted(maps.Keys(formats))
 }
 
 // Load reads the data file at path; the format follows from the extension
@@ -174,7 +181,7 @@ func Read(ra io.ReaderAt, size int64, name string, opt Options) (*Dataset, error
 	return read(ra, size, name, opt)
 }
 
-func reader(path string) (func(io.ReaderAt, int64, string, Options) (*Dataset, error), error) {
+func reader(path string) (readAtFunc, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext == ".gz" {
 		return gzipReader(path)

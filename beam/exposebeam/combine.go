@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -16,11 +15,7 @@ import (
 )
 
 func init() {
-	beam.RegisterType(reflect.TypeOf((*Moments)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*MomentsFn)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*EmbedAcc)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*EmbedFn)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*MapState)(nil)).Elem())
+	registerTypes((*Moments)(nil), (*MomentsFn)(nil), (*EmbedAcc)(nil), (*EmbedFn)(nil), (*MapState)(nil))
 }
 
 // Moments is the accumulator of the statistics pass: the number of rows of

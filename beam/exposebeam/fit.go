@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"sort"
 	"sync"
 
@@ -22,10 +21,7 @@ import (
 )
 
 func init() {
-	beam.RegisterType(reflect.TypeOf((*writeJSONFn)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*sampleFn)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*scoreSampleFn)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*writeModelFn)(nil)).Elem())
+	registerTypes((*writeJSONFn)(nil), (*sampleFn)(nil), (*scoreSampleFn)(nil), (*writeModelFn)(nil))
 }
 
 // FitOptions configures a distributed EXPoSE fit.
@@ -302,29 +298,17 @@ func writeFile(ctx context.Context, path string, data []byte) error {
 
 // writeTo writes a file through Beam's filesystem layer (local, gs://, …).
 func writeTo(ctx context.Context, path string, fill func(io.Writer) error) error {
-	fs, err := filesystem.New(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, path)
-	if err != nil {
-		return err
-	}
-	if err := fill(w); err != nil {
-		w.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return w.Close()
-}
-
-func readFile(ctx context.Context, path string) ([]byte, error) {
-	fs, err := filesystem.New(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer fs.Close()
-	return filesystem.Read(ctx, fs, path)
+	return withFS(ctx, path, func(fs filesystem.Interface) error {
+		w, err := fs.OpenWrite(ctx, path)
+		if err != nil {
+			return err
+		}
+		if err := fill(w); err != nil {
+			w.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return w.Close()
+	})
 }
 
 func readJSON(ctx context.Context, path string, v any) error {
@@ -335,13 +319,12 @@ func readJSON(ctx context.Context, path string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
+// removeFile removes a file, if it can, through Beam's filesystem layer.
 func removeFile(ctx context.Context, path string) {
-	fs, err := filesystem.New(ctx, path)
-	if err != nil {
-		return
-	}
-	defer fs.Close()
-	if r, ok := fs.(filesystem.Remover); ok {
-		r.Remove(ctx, path)
-	}
+	_ = withFS(ctx, path, func(fs filesystem.Interface) error {
+		if r, ok := fs.(filesystem.Remover); ok {
+			return r.Remove(ctx, path)
+		}
+		return nil
+	})
 }

@@ -18,9 +18,15 @@ import (
 )
 
 func init() {
-	beam.RegisterType(reflect.TypeOf((*Shard)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*Block)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*readFn)(nil)).Elem())
+	registerTypes((*Shard)(nil), (*Block)(nil), (*readFn)(nil))
+}
+
+// registerTypes registers with Beam the types that travel in a pipeline
+// (elements, DoFns, CombineFns), each given as a nil pointer to it.
+func registerTypes(ptrs ...any) {
+	for _, p := range ptrs {
+		beam.RegisterType(reflect.TypeOf(p).Elem())
+	}
 }
 
 // Shard is one input file. Index is its position in the sorted list of the
@@ -47,14 +53,15 @@ func (b Block) Matrix() *mat.Dense { return mat.NewDense(int(b.Rows), int(b.Cols
 // ListShards expands glob (a local path or any scheme registered with Beam's
 // filesystem package, such as gs://) into shards sorted by path.
 func ListShards(ctx context.Context, glob string) ([]Shard, error) {
-	fs, err := filesystem.New(ctx, glob)
+	var files []string
+	err := withFS(ctx, glob, func(fs filesystem.Interface) (err error) {
+		if files, err = fs.List(ctx, glob); err != nil {
+			return fmt.Errorf("listing %s: %w", glob, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer fs.Close()
-	files, err := fs.List(ctx, glob)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", glob, err)
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no files match %s", glob)
@@ -67,23 +74,41 @@ func ListShards(ctx context.Context, glob string) ([]Shard, error) {
 	return out, nil
 }
 
+// withFS calls fn with the Beam filesystem of path (local, gs://, … by its
+// scheme) and closes it after.
+func withFS(ctx context.Context, path string, fn func(filesystem.Interface) error) error {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	return fn(fs)
+}
+
+// readFile reads a whole file through Beam's filesystem layer.
+func readFile(ctx context.Context, path string) ([]byte, error) {
+	var data []byte
+	err := withFS(ctx, path, func(fs filesystem.Interface) error {
+		r, err := fs.OpenRead(ctx, path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if data, err = io.ReadAll(r); err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		return nil
+	})
+	return data, err
+}
+
 // readShard reads one whole shard with the core loader (dataset.Read: CSV
 // with a header row, .npy, and the other formats it knows by extension), so
 // rows parse exactly as 'anomaly fit' and 'anomaly score' parse them.
 func readShard(ctx context.Context, p, label string) (*mat.Dense, error) {
-	fs, err := filesystem.New(ctx, p)
+	data, err := readFile(ctx, p)
 	if err != nil {
 		return nil, err
-	}
-	defer fs.Close()
-	r, err := fs.OpenRead(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(r)
-	r.Close()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}
 	ds, err := dataset.Read(bytes.NewReader(data), int64(len(data)), path.Base(p), dataset.Options{Label: label})
 	if err != nil {

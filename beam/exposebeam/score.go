@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"reflect"
 	"sort"
 	"strconv"
 
@@ -16,10 +15,7 @@ import (
 )
 
 func init() {
-	beam.RegisterType(reflect.TypeOf((*ScoredBlock)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*readBytesFn)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*scoreFn)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*writeScoresFn)(nil)).Elem())
+	registerTypes((*ScoredBlock)(nil), (*readBytesFn)(nil), (*scoreFn)(nil), (*writeScoresFn)(nil))
 }
 
 // ScoreOptions configures a distributed scoring run.

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kernelad/anomaly/dataset"
@@ -26,12 +27,7 @@ const adbench = "Han, Hu, Huang, Jiang, Zhao, \"ADBench: Anomaly Detection Bench
 
 // Names returns the embedded data sets, sorted.
 func Names() []string {
-	names := make([]string, 0, len(citations))
-	for n := range citations {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(citations))
 }
 
 // Load decodes the named embedded data set (a name from Names, with or

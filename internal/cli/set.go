@@ -1,32 +1,23 @@
 package cli
 
-import "strings"
+import "github.com/kernelad/anomaly/internal/cli/setflag"
 
-// parseSet turns repeated --set key=value flags into a parameter map. A
-// flag without '=', with an empty key, or repeating a key is a usage error.
-// Values keep their text (commas included: --set shape=24,51).
+// parseSet turns repeated --set key=value flags into a parameter map
+// (setflag.Parse); a malformed or repeated flag is a usage error.
 func parseSet(sets []string) (map[string]string, error) {
-	m := make(map[string]string, len(sets))
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, usagef("--set %q: want key=value, as in --set gamma=0.5", s)
-		}
-		if _, dup := m[k]; dup {
-			return nil, usagef("--set %s is given twice", k)
-		}
-		m[k] = strings.TrimSpace(v)
+	m, err := setflag.Parse(sets)
+	if err != nil {
+		return nil, usageErr(err)
 	}
 	return m, nil
 }
 
 // addParam adds a parameter that a dedicated flag gives (--seed,
-// --contamination, --shape); giving it with --set as well is a usage error.
+// --contamination, --shape); giving it with --set as well is a usage error
+// (setflag.Add).
 func addParam(m map[string]string, key, val, flag string) error {
-	if _, dup := m[key]; dup {
-		return usagef("%s and --set %s both given; give it once", flag, key)
+	if err := setflag.Add(m, key, val, flag); err != nil {
+		return usageErr(err)
 	}
-	m[key] = val
 	return nil
 }

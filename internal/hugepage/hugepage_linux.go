@@ -16,18 +16,10 @@ import (
 // 49 MB array, which on a virtual machine cost more than reading the file.
 // The advice is only advice: without THP (or with THP "never") nothing
 // changes.
-func Advise(f []float64) {
-	if len(f) > 0 {
-		advise(unsafe.Pointer(unsafe.SliceData(f)), uintptr(len(f))*8, false)
-	}
-}
+func Advise(f []float64) { adviseSlice(f, false) }
 
 // Advise32 is Advise for a float32 buffer.
-func Advise32(f []float32) {
-	if len(f) > 0 {
-		advise(unsafe.Pointer(unsafe.SliceData(f)), uintptr(len(f))*4, false)
-	}
-}
+func Advise32(f []float32) { adviseSlice(f, false) }
 
 // Prefault is Advise for a buffer about to be written whole, followed by
 // MADV_POPULATE_WRITE (Linux 5.14 and later) on the advised part: the
@@ -36,16 +28,16 @@ func Advise32(f []float32) {
 // host; 392 MB took 0.4–1.7 s to fault in by touching, against 0.06–0.2 s
 // populated (Firecracker guest, 2 cores). Errors (older kernels, no
 // memory to populate with) are ignored: the pages then fault in as usual.
-func Prefault(f []float64) {
-	if len(f) > 0 {
-		advise(unsafe.Pointer(unsafe.SliceData(f)), uintptr(len(f))*8, true)
-	}
-}
+func Prefault(f []float64) { adviseSlice(f, true) }
 
 // Prefault32 is Prefault for a float32 buffer.
-func Prefault32(f []float32) {
+func Prefault32(f []float32) { adviseSlice(f, true) }
+
+// adviseSlice advises the memory of f, and populates it when populate is
+// set (see advise).
+func adviseSlice[T float32 | float64](f []T, populate bool) {
 	if len(f) > 0 {
-		advise(unsafe.Pointer(unsafe.SliceData(f)), uintptr(len(f))*4, true)
+		advise(unsafe.Pointer(unsafe.SliceData(f)), uintptr(len(f))*unsafe.Sizeof(f[0]), populate)
 	}
 }
 
@@ -97,26 +89,10 @@ func resident(b []byte) bool {
 // stays mapped after it is dropped; mapped afresh it arrives zeroed and
 // goes back at once. Nothing may use the buffer after free. When the
 // mapping fails it falls back to Floats (and free does nothing).
-func Alloc(n int) (f []float64, free func()) {
-	p, free := alloc(uintptr(n) * 8)
-	if p == nil {
-		return Floats(n), func() {}
-	}
-	f = unsafe.Slice((*float64)(p), n)
-	Prefault(f)
-	return f, free
-}
+func Alloc(n int) (f []float64, free func()) { return mapped(n, true, Floats) }
 
 // Alloc32 is Alloc for float32 (a kernel cache's columns in one slab).
-func Alloc32(n int) (f []float32, free func()) {
-	p, free := alloc(uintptr(n) * 4)
-	if p == nil {
-		return Float32s(n), func() {}
-	}
-	f = unsafe.Slice((*float32)(p), n)
-	Prefault32(f)
-	return f, free
-}
+func Alloc32(n int) (f []float32, free func()) { return mapped(n, true, Float32s) }
 
 // Reserve32 is Alloc32 without populating: the buffer is mapped and
 // advised for huge pages, and its pages are faulted in (2 MiB at a time
@@ -125,24 +101,28 @@ func Alloc32(n int) (f []float32, free func()) {
 // of columns: svm-train allocates its columns as the solver asks for
 // them, and reserving the whole budget up front would cost the faults of
 // columns never computed.
-func Reserve32(n int) (f []float32, free func()) { return reserve[float32](n) }
+func Reserve32(n int) (f []float32, free func()) { return mapped(n, false, makeSlice[float32]) }
 
 // Reserve is Reserve32 for float64 values: a buffer that grows into its
 // budget (kernel PCA's Lanczos basis) is populated in parts, with Prefault
 // on the part about to be used.
-func Reserve(n int) (f []float64, free func()) { return reserve[float64](n) }
+func Reserve(n int) (f []float64, free func()) { return mapped(n, false, makeSlice[float64]) }
 
-// reserve maps n values, advised for huge pages and not populated; a
-// Go slice where the mapping fails.
-func reserve[T float32 | float64](n int) ([]T, func()) {
-	size := uintptr(n) * unsafe.Sizeof(T(0))
-	p, free := alloc(size)
+// mapped maps n values, advised for huge pages and populated when populate
+// is set (see advise); where the mapping fails it returns fallback(n) and
+// a free that does nothing.
+func mapped[T float32 | float64](n int, populate bool, fallback func(int) []T) ([]T, func()) {
+	p, free := alloc(uintptr(n) * unsafe.Sizeof(T(0)))
 	if p == nil {
-		return make([]T, n), func() {}
+		return fallback(n), func() {}
 	}
-	advise(p, size, false)
-	return unsafe.Slice((*T)(p), n), free
+	f := unsafe.Slice((*T)(p), n)
+	adviseSlice(f, populate)
+	return f, free
 }
+
+// makeSlice is make([]T, n), the fallback of Reserve and Reserve32.
+func makeSlice[T any](n int) []T { return make([]T, n) }
 
 // alloc maps size bytes at a 2 MiB boundary; nil when size is 0 or the
 // mapping fails.

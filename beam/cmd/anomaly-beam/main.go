@@ -21,6 +21,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/kernelad/anomaly/beam/exposebeam"
+	"github.com/kernelad/anomaly/internal/cli/setflag"
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
@@ -79,7 +80,7 @@ func run(ctx context.Context, cmd string) error {
 	}
 	switch cmd {
 	case "fit":
-		params, err := parseSet(sets)
+		params, err := setflag.Parse(sets)
 		if err != nil {
 			return err
 		}
@@ -87,10 +88,9 @@ func run(ctx context.Context, cmd string) error {
 			if f.val == "" {
 				continue
 			}
-			if _, dup := params[f.key]; dup {
-				return fmt.Errorf("--%s and --set %s both given; give it once", f.key, f.key)
+			if err := setflag.Add(params, f.key, f.val, "--"+f.key); err != nil {
+				return err
 			}
-			params[f.key] = f.val
 		}
 		if *input == "" || *out == "" {
 			return fmt.Errorf("fit needs --input and --out\n%s", usage)
@@ -119,22 +119,4 @@ func run(ctx context.Context, cmd string) error {
 		return fmt.Errorf("no command\n%s", usage)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
-}
-
-// parseSet turns --set key=value flags into a parameter map, rejecting
-// malformed and repeated keys as 'anomaly fit' does.
-func parseSet(sets []string) (map[string]string, error) {
-	m := make(map[string]string, len(sets))
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--set %q: want key=value, as in --set gamma=0.5", s)
-		}
-		if _, dup := m[k]; dup {
-			return nil, fmt.Errorf("--set %s is given twice", k)
-		}
-		m[k] = strings.TrimSpace(v)
-	}
-	return m, nil
 }

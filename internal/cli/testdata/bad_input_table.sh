@@ -174,16 +174,21 @@ if [ -f $T ]; then
   run "tensor file whose samples have another shape than the model's (same row length)" anomaly score --model r1.bin --data transposed.npz
   run "tensor model scoring flat data" anomaly score --model nat.bin --data train.csv
 fi
-run "corrupt model" anomaly score --model corrupt.bin --data train.csv
-run "truncated model" anomaly score --model trunc.bin --data train.csv
-run "empty model file" anomaly score --model empty.bin --data train.csv
-run "other-version model" anomaly score --model v2.bin --data train.csv
-run "older envelope format (1)" anomaly score --model fmt2.bin --data train.csv
-run "model of a method not in this build" anomaly score --model othermethod.bin --data train.csv
-run "model with invalid parameters" anomaly score --model badparams.bin --data train.csv
-run "model with undecodable state" anomaly score --model garbagestate.bin --data train.csv
-run "not a model" anomaly score --model train.csv --data train.csv
-run "missing model" anomaly score --model none.bin --data train.csv
+# models that cannot be used, each scored on train.csv
+while IFS='|' read -r model desc; do
+  run "$desc" anomaly score --model $model --data train.csv </dev/null
+done <<'MODELS'
+corrupt.bin|corrupt model
+trunc.bin|truncated model
+empty.bin|empty model file
+v2.bin|other-version model
+fmt2.bin|older envelope format (1)
+othermethod.bin|model of a method not in this build
+badparams.bin|model with invalid parameters
+garbagestate.bin|model with undecodable state
+train.csv|not a model
+none.bin|missing model
+MODELS
 run "output directory missing" anomaly score --model model.bin --data train.csv --out no/s.csv
 run "output path is a directory" anomaly fit --method expose --data train.csv --out dir.csv
 run "fit --out onto its own training data" anomaly fit --method kde --data train.csv --out train.csv
@@ -219,15 +224,12 @@ run "--max-memory below what the fit needs" anomaly fit --method kde --data trai
 run "a 1.6 GB .npy with --max-memory 1GB (refused from its header, before reading)" anomaly fit --method expose --data huge.npy --out m.bin --max-memory 1GB
 run "a 100,000-row CSV with --max-memory 1MB (refused from the rows read so far)" anomaly fit --method expose --data big100k.csv --out m.bin --max-memory 1MB
 run "malformed --max-memory" anomaly fit --method kde --data train.csv --out m.bin --max-memory lots
-run "every feature ×1e300, scale=none: kde" anomaly fit --method kde --data big.csv --out m.bin --set scale=none
-run "every feature ×1e300, scale=none: expose" anomaly fit --method expose --data big.csv --out m.bin --set scale=none
-run "every feature ×1e300, scale=none: ocsvm" anomaly fit --method ocsvm --data big.csv --out m.bin --set scale=none
-run "every feature ×1e300, scale=none: svdd" anomaly fit --method svdd --data big.csv --out m.bin --set scale=none
-run "every feature ×1e300, scale=none: kpca" anomaly fit --method kpca --data big.csv --out m.bin --set scale=none
-run "every feature ×1e300, scale=none: r1svm" anomaly fit --method r1svm --data big.csv --out m.bin --set scale=none
-run "every feature ×1e-300, scale=none: kde" anomaly fit --method kde --data tiny.csv --out m.bin --set scale=none
-run "every feature ×1e-300, scale=none: ocsvm" anomaly fit --method ocsvm --data tiny.csv --out m.bin --set scale=none
-run "every feature ×1e-300, scale=none: r1svm" anomaly fit --method r1svm --data tiny.csv --out m.bin --set scale=none
+for m in kde expose ocsvm svdd kpca r1svm; do
+  run "every feature ×1e300, scale=none: $m" anomaly fit --method $m --data big.csv --out m.bin --set scale=none
+done
+for m in kde ocsvm r1svm; do
+  run "every feature ×1e-300, scale=none: $m" anomaly fit --method $m --data tiny.csv --out m.bin --set scale=none
+done
 run "every feature ×1e20, scale=none, kernel=linear: svdd (x·x passes the float32 kernel cache)" anomaly fit --method svdd --data e20.csv --out m.bin --set scale=none --set kernel=linear
 run "a row far outside the training data, kernel=poly (its kernel values overflow)" anomaly score --model poly.bin --data far.csv
 run "every feature ×1e300 at the defaults (scale=standard): fits" anomaly fit --method ocsvm --data big.csv --out m.bin

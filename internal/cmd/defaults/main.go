@@ -102,20 +102,18 @@ var studies = []study{
 		{"robust, median, nu 0.5", p("scale=robust", "gamma=median", "nu=0.5")},
 		{"standard, median/4, nu 0.5", p("scale=standard", "gamma=median", "gamma_factor=0.25", "nu=0.5")},
 	}},
-	{Method: "1stm", Tensor: true, Candidates: []candidate{
-		{"old: none", p("scale=none")},
-		{"standard (per entry)", p("scale=standard")},
-		{"robust (per entry)", p("scale=robust")},
-		{"channel (per first-mode index)", p("scale=channel")},
-		{"minmax (per entry)", p("scale=minmax")},
-	}},
-	{Method: "r1stm", Tensor: true, Candidates: []candidate{
-		{"old: none", p("scale=none")},
-		{"standard (per entry)", p("scale=standard")},
-		{"robust (per entry)", p("scale=robust")},
-		{"channel (per first-mode index)", p("scale=channel")},
-		{"minmax (per entry)", p("scale=minmax")},
-	}},
+	{Method: "1stm", Tensor: true, Candidates: tensorCandidates},
+	{Method: "r1stm", Tensor: true, Candidates: tensorCandidates},
+}
+
+// tensorCandidates are the scale stages both tensor methods (1stm and
+// r1stm) are studied with.
+var tensorCandidates = []candidate{
+	{"old: none", p("scale=none")},
+	{"standard (per entry)", p("scale=standard")},
+	{"robust (per entry)", p("scale=robust")},
+	{"channel (per first-mode index)", p("scale=channel")},
+	{"minmax (per entry)", p("scale=minmax")},
 }
 
 // key identifies one run in the cache.
@@ -303,6 +301,19 @@ func better(st study, scores []map[string]float64, a, b int, names []string) boo
 	return st.Candidates[a].Params["scale"] != "none" && st.Candidates[b].Params["scale"] == "none"
 }
 
+// bestOf returns the candidate kept by one pass over the candidates in
+// order, each taking the place of the one kept when it is better (see
+// better) on the data sets names.
+func bestOf(st study, scores []map[string]float64, names []string) int {
+	best := 0
+	for ci := range st.Candidates {
+		if better(st, scores, ci, best, names) {
+			best = ci
+		}
+	}
+	return best
+}
+
 // writeStudy appends the table of one method: each candidate's AUC per data
 // set and mean, the leave-one-dataset-out estimate and the chosen rule.
 func writeStudy(w *strings.Builder, st study, files []string, scores []map[string]float64) {
@@ -310,23 +321,13 @@ func writeStudy(w *strings.Builder, st study, files []string, scores []map[strin
 	for i, f := range files {
 		names[i] = bench.DataName(f)
 	}
-	best := 0
-	for ci := range st.Candidates {
-		if better(st, scores, ci, best, names) {
-			best = ci
-		}
-	}
+	best := bestOf(st, scores, names)
 	// Leave one data set out: pick on the others, score on it.
 	var lodo float64
 	picks := map[string]int{}
 	for _, h := range names {
 		rest := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == h })
-		pick := 0
-		for ci := range st.Candidates {
-			if better(st, scores, ci, pick, rest) {
-				pick = ci
-			}
-		}
+		pick := bestOf(st, scores, rest)
 		picks[st.Candidates[pick].Name]++
 		v := scores[pick][h]
 		if math.IsNaN(v) {
