@@ -2,11 +2,13 @@
 // tests share: a dense matrix from literal rows, a CSR copy of any matrix
 // (its non-zeros in increasing column order, as the file readers keep
 // theirs), seeded standard-normal and uniform matrices, readers of the JSON
-// and .npy golden files under a package's testdata, the largest absolute
-// difference of two results, a loop over the multi-indices of a tensor
-// shape, and the column means, squared distances to a point and
-// little-endian state encoding of the tests' small distance-to-the-mean
-// detectors.
+// and .npy golden files under a package's testdata and of any file, the
+// skip of the tests that run only when an environment variable asks
+// (ANOMALY_LONG and the golden writers), a fit then score of a detector,
+// the largest absolute difference of two results, a loop over the
+// multi-indices of a tensor shape, and the column means, squared distances
+// to a point and little-endian state encoding of the tests' small
+// distance-to-the-mean detectors.
 //
 // It exists so that these helpers are written once rather than copied into
 // each package's tests. It is imported only by tests. It depends on

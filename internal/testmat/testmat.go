@@ -1,6 +1,8 @@
 package testmat
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -81,6 +83,51 @@ func ReadJSON(tb testing.TB, path string, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}
+}
+
+// ReadFile returns the contents of the file at path as a reader, failing
+// tb when the file cannot be read. The file is closed before it returns.
+func ReadFile(tb testing.TB, path string) *bytes.Reader {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return bytes.NewReader(b)
+}
+
+// Long reports whether the long tests were asked for (ANOMALY_LONG=1).
+func Long() bool { return os.Getenv("ANOMALY_LONG") == "1" }
+
+// SkipUnless skips tb unless the environment variable env is "1"; the
+// message reads "set <env>=1 <why>".
+func SkipUnless(tb testing.TB, env, why string) {
+	tb.Helper()
+	if os.Getenv(env) != "1" {
+		tb.Skipf("set %s=1 %s", env, why)
+	}
+}
+
+// FitScorer is the part of a detector that FitScore drives (the
+// detector.Detector methods; testmat cannot import detector, whose tests
+// use it).
+type FitScorer interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+	Score(dst []float64, X mat.Matrix) ([]float64, error)
+}
+
+// FitScore fits d on fit and returns its scores of the rows of score,
+// failing tb when either step fails.
+func FitScore(tb testing.TB, d FitScorer, fit, score mat.Matrix) []float64 {
+	tb.Helper()
+	if err := d.Fit(context.Background(), fit); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := d.Score(nil, score)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 // ReadNPY reads the .npy file at path as a dense matrix, failing tb when

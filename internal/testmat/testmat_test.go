@@ -1,9 +1,13 @@
 package testmat
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -126,6 +130,48 @@ func TestReadJSON(t *testing.T) {
 	ReadJSON(t, filepath.Join("testdata", "example.json"), &v)
 	if len(v.A) != 3 || v.A[2] != 3 {
 		t.Errorf("ReadJSON: %+v", v)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("testdata", "example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(ReadFile(t, filepath.Join("testdata", "example.json")))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("ReadFile gave %q (%v), want %q", got, err, want)
+	}
+}
+
+func TestSkipUnless(t *testing.T) {
+	t.Setenv("TESTMAT_SKIP", "1")
+	SkipUnless(t, "TESTMAT_SKIP", "never skipped")
+	t.Run("unset", func(t *testing.T) {
+		t.Setenv("TESTMAT_SKIP", "")
+		SkipUnless(t, "TESTMAT_SKIP", "to run this")
+		t.Error("SkipUnless did not skip with the variable unset")
+	})
+}
+
+// meanScorer scores rows by their squared distance to the mean of the rows
+// it was fitted on.
+type meanScorer struct{ mean []float64 }
+
+func (m *meanScorer) Fit(_ context.Context, X mat.Matrix) error {
+	m.mean = ColMeans(X)
+	return nil
+}
+
+func (m *meanScorer) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	r, _ := X.Dims()
+	return SqDists(make([]float64, r), X, m.mean), nil
+}
+
+func TestFitScore(t *testing.T) {
+	s := FitScore(t, &meanScorer{}, Dense([][]float64{{0, 0}, {2, 2}}), Dense([][]float64{{1, 1}, {1, 3}}))
+	if len(s) != 2 || s[0] != 0 || s[1] != 4 {
+		t.Errorf("FitScore = %v, want [0 4]", s)
 	}
 }
 
