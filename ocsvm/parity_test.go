@@ -101,13 +101,8 @@ type golden struct {
 
 func readGolden(t testing.TB) []golden {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "libsvm_golden.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []golden
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(testmat.ReadFile(t, filepath.Join("testdata", "libsvm_golden.tsv")))
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "dataset") || line == "" {
@@ -139,12 +134,7 @@ var committed = map[string]bool{"6_cardio": true, "38_thyroid": true}
 // as a dense matrix with d columns and the labels (−1 → anomaly 1).
 func readSVMLight(t testing.TB, path string, d int) (*mat.Dense, []int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	zr, err := gzip.NewReader(testmat.ReadFile(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // npy encodes a little-endian C-order array in NumPy's .npy format 1.0.
@@ -83,12 +83,7 @@ func TestTensorFile(t *testing.T) {
 	if !strings.Contains(stderr, "fitted 10 rows × 6 features") {
 		t.Errorf("fit summary %q", stderr)
 	}
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := detector.Load(f)
-	f.Close()
+	d, err := detector.Load(testmat.ReadFile(t, model))
 	var params map[string]string
 	if err == nil {
 		_, params, _ = detector.Describe(d)
