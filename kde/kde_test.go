@@ -58,13 +58,7 @@ func TestFarPoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := d.Fit(context.Background(), train); err != nil {
-				t.Fatal(err)
-			}
-			s, err := d.Score(nil, far)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := testmat.FitScore(t, d, train, far)
 			var want float64
 			switch k {
 			case Gaussian:

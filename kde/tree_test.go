@@ -142,13 +142,7 @@ func TestDuplicateHeavyData(t *testing.T) {
 					continue
 				}
 				k, _ := New(Config{Kernel: kern, Algorithm: alg})
-				if err := k.Fit(context.Background(), Xtr); err != nil {
-					t.Fatal(err)
-				}
-				s, err := k.Score(nil, Xte)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s := testmat.FitScore(t, k, Xtr, Xte)
 				nInf := 0
 				for i, v := range s {
 					if math.IsNaN(v) {

@@ -130,10 +130,7 @@ func TestRegistryAndSave(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		s, _ := d.Score(nil, X)
+		s := testmat.FitScore(t, d, X, X)
 		above := 0
 		for _, v := range s {
 			if v > d.Threshold() {
@@ -188,10 +185,7 @@ func Example() {
 func TestNystromStateWithoutNorm(t *testing.T) {
 	X, Y := randMatrix(300, 4, 7), randMatrix(40, 4, 8)
 	p, _ := New(Config{Components: 6, Method: Nystrom, Landmarks: 50, Src: rand.NewPCG(2, 2)})
-	if err := p.Fit(context.Background(), X); err != nil {
-		t.Fatal(err)
-	}
-	want, _ := p.Score(nil, Y)
+	want := testmat.FitScore(t, p, X, Y)
 	b, err := p.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)

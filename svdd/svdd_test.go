@@ -61,14 +61,8 @@ func TestRankingIdentity(t *testing.T) {
 				n, _ := s.train.Dims()
 				sv, _ := New(Config{C: 1 / (nu * float64(n)), Solver: smo.Settings{Tol: 1e-8}})
 				oc, _ := ocsvm.New(ocsvm.Config{Nu: nu, Solver: smo.Settings{Tol: 1e-8}})
-				if err := sv.Fit(context.Background(), s.train); err != nil {
-					t.Fatal(err)
-				}
-				if err := oc.Fit(context.Background(), s.train); err != nil {
-					t.Fatal(err)
-				}
-				a, _ := sv.Score(nil, s.test)
-				b, _ := oc.Score(nil, s.test)
+				a := testmat.FitScore(t, sv, s.train, s.test)
+				b := testmat.FitScore(t, oc, s.train, s.test)
 				var worst float64
 				for i := range a {
 					worst = math.Max(worst, math.Abs(a[i]-2*b[i]))
