@@ -55,6 +55,11 @@ func Normal(n, d int, src rand.Source) *mat.Dense {
 	return x
 }
 
+// NormalSeed is Normal with the source PCG(seed, seed).
+func NormalSeed(n, d int, seed uint64) *mat.Dense {
+	return Normal(n, d, rand.NewPCG(seed, seed))
+}
+
 // Uniform returns an n × d matrix with entries uniform on [0, 1) from src,
 // of which a share zeroFrac is exactly 0, so that a CSR copy is genuinely
 // sparse. Each entry takes one draw to decide whether it is zero and, when

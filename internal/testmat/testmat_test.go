@@ -56,6 +56,12 @@ func TestNormalIsRowMajorDraws(t *testing.T) {
 	}
 }
 
+func TestNormalSeed(t *testing.T) {
+	if d := MaxAbsDiffMat(NormalSeed(3, 2, 7), Normal(3, 2, rand.NewPCG(7, 7))); d != 0 {
+		t.Errorf("NormalSeed(3, 2, 7) differs from Normal with PCG(7, 7) by %g", d)
+	}
+}
+
 func TestMaxAbsDiffShapes(t *testing.T) {
 	if d := MaxAbsDiff([]float64{1, 2}, []float64{1}); !math.IsInf(d, 1) {
 		t.Errorf("MaxAbsDiff of unequal lengths = %v, want +Inf", d)
