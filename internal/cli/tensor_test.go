@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,25 +13,12 @@ import (
 	"github.com/kernelad/anomaly/internal/testmat"
 )
 
-// npy encodes a little-endian C-order array in NumPy's .npy format 1.0.
+// npy encodes data (a slice of fixed-size numbers) as a little-endian
+// C-order array in NumPy's .npy format 1.0.
 func npy(descr string, shape []int, data any) []byte {
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		dims[i] = fmt.Sprint(s)
-	}
-	tuple := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		tuple += ","
-	}
-	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, tuple)
-	pad := 64 - (10+len(h)+1)%64
-	h += strings.Repeat(" ", pad%64) + "\n"
 	var b bytes.Buffer
-	b.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&b, binary.LittleEndian, uint16(len(h)))
-	b.WriteString(h)
 	binary.Write(&b, binary.LittleEndian, data)
-	return b.Bytes()
+	return testmat.NPY(descr, false, shape, b.Bytes())
 }
 
 // writeTensorNPZShape writes n samples of the given sample shape (product

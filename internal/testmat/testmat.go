@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/james-bowman/sparse"
@@ -133,6 +136,34 @@ func FitScore(tb testing.TB, d FitScorer, fit, score mat.Matrix) []float64 {
 		tb.Fatal(err)
 	}
 	return s
+}
+
+// NPY returns a NumPy .npy file of format 1.0 with the header fields descr,
+// fortran_order and shape (padded, as NumPy pads it, so that the data
+// starts at a multiple of 64 bytes) followed by data as given. Nothing is
+// checked: tests use it for malformed files as well.
+func NPY(descr string, fortran bool, shape []int, data []byte) []byte {
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	tuple := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		tuple += ","
+	}
+	order := "False"
+	if fortran {
+		order = "True"
+	}
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, order, tuple)
+	for (10+len(hdr)+1)%64 != 0 {
+		hdr += " "
+	}
+	hdr += "\n"
+	b := []byte("\x93NUMPY\x01\x00")
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
+	b = append(b, hdr...)
+	return append(b, data...)
 }
 
 // ReadNPY reads the .npy file at path as a dense matrix, failing tb when

@@ -3,6 +3,7 @@ package testmat
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -136,6 +137,35 @@ func TestReadJSON(t *testing.T) {
 	ReadJSON(t, filepath.Join("testdata", "example.json"), &v)
 	if len(v.A) != 3 || v.A[2] != 3 {
 		t.Errorf("ReadJSON: %+v", v)
+	}
+}
+
+func TestNPYReadsBack(t *testing.T) {
+	var data []byte
+	for _, v := range []float64{1, 2, 3, 4, 5, 6} {
+		data = binary.LittleEndian.AppendUint64(data, math.Float64bits(v))
+	}
+	for _, tc := range []struct {
+		fortran bool
+		want    [][]float64
+	}{
+		{false, [][]float64{{1, 2}, {3, 4}, {5, 6}}},
+		{true, [][]float64{{1, 4}, {2, 5}, {3, 6}}},
+	} {
+		b := NPY("<f8", tc.fortran, []int{3, 2}, data)
+		if (len(b)-len(data))%64 != 0 {
+			t.Errorf("fortran %v: data starts at byte %d, not a multiple of 64", tc.fortran, len(b)-len(data))
+		}
+		path := filepath.Join(t.TempDir(), "x.npy")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if d := MaxAbsDiffMat(ReadNPY(t, path), Dense(tc.want)); d != 0 {
+			t.Errorf("fortran %v: read back differs by %g", tc.fortran, d)
+		}
+	}
+	if got, want := string(NPY("<i8", false, []int{3}, nil)[10:]), "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }"; got[:len(want)] != want {
+		t.Errorf("1-d header %q, want %q", got, want)
 	}
 }
 
