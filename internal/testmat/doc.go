@@ -2,7 +2,8 @@
 // tests share: a dense matrix from literal rows, a CSR copy of any matrix
 // (its non-zeros in increasing column order, as the file readers keep
 // theirs), seeded standard-normal and uniform matrices, readers of the JSON
-// and .npy golden files under a package's testdata and of any file, the
+// and .npy golden files under a package's testdata and of any file, a
+// writer of .npy files (well-formed or not), the
 // skip of the tests that run only when an environment variable asks
 // (ANOMALY_LONG and the golden writers), a fit then score of a detector,
 // the largest absolute difference of two results, a loop over the

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +92,15 @@ func ReadJSON(tb testing.TB, path string, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}
+}
+
+// Golden decodes the JSON file testdata/<file> of the calling package's
+// directory into a new T, failing tb as ReadJSON does.
+func Golden[T any](tb testing.TB, file string) *T {
+	tb.Helper()
+	var v T
+	ReadJSON(tb, filepath.Join("testdata", file), &v)
+	return &v
 }
 
 // ReadFile returns the contents of the file at path as a reader, failing

@@ -169,6 +169,12 @@ func TestNPYReadsBack(t *testing.T) {
 	}
 }
 
+func TestGolden(t *testing.T) {
+	if v := Golden[struct{ A []float64 }](t, "example.json"); len(v.A) != 3 || v.A[2] != 3 {
+		t.Errorf("Golden: %+v", v)
+	}
+}
+
 func TestReadFile(t *testing.T) {
 	want, err := os.ReadFile(filepath.Join("testdata", "example.json"))
 	if err != nil {
