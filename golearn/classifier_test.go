@@ -21,6 +21,20 @@ import (
 	"github.com/kernelad/anomaly/internal/cli"
 )
 
+// fitPredict fits cls on data and returns its predictions for data,
+// failing t when either step fails.
+func fitPredict(t *testing.T, cls *golearn.Classifier, data base.FixedDataGrid) base.FixedDataGrid {
+	t.Helper()
+	if err := cls.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	pred, err := cls.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pred
+}
+
 func breastw(t *testing.T) *base.DenseInstances {
 	t.Helper()
 	data, err := base.ParseDenseARFFToInstances("../testdata/breastw.arff")
@@ -76,14 +90,7 @@ func TestCSVFloatClass(t *testing.T) {
 		t.Fatalf("class attribute is %T, want a float attribute", data.AllClassAttributes()[0])
 	}
 	cls, _ := golearn.New("gauss", nil)
-	if err := cls.Fit(data); err != nil {
-		t.Fatal(err)
-	}
-	pred, err := cls.Predict(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := evaluation.GetConfusionMatrix(data, pred)
+	cm, err := evaluation.GetConfusionMatrix(data, fitPredict(t, cls, data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,21 +150,10 @@ func TestLabeled(t *testing.T) {
 	data := breastw(t)
 	cls, _ := golearn.New("svdd", nil)
 	cls.Labeled = true
-	if err := cls.Fit(data); err != nil {
-		t.Fatal(err)
-	}
-	pred, err := cls.Predict(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, _ := evaluation.GetConfusionMatrix(data, pred)
+	cm, _ := evaluation.GetConfusionMatrix(data, fitPredict(t, cls, data))
 	t.Logf("semi-supervised svdd, fitted with every label: %v, accuracy %.3f", cm, evaluation.GetAccuracy(cm))
 	un, _ := golearn.New("svdd", nil)
-	if err := un.Fit(data); err != nil {
-		t.Fatal(err)
-	}
-	pu, _ := un.Predict(data)
-	cmu, _ := evaluation.GetConfusionMatrix(data, pu)
+	cmu, _ := evaluation.GetConfusionMatrix(data, fitPredict(t, un, data))
 	if evaluation.GetAccuracy(cm) < evaluation.GetAccuracy(cmu) {
 		t.Errorf("with labels accuracy %.3f, without %.3f: the labels made it worse", evaluation.GetAccuracy(cm), evaluation.GetAccuracy(cmu))
 	}
@@ -273,14 +269,7 @@ func TestMatchesCommandLine(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")[1:]
 		cls, _ := golearn.New(method, nil)
-		if err := cls.Fit(data); err != nil {
-			t.Fatal(err)
-		}
-		pred, err := cls.Predict(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := classes(pred)
+		got := classes(fitPredict(t, cls, data))
 		if len(got) != len(lines) {
 			t.Fatalf("%s: %d predictions, %d score lines", method, len(got), len(lines))
 		}
