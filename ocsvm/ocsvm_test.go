@@ -158,22 +158,7 @@ func TestBadInput(t *testing.T) {
 		{"NaN", Config{}, nan, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := New(tc.cfg)
-			if tc.X == nil {
-				if err == nil {
-					t.Fatal("New accepted the config")
-				}
-				t.Log(err)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = m.Fit(context.Background(), tc.X)
-			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
-				t.Fatalf("Fit error %v, want %v", err, tc.want)
-			}
-			t.Log(err)
+			testmat.Rejects(t, func() (*OCSVM, error) { return New(tc.cfg) }, tc.X, tc.want)
 		})
 	}
 	t.Run("wrong columns", func(t *testing.T) {

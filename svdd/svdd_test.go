@@ -185,31 +185,17 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  Config
-		fit  bool
+		X    mat.Matrix // nil: New must refuse cfg; else Fit on X must
 	}{
-		{"nu > 1", Config{Nu: 1.01}, false},
-		{"nu < 0", Config{Nu: -1}, false},
-		{"C and nu", Config{C: 0.1, Nu: 0.1}, false},
-		{"C < 1/n", Config{C: 1.0 / 41}, true},
-		{"negative C", Config{C: -1}, false},
-		{"unknown kernel", Config{Kernel: kernel.Spec{Kind: "sigmoid"}}, false},
+		{"nu > 1", Config{Nu: 1.01}, nil},
+		{"nu < 0", Config{Nu: -1}, nil},
+		{"C and nu", Config{C: 0.1, Nu: 0.1}, nil},
+		{"C < 1/n", Config{C: 1.0 / 41}, X},
+		{"negative C", Config{C: -1}, nil},
+		{"unknown kernel", Config{Kernel: kernel.Spec{Kind: "sigmoid"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := New(tc.cfg)
-			if !tc.fit {
-				if err == nil {
-					t.Fatal("New accepted the config")
-				}
-				t.Log(err)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err = m.Fit(context.Background(), X); err == nil {
-				t.Fatal("Fit accepted it")
-			}
-			t.Log(err)
+			testmat.Rejects(t, func() (*SVDD, error) { return New(tc.cfg) }, tc.X, nil)
 		})
 	}
 	m, _ := New(Config{})

@@ -5,7 +5,8 @@
 // and .npy golden files under a package's testdata and of any file, a
 // writer of .npy files (well-formed or not), the
 // skip of the tests that run only when an environment variable asks
-// (ANOMALY_LONG and the golden writers), a fit then score of a detector,
+// (ANOMALY_LONG and the golden writers), a fit then score of a detector and
+// the check that a method refuses a bad configuration,
 // the largest absolute difference of two results, a loop over the
 // multi-indices of a tensor shape, and the column means, squared distances
 // to a point and little-endian state encoding of the tests' small

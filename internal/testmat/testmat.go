@@ -2,9 +2,11 @@ package testmat
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -174,6 +176,32 @@ func NPY(descr string, fortran bool, shape []int, data []byte) []byte {
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
 	b = append(b, hdr...)
 	return append(b, data...)
+}
+
+// Rejects checks a configuration that must be refused. When X is nil,
+// build (the method's constructor on that configuration) must fail.
+// Otherwise build must succeed and Fit on X must fail, with an error
+// matching want (errors.Is) unless want is nil. The refusal is logged.
+func Rejects[D interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+}](tb testing.TB, build func() (D, error), X mat.Matrix, want error) {
+	tb.Helper()
+	d, err := build()
+	if X == nil {
+		if err == nil {
+			tb.Fatal("New accepted the config")
+		}
+		tb.Log(err)
+		return
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = d.Fit(context.Background(), X)
+	if err == nil || (want != nil && !errors.Is(err, want)) {
+		tb.Fatalf("Fit error %v, want %v", err, cmp.Or(want, errors.New("an error")))
+	}
+	tb.Log(err)
 }
 
 // ReadNPY reads the .npy file at path as a dense matrix, failing tb when

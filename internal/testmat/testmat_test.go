@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -215,6 +216,19 @@ func TestFitScore(t *testing.T) {
 	if len(s) != 2 || s[0] != 0 || s[1] != 4 {
 		t.Errorf("FitScore = %v, want [0 4]", s)
 	}
+}
+
+// refuser's Fit fails with errRefused.
+type refuser struct{}
+
+var errRefused = errors.New("refused")
+
+func (refuser) Fit(context.Context, mat.Matrix) error { return fmt.Errorf("fit: %w", errRefused) }
+
+func TestRejects(t *testing.T) {
+	Rejects(t, func() (refuser, error) { return refuser{}, errors.New("bad config") }, nil, nil)
+	Rejects(t, func() (refuser, error) { return refuser{}, nil }, Dense([][]float64{{1}}), errRefused)
+	Rejects(t, func() (refuser, error) { return refuser{}, nil }, Dense([][]float64{{1}}), nil)
 }
 
 // Dense builds a matrix from literal rows, CSR copies it with its zeros
