@@ -132,15 +132,7 @@ func TestHTTPShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(models["prism"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	det, err := detector.Load(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, det := loadModel(t, models["prism"])
 	var worst float64
 	rows := 0
 	for i, sf := range files {
