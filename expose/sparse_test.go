@@ -71,22 +71,12 @@ func TestLIBSVMFileEqualsDenseCopy(t *testing.T) {
 		b := mustNew(t, Config{Solver: solver, Iterations: 300, Src: rand.NewPCG(4, 4), Common: detector.Common{Scale: scale.None}})
 		sa := testmat.FitScore(t, a, sp.X, sp.X)
 		sb := testmat.FitScore(t, b, de.X, de.X)
-		var worst float64
-		for i := range sa {
-			worst = max(worst, abs(sa[i]-sb[i]))
-		}
+		worst := testmat.MaxAbsDiff(sa, sb)
 		t.Logf("%s: largest |sparse − dense| score difference %.3g", solver, worst)
 		if !floats.EqualApprox(sa, sb, 1e-12) {
 			t.Fatalf("%s: sparse and dense scores differ by up to %g", solver, worst)
 		}
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // The sparse path never densifies: with 200,000 columns and 1,000 rows a
