@@ -19,6 +19,7 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/golearn"
 	"github.com/kernelad/anomaly/internal/cli"
+	"github.com/kernelad/anomaly/internal/shareddata"
 )
 
 // fitPredict fits cls on data and returns its predictions for data,
@@ -240,11 +241,7 @@ func TestErrors(t *testing.T) {
 // anomaly column of `anomaly fit` + `anomaly score` on the same file, row
 // for row, for every tabular method at its defaults.
 func TestMatchesCommandLine(t *testing.T) {
-	src := filepath.Join("..", "..", "shared", "data", "adbench", "6_cardio.npz")
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("needs %s (../shared/data beside the repository): %v", src, err)
-	}
-	ds, err := dataset.Load(src, dataset.Options{})
+	ds, err := dataset.Load(shareddata.Path(t, "adbench/6_cardio.npz"), dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
 	_ "github.com/kernelad/anomaly/ocsvm"
 	"github.com/kernelad/anomaly/tensor"
@@ -31,7 +32,7 @@ import (
 // AUC only). It prints the median AUC per set, protocol and method.
 func TestProtocols(t *testing.T) {
 	testmat.SkipUnless(t, "ANOMALY_LONG", "to run the AUC protocols on ../shared/data/tensor")
-	dir := filepath.Join("..", "..", "shared", "data", "tensor")
+	dir := shareddata.Path(t, "tensor")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.npz"))
 	if len(files) == 0 {
 		t.Skip("no tensor data in " + dir)
