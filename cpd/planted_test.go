@@ -3,9 +3,10 @@ package cpd
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"testing"
+
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // plantedCase draws the problem of seed s for must-show 1: an order-3
@@ -19,7 +20,7 @@ func plantedCase(s uint64, noise float64) (shape []int, R int, rng *rand.Rand) {
 }
 
 func seedsFor(def int) int {
-	if os.Getenv("ANOMALY_LONG") == "1" {
+	if testmat.Long() {
 		return 1000
 	}
 	return def

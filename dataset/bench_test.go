@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // BenchmarkRead parses in-memory files of n rows × 10 features in each
@@ -239,7 +241,7 @@ func writeBenchFiles(dir string) error {
 // benchNPY returns an .npy 1.0 file: the header for descr, order and shape
 // (npyPrefix), then the data bytes that fill appends (size of them).
 func benchNPY(descr string, fortran bool, shape []int, size int, fill func([]byte) []byte) []byte {
-	hdr := npyPrefix(descr, fortran, shape)
+	hdr := testmat.NPY(descr, fortran, shape, nil)
 	return fill(append(make([]byte, 0, len(hdr)+size), hdr...))
 }
 

@@ -66,56 +66,51 @@ func FuzzCSV(f *testing.F) {
 	})
 }
 
-func FuzzNPY(f *testing.F) {
-	f.Add(npyBytes("<f8", false, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6}))
-	f.Add(npyBytes("<i2", true, []int{2, 2, 2}, []float64{1, 2, 3, 4, 5, 6, 7, 8}))
-	f.Add(npyBytes("|u1", true, []int{3, 1}, []float64{1, 2, 3}))
-	f.Add(npyBytes("<i8", false, []int{3}, []float64{1, 2, 3}))
-	f.Add(npyBytes("<f8", false, []int{1000000, 1000000}, nil))
-	f.Add([]byte("\x93NUMPY\x02\x00\xff\xff\xff\xff"))
+// fuzzFile fuzzes Read on a file called name with the default options,
+// starting from the seeds.
+func fuzzFile(f *testing.F, name string, seeds ...[]byte) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzRead(t, data, "f.npy", Options{})
+		fuzzRead(t, data, name, Options{})
 	})
+}
+
+func FuzzNPY(f *testing.F) {
+	fuzzFile(f, "f.npy",
+		npyBytes("<f8", false, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6}),
+		npyBytes("<i2", true, []int{2, 2, 2}, []float64{1, 2, 3, 4, 5, 6, 7, 8}),
+		npyBytes("|u1", true, []int{3, 1}, []float64{1, 2, 3}),
+		npyBytes("<i8", false, []int{3}, []float64{1, 2, 3}),
+		npyBytes("<f8", false, []int{1000000, 1000000}, nil),
+		[]byte("\x93NUMPY\x02\x00\xff\xff\xff\xff"))
 }
 
 func FuzzNPZ(f *testing.F) {
 	x := npyBytes("<f8", true, []int{3, 2}, []float64{1, 2, 3, 4, 5, 6})
 	y := npyBytes("<i8", false, []int{3}, []float64{0, 1, 0})
 	split := npyBytes("<i8", false, []int{3}, []float64{0, 0, 1})
-	f.Add(npzBytes(map[string][]byte{"X.npy": x, "y.npy": y}, "X.npy", "y.npy"))
-	f.Add(npzBytes(map[string][]byte{"X.npy": npyBytes("<f8", false, []int{3, 1, 2}, []float64{1, 2, 3, 4, 5, 6}), "y.npy": y, "split.npy": split}, "X.npy", "y.npy", "split.npy"))
-	f.Add(npzBytes(map[string][]byte{"X.npy": npyBytes("<i2", false, []int{100000, 100000}, nil)}, "X.npy"))
-	f.Add([]byte("PK\x05\x06"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzRead(t, data, "f.npz", Options{})
-	})
+	fuzzFile(f, "f.npz",
+		npzBytes(map[string][]byte{"X.npy": x, "y.npy": y}, "X.npy", "y.npy"),
+		npzBytes(map[string][]byte{"X.npy": npyBytes("<f8", false, []int{3, 1, 2}, []float64{1, 2, 3, 4, 5, 6}), "y.npy": y, "split.npy": split}, "X.npy", "y.npy", "split.npy"),
+		npzBytes(map[string][]byte{"X.npy": npyBytes("<i2", false, []int{100000, 100000}, nil)}, "X.npy"),
+		[]byte("PK\x05\x06"))
 }
 
 func FuzzLIBSVM(f *testing.F) {
-	for _, s := range []string{
-		"1 1:0.5 3:2\n0 2:-1\n",
-		"+1 qid:3 1:1 # c\n-1 2:1e-3\n",
-		"3 1:1\n2 2147483647:1\n",
-		"1 2:1 2:3\n",
-		"",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzRead(t, data, "f.svm", Options{})
-	})
+	fuzzFile(f, "f.svm",
+		[]byte("1 1:0.5 3:2\n0 2:-1\n"),
+		[]byte("+1 qid:3 1:1 # c\n-1 2:1e-3\n"),
+		[]byte("3 1:1\n2 2147483647:1\n"),
+		[]byte("1 2:1 2:3\n"),
+		[]byte(""))
 }
 
 func FuzzARFF(f *testing.F) {
-	for _, s := range []string{
-		"@relation r\n@attribute a numeric\n@attribute 'outlier' {'no','yes'}\n@data\n1,'no'\n2,yes\n3,?\n",
-		"% c\n@RELATION r\n@ATTRIBUTE \"a b\" REAL\n@attribute class {x,y,z}\n@DATA\n1,z\n",
-		"@relation r\n@attribute label numeric\n@attribute a integer\n@data\n1,2\n",
-		"@relation r\n@attribute a numeric\n@data\n{0 1}\n",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzRead(t, data, "f.arff", Options{})
-	})
+	fuzzFile(f, "f.arff",
+		[]byte("@relation r\n@attribute a numeric\n@attribute 'outlier' {'no','yes'}\n@data\n1,'no'\n2,yes\n3,?\n"),
+		[]byte("% c\n@RELATION r\n@ATTRIBUTE \"a b\" REAL\n@attribute class {x,y,z}\n@DATA\n1,z\n"),
+		[]byte("@relation r\n@attribute label numeric\n@attribute a integer\n@data\n1,2\n"),
+		[]byte("@relation r\n@attribute a numeric\n@data\n{0 1}\n"))
 }

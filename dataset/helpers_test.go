@@ -5,12 +5,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,39 +47,11 @@ func sameDims(t *testing.T, data []byte, got, want mat.Matrix) (r, c int) {
 	return r, c
 }
 
-// npyPrefix returns the start of an .npy 1.0 file: the magic, the header
-// length and the header dict, with descr, order and shape verbatim, padded
-// with spaces so that the data start on a 64-byte boundary.
-func npyPrefix(descr string, fortran bool, shape []int) []byte {
-	sh := "("
-	for _, s := range shape {
-		sh += fmt.Sprintf("%d, ", s)
-	}
-	if len(shape) > 1 {
-		sh = sh[:len(sh)-2]
-	} else if len(shape) == 1 {
-		sh = sh[:len(sh)-1]
-	}
-	sh += ")"
-	ord := "False"
-	if fortran {
-		ord = "True"
-	}
-	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr, ord, sh)
-	for (10+len(hdr)+1)%64 != 0 {
-		hdr += " "
-	}
-	hdr += "\n"
-	b := []byte("\x93NUMPY\x01\x00")
-	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
-	return append(b, hdr...)
-}
-
 // npyBytes encodes an .npy file by hand: descr, order and shape go into the
 // header verbatim (npyPrefix); vals are written with the dtype of descr
 // (little-endian f8, i2, u1 or i8) in the order given.
 func npyBytes(descr string, fortran bool, shape []int, vals []float64) []byte {
-	b := bytes.NewBuffer(npyPrefix(descr, fortran, shape))
+	b := bytes.NewBuffer(testmat.NPY(descr, fortran, shape, nil))
 	for _, v := range vals {
 		switch descr {
 		case "<f8":

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // TestMaxBytes: with Options.MaxBytes below what a file's values need,
@@ -16,7 +18,7 @@ import (
 // ARFF readers as the values grow. With the limit at what they need the
 // same files read.
 func TestMaxBytes(t *testing.T) {
-	hdrOnly := npyPrefix("<f8", false, []int{2000000, 100})
+	hdrOnly := testmat.NPY("<f8", false, []int{2000000, 100}, nil)
 	npz := npzBytes(map[string][]byte{"X.npy": hdrOnly}, "X.npy")
 	var csv, svm, arff strings.Builder
 	csv.WriteString("a,b,c\n")

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -151,28 +152,6 @@ func TestHalfFloat(t *testing.T) {
 	}
 }
 
-// rawNPY returns an .npy 1.0 file with the given header fields and data
-// bytes.
-func rawNPY(descr string, fortran bool, shape []int, data []byte) []byte {
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		dims[i] = strconv.Itoa(s)
-	}
-	tuple := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		tuple += ","
-	}
-	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, map[bool]string{true: "True", false: "False"}[fortran], tuple)
-	for (10+len(hdr)+1)%64 != 0 {
-		hdr += " "
-	}
-	hdr += "\n"
-	b := []byte("\x93NUMPY\x01\x00")
-	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
-	b = append(b, hdr...)
-	return append(b, data...)
-}
-
 var allDtypes = []string{
 	"|b1", "|i1", "|u1", "<i2", ">i2", "<u2", ">u2", "<i4", ">i4", "<u4", ">u4",
 	"<i8", ">i8", "<u8", ">u8", "<f2", ">f2", "<f4", ">f4", "<f8", ">f8", "=f8", "|u2",
@@ -220,7 +199,7 @@ func TestNPYDecodeMatchesReference(t *testing.T) {
 				raw[i] = byte(rng.Uint32())
 			}
 			for _, fortran := range []bool{false, true} {
-				file := rawNPY(dt, fortran, shape, raw)
+				file := testmat.NPY(dt, fortran, shape, raw)
 				want, err := refNPY(bytes.NewReader(file))
 				if err != nil {
 					t.Fatal(err)
@@ -263,7 +242,7 @@ func TestNPYTruncatedValue(t *testing.T) {
 			n *= s
 		}
 		size := dtypeSize(tc.descr)
-		file := rawNPY(tc.descr, tc.fortran, tc.shape, make([]byte, n*size))
+		file := testmat.NPY(tc.descr, tc.fortran, tc.shape, make([]byte, n*size))
 		hdr := len(file) - n*size
 		for _, keep := range []int{0, size - 1, 5*size + 1, 8193 * size, (n - 1) * size} {
 			if keep > (n-1)*size {
@@ -322,16 +301,16 @@ func TestNPZPaths(t *testing.T) {
 		name string
 		file []byte
 	}{
-		{"C f8", rawNPY("<f8", false, []int{n, d}, xs)},
-		{"Fortran f8", rawNPY("<f8", true, []int{n, d}, xs)},
-		{"zeros i2", rawNPY("<i2", true, []int{n, d}, zeros)},
-		{"tensor f8", rawNPY(">f8", false, []int{n, 5, 8}, xb)},
+		{"C f8", testmat.NPY("<f8", false, []int{n, d}, xs)},
+		{"Fortran f8", testmat.NPY("<f8", true, []int{n, d}, xs)},
+		{"zeros i2", testmat.NPY("<i2", true, []int{n, d}, zeros)},
+		{"tensor f8", testmat.NPY(">f8", false, []int{n, 5, 8}, xb)},
 	} {
 		want, err := refNPY(bytes.NewReader(x.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		y := rawNPY("<i8", false, []int{n}, ys)
+		y := testmat.NPY("<i8", false, []int{n}, ys)
 		for _, method := range []uint16{zip.Store, zip.Deflate} {
 			for _, trust := range []int64{old, 0} {
 				npzTrust = trust
@@ -357,7 +336,7 @@ func TestNPZPaths(t *testing.T) {
 // archive no longer matches, and that is an error rather than a silently
 // different array.
 func TestNPZChecksum(t *testing.T) {
-	x := rawNPY("<f8", false, []int{4, 2}, make([]byte, 64))
+	x := testmat.NPY("<f8", false, []int{4, 2}, make([]byte, 64))
 	for _, method := range []uint16{zip.Store, zip.Deflate} {
 		arch := npzWith(method, member("X.npy", x))
 		if method == zip.Store {
@@ -399,7 +378,7 @@ func TestNPYTrailingData(t *testing.T) {
 	}{{"<f8", false}, {">f8", false}, {"<i2", true}, {"<f4", false}} {
 		size := dtypeSize(tc.descr)
 		// 4 × 3 declared, 5 × 3 present.
-		file := rawNPY(tc.descr, tc.fortran, []int{4, 3}, make([]byte, 12*size))
+		file := testmat.NPY(tc.descr, tc.fortran, []int{4, 3}, make([]byte, 12*size))
 		file = append(file, make([]byte, 3*size)...)
 		want := "more data follow the 4 × 3 " + tc.descr + " values"
 		check := func(name string, err error) {

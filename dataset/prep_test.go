@@ -21,16 +21,8 @@ type prepGolden struct {
 	}
 }
 
-// readPrepGolden reads testdata/golden_prep.json (testdata/golden_prep.py,
-// scikit-learn 1.2.1).
-func readPrepGolden(t *testing.T) *prepGolden {
-	var g prepGolden
-	testmat.ReadJSON(t, filepath.Join("testdata", "golden_prep.json"), &g)
-	return &g
-}
-
 func TestStratifiedSplitMatchesScikitLearn(t *testing.T) {
-	g := readPrepGolden(t)
+	g := testmat.Golden[prepGolden](t, "golden_prep.json") // testdata/golden_prep.py, scikit-learn 1.2.1
 	for _, tc := range g.Split {
 		var y []int
 		for k, c := range tc.Counts {

@@ -18,10 +18,11 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	_ "github.com/kernelad/anomaly/expose" // registers expose
-	_ "github.com/kernelad/anomaly/kde"    // registers kde
-	_ "github.com/kernelad/anomaly/kpca"   // registers kpca
-	_ "github.com/kernelad/anomaly/ocsvm"  // registers ocsvm
-	_ "github.com/kernelad/anomaly/svdd"   // registers svdd
+	"github.com/kernelad/anomaly/internal/testmat"
+	_ "github.com/kernelad/anomaly/kde"   // registers kde
+	_ "github.com/kernelad/anomaly/kpca"  // registers kpca
+	_ "github.com/kernelad/anomaly/ocsvm" // registers ocsvm
+	_ "github.com/kernelad/anomaly/svdd"  // registers svdd
 )
 
 // The model files the fuzzer starts from are fitted on this 30×3 matrix.
@@ -155,9 +156,7 @@ func scoreLoaded(t *testing.T, d detector.Detector) {
 // when ANOMALY_WRITE_CORPUS=1 (run it after a method's state format
 // changes; the committed files are its output).
 func TestWriteLoadCorpus(t *testing.T) {
-	if os.Getenv("ANOMALY_WRITE_CORPUS") != "1" {
-		t.Skip("set ANOMALY_WRITE_CORPUS=1 to rewrite testdata/fuzz/FuzzLoad")
-	}
+	testmat.SkipUnless(t, "ANOMALY_WRITE_CORPUS", "to rewrite testdata/fuzz/FuzzLoad")
 	dir := filepath.Join("testdata", "fuzz", "FuzzLoad")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package expose
 
 import (
-	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -23,13 +23,7 @@ func aucOnProtocol(t testing.TB, ds *dataset.Dataset, seed uint64, cfg Config) f
 	}
 	cfg.Src = rand.NewPCG(seed, seed)
 	d := mustNew(t, cfg)
-	if err := d.Fit(context.Background(), train.X); err != nil {
-		t.Fatal(err)
-	}
-	s, err := d.Score(nil, test.X)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testmat.FitScore(t, d, train.X, test.X)
 	if err := eval.Check(s, test.Y); err != nil {
 		t.Fatal(err)
 	}

@@ -143,14 +143,8 @@ func TestSparseEqualsDense(t *testing.T) {
 	for _, solver := range []string{Batch, SGD} {
 		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})
 		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})
-		if err := dd.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		if err := ds.Fit(context.Background(), S); err != nil {
-			t.Fatal(err)
-		}
-		a, _ := dd.Score(nil, X)
-		c, _ := ds.Score(nil, S)
+		a := testmat.FitScore(t, dd, X, X)
+		c := testmat.FitScore(t, ds, S, S)
 		if !floats.EqualApprox(a, c, 1e-12) {
 			t.Fatalf("%s: sparse and dense scores differ", solver)
 		}

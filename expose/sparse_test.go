@@ -14,6 +14,7 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/floats"
 )
@@ -68,30 +69,14 @@ func TestLIBSVMFileEqualsDenseCopy(t *testing.T) {
 	for _, solver := range []string{Batch, SGD} {
 		a := mustNew(t, Config{Solver: solver, Iterations: 300, Src: rand.NewPCG(4, 4), Common: detector.Common{Scale: scale.None}})
 		b := mustNew(t, Config{Solver: solver, Iterations: 300, Src: rand.NewPCG(4, 4), Common: detector.Common{Scale: scale.None}})
-		if err := a.Fit(context.Background(), sp.X); err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Fit(context.Background(), de.X); err != nil {
-			t.Fatal(err)
-		}
-		sa, _ := a.Score(nil, sp.X)
-		sb, _ := b.Score(nil, de.X)
-		var worst float64
-		for i := range sa {
-			worst = max(worst, abs(sa[i]-sb[i]))
-		}
+		sa := testmat.FitScore(t, a, sp.X, sp.X)
+		sb := testmat.FitScore(t, b, de.X, de.X)
+		worst := testmat.MaxAbsDiff(sa, sb)
 		t.Logf("%s: largest |sparse − dense| score difference %.3g", solver, worst)
 		if !floats.EqualApprox(sa, sb, 1e-12) {
 			t.Fatalf("%s: sparse and dense scores differ by up to %g", solver, worst)
 		}
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // The sparse path never densifies: with 200,000 columns and 1,000 rows a

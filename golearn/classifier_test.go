@@ -19,7 +19,22 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/golearn"
 	"github.com/kernelad/anomaly/internal/cli"
+	"github.com/kernelad/anomaly/internal/shareddata"
 )
+
+// fitPredict fits cls on data and returns its predictions for data,
+// failing t when either step fails.
+func fitPredict(t *testing.T, cls *golearn.Classifier, data base.FixedDataGrid) base.FixedDataGrid {
+	t.Helper()
+	if err := cls.Fit(data); err != nil {
+		t.Fatal(err)
+	}
+	pred, err := cls.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pred
+}
 
 func breastw(t *testing.T) *base.DenseInstances {
 	t.Helper()
@@ -76,14 +91,7 @@ func TestCSVFloatClass(t *testing.T) {
 		t.Fatalf("class attribute is %T, want a float attribute", data.AllClassAttributes()[0])
 	}
 	cls, _ := golearn.New("gauss", nil)
-	if err := cls.Fit(data); err != nil {
-		t.Fatal(err)
-	}
-	pred, err := cls.Predict(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := evaluation.GetConfusionMatrix(data, pred)
+	cm, err := evaluation.GetConfusionMatrix(data, fitPredict(t, cls, data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,21 +151,10 @@ func TestLabeled(t *testing.T) {
 	data := breastw(t)
 	cls, _ := golearn.New("svdd", nil)
 	cls.Labeled = true
-	if err := cls.Fit(data); err != nil {
-		t.Fatal(err)
-	}
-	pred, err := cls.Predict(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, _ := evaluation.GetConfusionMatrix(data, pred)
+	cm, _ := evaluation.GetConfusionMatrix(data, fitPredict(t, cls, data))
 	t.Logf("semi-supervised svdd, fitted with every label: %v, accuracy %.3f", cm, evaluation.GetAccuracy(cm))
 	un, _ := golearn.New("svdd", nil)
-	if err := un.Fit(data); err != nil {
-		t.Fatal(err)
-	}
-	pu, _ := un.Predict(data)
-	cmu, _ := evaluation.GetConfusionMatrix(data, pu)
+	cmu, _ := evaluation.GetConfusionMatrix(data, fitPredict(t, un, data))
 	if evaluation.GetAccuracy(cm) < evaluation.GetAccuracy(cmu) {
 		t.Errorf("with labels accuracy %.3f, without %.3f: the labels made it worse", evaluation.GetAccuracy(cm), evaluation.GetAccuracy(cmu))
 	}
@@ -244,11 +241,7 @@ func TestErrors(t *testing.T) {
 // anomaly column of `anomaly fit` + `anomaly score` on the same file, row
 // for row, for every tabular method at its defaults.
 func TestMatchesCommandLine(t *testing.T) {
-	src := filepath.Join("..", "..", "shared", "data", "adbench", "6_cardio.npz")
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("needs %s (../shared/data beside the repository): %v", src, err)
-	}
-	ds, err := dataset.Load(src, dataset.Options{})
+	ds, err := dataset.Load(shareddata.Path(t, "adbench/6_cardio.npz"), dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,14 +266,7 @@ func TestMatchesCommandLine(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")[1:]
 		cls, _ := golearn.New(method, nil)
-		if err := cls.Fit(data); err != nil {
-			t.Fatal(err)
-		}
-		pred, err := cls.Predict(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := classes(pred)
+		got := classes(fitPredict(t, cls, data))
 		if len(got) != len(lines) {
 			t.Fatalf("%s: %d predictions, %d score lines", method, len(got), len(lines))
 		}

@@ -2,7 +2,6 @@ package iforest
 
 import (
 	"context"
-	"math"
 	"path/filepath"
 	"testing"
 
@@ -82,10 +81,7 @@ func TestMatchesScikitLearn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		worst := 0.0
-		for i, want := range c.Scores {
-			worst = math.Max(worst, math.Abs(got[i]-want))
-		}
+		worst := testmat.MaxAbsDiff(got, c.Scores)
 		t.Logf("n=%d seed %d: %d nodes in the first tree, largest |Δscore| %.3g over %d rows", c.N, c.Seed, len(tree), worst, len(rows))
 		if worst > 1e-14 {
 			t.Errorf("n=%d seed %d: scores differ from scikit-learn's by up to %.3g", c.N, c.Seed, worst)

@@ -1,11 +1,11 @@
 package kde
 
 import (
-	"os"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -18,9 +18,7 @@ import (
 // agree within 0.01 except on 34_smtp, whose test split holds a single
 // anomaly (its AUC is that one row's rank), reported but not asserted.
 func TestADBenchAUC(t *testing.T) {
-	if os.Getenv("ANOMALY_LONG") != "1" {
-		t.Skip("set ANOMALY_LONG=1 to run the 15 ADBench data sets (about a minute)")
-	}
+	testmat.SkipUnless(t, "ANOMALY_LONG", "to run the 15 ADBench data sets (about a minute)")
 	shareddata.ADBenchAnchors(t, shareddata.MedianAUCs(t, "kde_scott"), 0.01, []string{"34_smtp"}, func(uint64) detector.Detector {
 		k, _ := New(Config{Rule: Scott, Common: detector.Common{Scale: scale.None}})
 		return k

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,9 +19,7 @@ import (
 //
 //	ANOMALY_WRITE_GOLDEN=1 go test -run TestWriteGoldenSplit ./kde
 func TestWriteGoldenSplit(t *testing.T) {
-	if os.Getenv("ANOMALY_WRITE_GOLDEN") != "1" {
-		t.Skip("writes kde/testdata; set ANOMALY_WRITE_GOLDEN=1 to regenerate the golden split")
-	}
+	testmat.SkipUnless(t, "ANOMALY_WRITE_GOLDEN", "to regenerate the golden split (writes kde/testdata)")
 	for _, name := range []string{"6_cardio", "38_thyroid"} {
 		tr, te, err := shareddata.LoadADBenchSplit(name, 1)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
@@ -13,11 +12,6 @@ import (
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
 )
-
-// randMatrix returns n × d standard normal rows drawn from PCG(seed, seed).
-func randMatrix(n, d int, seed uint64) *mat.Dense {
-	return testmat.Normal(n, d, rand.NewPCG(seed, seed))
-}
 
 // TestNormalisation integrates c(h,d)·K(‖u‖/h) over R^d numerically in one
 // and two dimensions (a Riemann sum on a fine grid): every kernel must give 1.
@@ -58,13 +52,7 @@ func TestFarPoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := d.Fit(context.Background(), train); err != nil {
-				t.Fatal(err)
-			}
-			s, err := d.Score(nil, far)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := testmat.FitScore(t, d, train, far)
 			var want float64
 			switch k {
 			case Gaussian:
@@ -94,7 +82,7 @@ func TestErrors(t *testing.T) {
 	if _, err := d.Score(nil, mat.NewDense(1, 2, nil)); !errors.Is(err, detector.ErrNotFitted) {
 		t.Errorf("Score before Fit: %v", err)
 	}
-	if err := d.Fit(context.Background(), randMatrix(20, 3, 1)); err != nil {
+	if err := d.Fit(context.Background(), testmat.NormalSeed(20, 3, 1)); err != nil {
 		t.Fatal(err)
 	}
 	var de *detector.DimError
@@ -107,7 +95,7 @@ func TestErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := d.Fit(ctx, randMatrix(500, 3, 1)); !errors.Is(err, context.Canceled) {
+	if err := d.Fit(ctx, testmat.NormalSeed(500, 3, 1)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Fit: %v", err)
 	}
 }
@@ -133,7 +121,7 @@ func TestRegistryErrors(t *testing.T) {
 // 1.06·n^(−1/5) (Silverman's rule for normal data), within the grid's
 // 10^0.1 spacing times sampling noise (a factor 2).
 func TestCV(t *testing.T) {
-	X := randMatrix(800, 1, 5)
+	X := testmat.NormalSeed(800, 1, 5)
 	d, _ := New(Config{Rule: CV})
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)

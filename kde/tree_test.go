@@ -4,10 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -121,7 +121,7 @@ func TestDuplicateHeavyData(t *testing.T) {
 		tr, te := shareddata.ADBenchSplit(t, name, 1)
 		Xte := te.X.(*mat.Dense).Slice(0, 500, 0, te.Cols())
 		Xtr := tr.X
-		if os.Getenv("ANOMALY_LONG") != "1" {
+		if !testmat.Long() {
 			Xtr = tr.X.(*mat.Dense).Slice(0, 1000, 0, tr.Cols())
 		}
 		cv, _ := New(Config{Rule: CV})
@@ -138,17 +138,11 @@ func TestDuplicateHeavyData(t *testing.T) {
 		for _, kern := range []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine} {
 			var ref []float64
 			for _, alg := range []Algorithm{Exact, Tree} {
-				if alg == Tree && kern != Gaussian && kern != Tophat && os.Getenv("ANOMALY_LONG") != "1" {
+				if alg == Tree && kern != Gaussian && kern != Tophat && !testmat.Long() {
 					continue
 				}
 				k, _ := New(Config{Kernel: kern, Algorithm: alg})
-				if err := k.Fit(context.Background(), Xtr); err != nil {
-					t.Fatal(err)
-				}
-				s, err := k.Score(nil, Xte)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s := testmat.FitScore(t, k, Xtr, Xte)
 				nInf := 0
 				for i, v := range s {
 					if math.IsNaN(v) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -20,9 +21,7 @@ import (
 // RESULTS.md), so the ranking is decided by rounding. ANOMALY_KPCA_SETS
 // (comma-separated) restricts the data sets.
 func TestADBenchAUC(t *testing.T) {
-	if os.Getenv("ANOMALY_LONG") != "1" {
-		t.Skip("set ANOMALY_LONG=1 to run the 15 ADBench data sets (several minutes)")
-	}
+	testmat.SkipUnless(t, "ANOMALY_LONG", "to run the 15 ADBench data sets (several minutes)")
 	all := shareddata.MedianAUCs(t, "kpca_recon")
 	anchors := all
 	if only := os.Getenv("ANOMALY_KPCA_SETS"); only != "" {

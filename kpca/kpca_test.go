@@ -15,11 +15,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// randMatrix returns n × d standard normal rows drawn from PCG(seed, seed).
-func randMatrix(n, d int, seed uint64) *mat.Dense {
-	return testmat.Normal(n, d, rand.NewPCG(seed, seed))
-}
-
 func TestErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Kernel: kernel.Spec{Kind: "sigmoid"}}, {Kernel: kernel.Spec{Gamma: -1}}, {Components: -1}, {Variance: 1.5}, {Variance: 0.5, Components: 3},
@@ -36,7 +31,7 @@ func TestErrors(t *testing.T) {
 	if err := p.Fit(context.Background(), mat.NewDense(1, 2, nil)); err == nil {
 		t.Error("Fit on one row: no error")
 	}
-	if err := p.Fit(context.Background(), randMatrix(40, 3, 1)); err != nil {
+	if err := p.Fit(context.Background(), testmat.NormalSeed(40, 3, 1)); err != nil {
 		t.Fatal(err)
 	}
 	var de *detector.DimError
@@ -52,7 +47,7 @@ func TestErrors(t *testing.T) {
 // of trace(K̃) and one fewer would not (definition); the exact and the
 // Nyström (m = n) paths keep the same count.
 func TestVariance(t *testing.T) {
-	X := randMatrix(200, 4, 2)
+	X := testmat.NormalSeed(200, 4, 2)
 	for _, v := range []float64{0.5, 0.9, 0.99} {
 		var counts []int
 		for _, m := range []Method{Exact, Nystrom} {
@@ -86,8 +81,8 @@ func sum(v []float64) float64 {
 // smooth two-cluster problem) and are never below the exact part inside the
 // landmark span (the bracket term is ≥ 0 up to round-off).
 func TestNystromApproximates(t *testing.T) {
-	X := randMatrix(400, 3, 3)
-	Y := randMatrix(200, 3, 4)
+	X := testmat.NormalSeed(400, 3, 3)
+	Y := testmat.NormalSeed(200, 3, 4)
 	ex, _ := New(Config{Components: 10})
 	ny, _ := New(Config{Components: 10, Method: Nystrom, Landmarks: 120, Src: rand.NewPCG(1, 1)})
 	for _, p := range []*KPCA{ex, ny} {
@@ -118,8 +113,8 @@ func corr(a, b []float64) float64 {
 // parameter sets, checks the training share above the threshold and
 // round-trips the model through detector.Save/Load.
 func TestRegistryAndSave(t *testing.T) {
-	X := randMatrix(200, 4, 5)
-	Y := randMatrix(30, 4, 6)
+	X := testmat.NormalSeed(200, 4, 5)
+	Y := testmat.NormalSeed(30, 4, 6)
 	for _, p := range []map[string]string{
 		{},
 		{"kernel": "laplacian", "gamma": "0.3", "components": "8"},
@@ -130,10 +125,7 @@ func TestRegistryAndSave(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		s, _ := d.Score(nil, X)
+		s := testmat.FitScore(t, d, X, X)
 		above := 0
 		for _, v := range s {
 			if v > d.Threshold() {
@@ -186,12 +178,9 @@ func Example() {
 // map from the landmarks, and scores as the model it came from; a map of
 // the wrong size is refused.
 func TestNystromStateWithoutNorm(t *testing.T) {
-	X, Y := randMatrix(300, 4, 7), randMatrix(40, 4, 8)
+	X, Y := testmat.NormalSeed(300, 4, 7), testmat.NormalSeed(40, 4, 8)
 	p, _ := New(Config{Components: 6, Method: Nystrom, Landmarks: 50, Src: rand.NewPCG(2, 2)})
-	if err := p.Fit(context.Background(), X); err != nil {
-		t.Fatal(err)
-	}
-	want, _ := p.Score(nil, Y)
+	want := testmat.FitScore(t, p, X, Y)
 	b, err := p.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package ocsvm
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -25,9 +25,7 @@ import (
 // takes about a minute on two cores. Under /usr/bin/time -v the process's
 // maximum resident set size gives a third, external check.
 func TestFullShuttleMemory(t *testing.T) {
-	if os.Getenv("ANOMALY_LONG") != "1" {
-		t.Skip("set ANOMALY_LONG=1 for the full-shuttle memory check")
-	}
+	testmat.SkipUnless(t, "ANOMALY_LONG", "for the full-shuttle memory check")
 	ds, err := dataset.Load(shareddata.Path(t, "adbench/32_shuttle.npz"), dataset.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -78,13 +78,7 @@ func TestPersistAndScore(t *testing.T) {
 			if _, err := d.Score(nil, X); !errors.Is(err, detector.ErrNotFitted) {
 				t.Errorf("Score before Fit: %v", err)
 			}
-			if err := d.Fit(context.Background(), X); err != nil {
-				t.Fatal(err)
-			}
-			s1, err := d.Score(nil, X)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s1 := testmat.FitScore(t, d, X, X)
 			// The threshold flags about the contamination share of rows.
 			lab := detector.Label(nil, s1, d.Threshold())
 			var k int
@@ -132,21 +126,10 @@ func TestPrecomputed(t *testing.T) {
 	}
 	a, _ := New(Config{Kernel: kernel.Spec{Gamma: 0.4}, Common: detector.Common{Scale: scale.None}})
 	b, _ := New(Config{Kernel: kernel.Spec{Kind: "precomputed"}})
-	if err := a.Fit(context.Background(), X); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Fit(context.Background(), K); err != nil {
-		t.Fatal(err)
-	}
-	sa, _ := a.Score(nil, Y)
-	sb, err := b.Score(nil, KY)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range sa {
-		if math.Abs(sa[i]-sb[i]) > 1e-9 {
-			t.Errorf("row %d: precomputed %v, rbf %v", i, sb[i], sa[i])
-		}
+	sa := testmat.FitScore(t, a, X, Y)
+	sb := testmat.FitScore(t, b, K, KY)
+	if d := testmat.MaxAbsDiff(sa, sb); d > 1e-9 {
+		t.Errorf("precomputed and rbf scores differ by up to %g", d)
 	}
 }
 
@@ -173,22 +156,7 @@ func TestBadInput(t *testing.T) {
 		{"NaN", Config{}, nan, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := New(tc.cfg)
-			if tc.X == nil {
-				if err == nil {
-					t.Fatal("New accepted the config")
-				}
-				t.Log(err)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = m.Fit(context.Background(), tc.X)
-			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
-				t.Fatalf("Fit error %v, want %v", err, tc.want)
-			}
-			t.Log(err)
+			testmat.Rejects(t, func() (*OCSVM, error) { return New(tc.cfg) }, tc.X, tc.want)
 		})
 	}
 	t.Run("wrong columns", func(t *testing.T) {
@@ -248,19 +216,11 @@ func TestSparseInput(t *testing.T) {
 	// but not the sparse matrix (centring would densify it).
 	a, _ := New(Config{Common: detector.Common{Scale: scale.None}})
 	c, _ := New(Config{Common: detector.Common{Scale: scale.None}})
-	if err := a.Fit(context.Background(), X); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Fit(context.Background(), S); err != nil {
-		t.Fatal(err)
-	}
-	sa, _ := a.Score(nil, X)
-	sc, _ := c.Score(nil, S)
-	for i := range sa {
-		// gamma = scale sums the entries in another order for CSR: rounding.
-		if math.Abs(sa[i]-sc[i]) > 1e-12 {
-			t.Fatalf("row %d: sparse %v, dense %v", i, sc[i], sa[i])
-		}
+	sa := testmat.FitScore(t, a, X, X)
+	sc := testmat.FitScore(t, c, S, S)
+	// gamma = scale sums the entries in another order for CSR: rounding.
+	if d := testmat.MaxAbsDiff(sa, sc); d > 1e-12 {
+		t.Fatalf("sparse and dense scores differ by up to %g", d)
 	}
 }
 
@@ -278,10 +238,7 @@ func TestEdgeCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := m.Fit(context.Background(), X); err != nil {
-				t.Fatal(err)
-			}
-			s, _ := m.Score(nil, X)
+			s := testmat.FitScore(t, m, X, X)
 			for i, v := range s {
 				if math.Abs(v) > 1e-12 {
 					t.Errorf("n=%d nu=%g: row %d scores %v, want 0", X.RawMatrix().Rows, nu, i, v)
@@ -295,10 +252,7 @@ func TestEdgeCases(t *testing.T) {
 func TestConcurrentScore(t *testing.T) {
 	X := randX(400, 3, 13)
 	m, _ := New(Config{})
-	if err := m.Fit(context.Background(), X); err != nil {
-		t.Fatal(err)
-	}
-	want, _ := m.Score(nil, X)
+	want := testmat.FitScore(t, m, X, X)
 	done := make(chan []float64)
 	for g := 0; g < 4; g++ {
 		go func() {
@@ -341,10 +295,7 @@ func TestSparseModelStaysSparse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Fit(context.Background(), S); err != nil {
-			t.Fatal(err)
-		}
-		s1, _ := m.Score(nil, S)
+		s1 := testmat.FitScore(t, m, S, S)
 		var buf bytes.Buffer
 		if err := detector.Save(&buf, m); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -100,13 +101,8 @@ type golden struct {
 
 func readGolden(t testing.TB) []golden {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "libsvm_golden.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []golden
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(testmat.ReadFile(t, filepath.Join("testdata", "libsvm_golden.tsv")))
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "dataset") || line == "" {
@@ -138,12 +134,7 @@ var committed = map[string]bool{"6_cardio": true, "38_thyroid": true}
 // as a dense matrix with d columns and the labels (−1 → anomaly 1).
 func readSVMLight(t testing.TB, path string, d int) (*mat.Dense, []int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	zr, err := gzip.NewReader(testmat.ReadFile(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +195,7 @@ func paritySplit(t testing.TB, g golden) (Xtr *mat.Dense, Xte mat.Matrix, yte []
 // support-vector count within 1 %, test AUC within 0.002 (issue 3, item 1).
 // cardio and thyroid run by default; all five data sets with ANOMALY_LONG=1.
 func TestLIBSVMParity(t *testing.T) {
-	long := os.Getenv("ANOMALY_LONG") == "1"
+	long := testmat.Long()
 	for _, g := range readGolden(t) {
 		if !long && g.name != "6_cardio" && g.name != "38_thyroid" {
 			continue

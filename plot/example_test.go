@@ -12,6 +12,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/plot"
 	"gonum.org/v1/gonum/mat"
 )
@@ -98,12 +99,7 @@ func TestSavePNG(t *testing.T) {
 // when the file does not decode.
 func pngBounds(t *testing.T, path string) image.Rectangle {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := png.Decode(testmat.ReadFile(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package scale
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/james-bowman/sparse"
@@ -16,16 +15,8 @@ type golden struct {
 	Scalers     map[string]struct{ Train, Test [][]float64 }
 }
 
-// readGolden reads testdata/golden_scalers.json (testdata/golden_scalers.py,
-// scikit-learn 1.2.1).
-func readGolden(t *testing.T) *golden {
-	var g golden
-	testmat.ReadJSON(t, filepath.Join("testdata", "golden_scalers.json"), &g)
-	return &g
-}
-
 func TestScalersMatchScikitLearn(t *testing.T) {
-	g := readGolden(t)
+	g := testmat.Golden[golden](t, "golden_scalers.json") // testdata/golden_scalers.py, scikit-learn 1.2.1
 	train, test := testmat.Dense(g.Train), testmat.Dense(g.Test)
 	for name, s := range map[string]func() Scaler{
 		"minmax":            func() Scaler { return &MinMax{} },

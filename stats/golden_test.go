@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -102,12 +101,7 @@ type golden struct {
 	}
 }
 
-func loadGolden(t *testing.T) *golden {
-	t.Helper()
-	var g golden
-	testmat.ReadJSON(t, filepath.Join("testdata", "golden.json"), &g)
-	return &g
-}
+func loadGolden(t *testing.T) *golden { return testmat.Golden[golden](t, "golden.json") }
 
 // Tolerances of the golden comparisons: relative 1e-10 as the package
 // promises; statistics that are 0 in exact arithmetic (a χ² of perfectly

@@ -17,6 +17,8 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 	_ "github.com/kernelad/anomaly/ocsvm"
 	"github.com/kernelad/anomaly/tensor"
 )
@@ -29,10 +31,8 @@ import (
 // seeds 1–3; fit and scored on the same rows (unsupervised, labels for the
 // AUC only). It prints the median AUC per set, protocol and method.
 func TestProtocols(t *testing.T) {
-	if os.Getenv("ANOMALY_LONG") != "1" {
-		t.Skip("set ANOMALY_LONG=1 to run the AUC protocols on ../shared/data/tensor")
-	}
-	dir := filepath.Join("..", "..", "shared", "data", "tensor")
+	testmat.SkipUnless(t, "ANOMALY_LONG", "to run the AUC protocols on ../shared/data/tensor")
+	dir := shareddata.Path(t, "tensor")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.npz"))
 	if len(files) == 0 {
 		t.Skip("no tensor data in " + dir)

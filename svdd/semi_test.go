@@ -8,6 +8,7 @@ import (
 
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // labelSome returns labels for FitLabeled: a share frac of the anomalies of
@@ -49,10 +50,7 @@ func TestSemiSupervisedHelps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := m.Fit(context.Background(), train.X); err != nil {
-				t.Fatal(err)
-			}
-			s, _ := m.Score(nil, test.X)
+			s := testmat.FitScore(t, m, train.X, test.X)
 			a0 := eval.AUCROC(s, test.Y)
 			lab := labelSome(train.Y, 0.05, seed)
 			if err := m.FitLabeled(context.Background(), train.X, lab); err != nil {

@@ -61,14 +61,8 @@ func TestRankingIdentity(t *testing.T) {
 				n, _ := s.train.Dims()
 				sv, _ := New(Config{C: 1 / (nu * float64(n)), Solver: smo.Settings{Tol: 1e-8}})
 				oc, _ := ocsvm.New(ocsvm.Config{Nu: nu, Solver: smo.Settings{Tol: 1e-8}})
-				if err := sv.Fit(context.Background(), s.train); err != nil {
-					t.Fatal(err)
-				}
-				if err := oc.Fit(context.Background(), s.train); err != nil {
-					t.Fatal(err)
-				}
-				a, _ := sv.Score(nil, s.test)
-				b, _ := oc.Score(nil, s.test)
+				a := testmat.FitScore(t, sv, s.train, s.test)
+				b := testmat.FitScore(t, oc, s.train, s.test)
 				var worst float64
 				for i := range a {
 					worst = math.Max(worst, math.Abs(a[i]-2*b[i]))
@@ -191,31 +185,17 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  Config
-		fit  bool
+		X    mat.Matrix // nil: New must refuse cfg; else Fit on X must
 	}{
-		{"nu > 1", Config{Nu: 1.01}, false},
-		{"nu < 0", Config{Nu: -1}, false},
-		{"C and nu", Config{C: 0.1, Nu: 0.1}, false},
-		{"C < 1/n", Config{C: 1.0 / 41}, true},
-		{"negative C", Config{C: -1}, false},
-		{"unknown kernel", Config{Kernel: kernel.Spec{Kind: "sigmoid"}}, false},
+		{"nu > 1", Config{Nu: 1.01}, nil},
+		{"nu < 0", Config{Nu: -1}, nil},
+		{"C and nu", Config{C: 0.1, Nu: 0.1}, nil},
+		{"C < 1/n", Config{C: 1.0 / 41}, X},
+		{"negative C", Config{C: -1}, nil},
+		{"unknown kernel", Config{Kernel: kernel.Spec{Kind: "sigmoid"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := New(tc.cfg)
-			if !tc.fit {
-				if err == nil {
-					t.Fatal("New accepted the config")
-				}
-				t.Log(err)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err = m.Fit(context.Background(), X); err == nil {
-				t.Fatal("Fit accepted it")
-			}
-			t.Log(err)
+			testmat.Rejects(t, func() (*SVDD, error) { return New(tc.cfg) }, tc.X, nil)
 		})
 	}
 	m, _ := New(Config{})

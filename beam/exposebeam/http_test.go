@@ -13,6 +13,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,11 +22,7 @@ import (
 // threshold samples) unless ANOMALY_LONG=1.
 func httpData(t testing.TB) *mat.Dense {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "data", "adbench", "16_http.npz")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("ADBench data not found at %s (the shared data directory is absent)", p)
-	}
-	ds, err := dataset.Load(p, dataset.Options{})
+	ds, err := dataset.Load(shareddata.Path(t, "adbench/16_http.npz"), dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,15 +129,7 @@ func TestHTTPShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(models["prism"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	det, err := detector.Load(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, det := loadModel(t, models["prism"])
 	var worst float64
 	rows := 0
 	for i, sf := range files {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -154,12 +155,7 @@ func TestFitSummaryAndParams(t *testing.T) {
 	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "meandist: fitted 5 rows × 2 features") {
 		t.Errorf("summary line %q", stderr)
 	}
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := detector.Load(f)
+	d, err := detector.Load(testmat.ReadFile(t, model))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,9 +189,7 @@ func TestLabeled(t *testing.T) {
 	// Fitted on the four normal rows only (in their own units), the
 	// threshold is a quantile of their distances to (0.5, 0.5): every one
 	// is 0.5.
-	f, _ := os.Open(model)
-	defer f.Close()
-	d, err := detector.Load(f)
+	d, err := detector.Load(testmat.ReadFile(t, model))
 	if err != nil || d.Threshold() != 0.5 {
 		t.Errorf("threshold %v (%v), want 0.5", d.Threshold(), err)
 	}

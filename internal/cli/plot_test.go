@@ -8,17 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // checkPNG fails unless path holds a decodable PNG.
 func checkPNG(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
+	if _, err := png.Decode(testmat.ReadFile(t, path)); err != nil {
 		t.Errorf("%s: %v", path, err)
 	}
 }

@@ -5,34 +5,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
-// npy encodes a little-endian C-order array in NumPy's .npy format 1.0.
+// npy encodes data (a slice of fixed-size numbers) as a little-endian
+// C-order array in NumPy's .npy format 1.0.
 func npy(descr string, shape []int, data any) []byte {
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		dims[i] = fmt.Sprint(s)
-	}
-	tuple := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		tuple += ","
-	}
-	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, tuple)
-	pad := 64 - (10+len(h)+1)%64
-	h += strings.Repeat(" ", pad%64) + "\n"
 	var b bytes.Buffer
-	b.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&b, binary.LittleEndian, uint16(len(h)))
-	b.WriteString(h)
 	binary.Write(&b, binary.LittleEndian, data)
-	return b.Bytes()
+	return testmat.NPY(descr, false, shape, b.Bytes())
 }
 
 // writeTensorNPZShape writes n samples of the given sample shape (product
@@ -83,12 +69,7 @@ func TestTensorFile(t *testing.T) {
 	if !strings.Contains(stderr, "fitted 10 rows × 6 features") {
 		t.Errorf("fit summary %q", stderr)
 	}
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := detector.Load(f)
-	f.Close()
+	d, err := detector.Load(testmat.ReadFile(t, model))
 	var params map[string]string
 	if err == nil {
 		_, params, _ = detector.Describe(d)

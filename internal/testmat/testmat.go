@@ -1,11 +1,19 @@
 package testmat
 
 import (
+	"bytes"
+	"cmp"
+	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/james-bowman/sparse"
@@ -53,6 +61,11 @@ func Normal(n, d int, src rand.Source) *mat.Dense {
 	return x
 }
 
+// NormalSeed is Normal with the source PCG(seed, seed).
+func NormalSeed(n, d int, seed uint64) *mat.Dense {
+	return Normal(n, d, rand.NewPCG(seed, seed))
+}
+
 // Uniform returns an n × d matrix with entries uniform on [0, 1) from src,
 // of which a share zeroFrac is exactly 0, so that a CSR copy is genuinely
 // sparse. Each entry takes one draw to decide whether it is zero and, when
@@ -81,6 +94,114 @@ func ReadJSON(tb testing.TB, path string, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}
+}
+
+// Golden decodes the JSON file testdata/<file> of the calling package's
+// directory into a new T, failing tb as ReadJSON does.
+func Golden[T any](tb testing.TB, file string) *T {
+	tb.Helper()
+	var v T
+	ReadJSON(tb, filepath.Join("testdata", file), &v)
+	return &v
+}
+
+// ReadFile returns the contents of the file at path as a reader, failing
+// tb when the file cannot be read. The file is closed before it returns.
+func ReadFile(tb testing.TB, path string) *bytes.Reader {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return bytes.NewReader(b)
+}
+
+// Long reports whether the long tests were asked for (ANOMALY_LONG=1).
+func Long() bool { return os.Getenv("ANOMALY_LONG") == "1" }
+
+// SkipUnless skips tb unless the environment variable env is "1"; the
+// message reads "set <env>=1 <why>".
+func SkipUnless(tb testing.TB, env, why string) {
+	tb.Helper()
+	if os.Getenv(env) != "1" {
+		tb.Skipf("set %s=1 %s", env, why)
+	}
+}
+
+// FitScorer is the part of a detector that FitScore drives (the
+// detector.Detector methods; testmat cannot import detector, whose tests
+// use it).
+type FitScorer interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+	Score(dst []float64, X mat.Matrix) ([]float64, error)
+}
+
+// FitScore fits d on fit and returns its scores of the rows of score,
+// failing tb when either step fails.
+func FitScore(tb testing.TB, d FitScorer, fit, score mat.Matrix) []float64 {
+	tb.Helper()
+	if err := d.Fit(context.Background(), fit); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := d.Score(nil, score)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// NPY returns a NumPy .npy file of format 1.0 with the header fields descr,
+// fortran_order and shape (padded, as NumPy pads it, so that the data
+// starts at a multiple of 64 bytes) followed by data as given. Nothing is
+// checked: tests use it for malformed files as well.
+func NPY(descr string, fortran bool, shape []int, data []byte) []byte {
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	tuple := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		tuple += ","
+	}
+	order := "False"
+	if fortran {
+		order = "True"
+	}
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, order, tuple)
+	for (10+len(hdr)+1)%64 != 0 {
+		hdr += " "
+	}
+	hdr += "\n"
+	b := []byte("\x93NUMPY\x01\x00")
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
+	b = append(b, hdr...)
+	return append(b, data...)
+}
+
+// Rejects checks a configuration that must be refused. When X is nil,
+// build (the method's constructor on that configuration) must fail.
+// Otherwise build must succeed and Fit on X must fail, with an error
+// matching want (errors.Is) unless want is nil. The refusal is logged.
+func Rejects[D interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+}](tb testing.TB, build func() (D, error), X mat.Matrix, want error) {
+	tb.Helper()
+	d, err := build()
+	if X == nil {
+		if err == nil {
+			tb.Fatal("New accepted the config")
+		}
+		tb.Log(err)
+		return
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = d.Fit(context.Background(), X)
+	if err == nil || (want != nil && !errors.Is(err, want)) {
+		tb.Fatalf("Fit error %v, want %v", err, cmp.Or(want, errors.New("an error")))
+	}
+	tb.Log(err)
 }
 
 // ReadNPY reads the .npy file at path as a dense matrix, failing tb when

@@ -1,9 +1,15 @@
 package testmat
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -49,6 +55,12 @@ func TestNormalIsRowMajorDraws(t *testing.T) {
 				t.Fatalf("Normal(3, 4)[%d,%d] = %v, draw %d is %v", i, j, x.At(i, j), 4*i+j, w)
 			}
 		}
+	}
+}
+
+func TestNormalSeed(t *testing.T) {
+	if d := MaxAbsDiffMat(NormalSeed(3, 2, 7), Normal(3, 2, rand.NewPCG(7, 7))); d != 0 {
+		t.Errorf("NormalSeed(3, 2, 7) differs from Normal with PCG(7, 7) by %g", d)
 	}
 }
 
@@ -127,6 +139,96 @@ func TestReadJSON(t *testing.T) {
 	if len(v.A) != 3 || v.A[2] != 3 {
 		t.Errorf("ReadJSON: %+v", v)
 	}
+}
+
+func TestNPYReadsBack(t *testing.T) {
+	var data []byte
+	for _, v := range []float64{1, 2, 3, 4, 5, 6} {
+		data = binary.LittleEndian.AppendUint64(data, math.Float64bits(v))
+	}
+	for _, tc := range []struct {
+		fortran bool
+		want    [][]float64
+	}{
+		{false, [][]float64{{1, 2}, {3, 4}, {5, 6}}},
+		{true, [][]float64{{1, 4}, {2, 5}, {3, 6}}},
+	} {
+		b := NPY("<f8", tc.fortran, []int{3, 2}, data)
+		if (len(b)-len(data))%64 != 0 {
+			t.Errorf("fortran %v: data starts at byte %d, not a multiple of 64", tc.fortran, len(b)-len(data))
+		}
+		path := filepath.Join(t.TempDir(), "x.npy")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if d := MaxAbsDiffMat(ReadNPY(t, path), Dense(tc.want)); d != 0 {
+			t.Errorf("fortran %v: read back differs by %g", tc.fortran, d)
+		}
+	}
+	if got, want := string(NPY("<i8", false, []int{3}, nil)[10:]), "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }"; got[:len(want)] != want {
+		t.Errorf("1-d header %q, want %q", got, want)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	if v := Golden[struct{ A []float64 }](t, "example.json"); len(v.A) != 3 || v.A[2] != 3 {
+		t.Errorf("Golden: %+v", v)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("testdata", "example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(ReadFile(t, filepath.Join("testdata", "example.json")))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("ReadFile gave %q (%v), want %q", got, err, want)
+	}
+}
+
+func TestSkipUnless(t *testing.T) {
+	t.Setenv("TESTMAT_SKIP", "1")
+	SkipUnless(t, "TESTMAT_SKIP", "never skipped")
+	t.Run("unset", func(t *testing.T) {
+		t.Setenv("TESTMAT_SKIP", "")
+		SkipUnless(t, "TESTMAT_SKIP", "to run this")
+		t.Error("SkipUnless did not skip with the variable unset")
+	})
+}
+
+// meanScorer scores rows by their squared distance to the mean of the rows
+// it was fitted on.
+type meanScorer struct{ mean []float64 }
+
+func (m *meanScorer) Fit(_ context.Context, X mat.Matrix) error {
+	m.mean = ColMeans(X)
+	return nil
+}
+
+func (m *meanScorer) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	r, _ := X.Dims()
+	return SqDists(make([]float64, r), X, m.mean), nil
+}
+
+func TestFitScore(t *testing.T) {
+	s := FitScore(t, &meanScorer{}, Dense([][]float64{{0, 0}, {2, 2}}), Dense([][]float64{{1, 1}, {1, 3}}))
+	if len(s) != 2 || s[0] != 0 || s[1] != 4 {
+		t.Errorf("FitScore = %v, want [0 4]", s)
+	}
+}
+
+// refuser's Fit fails with errRefused.
+type refuser struct{}
+
+var errRefused = errors.New("refused")
+
+func (refuser) Fit(context.Context, mat.Matrix) error { return fmt.Errorf("fit: %w", errRefused) }
+
+func TestRejects(t *testing.T) {
+	Rejects(t, func() (refuser, error) { return refuser{}, errors.New("bad config") }, nil, nil)
+	Rejects(t, func() (refuser, error) { return refuser{}, nil }, Dense([][]float64{{1}}), errRefused)
+	Rejects(t, func() (refuser, error) { return refuser{}, nil }, Dense([][]float64{{1}}), nil)
 }
 
 // Dense builds a matrix from literal rows, CSR copies it with its zeros
