@@ -58,10 +58,7 @@ func (k *KDE) crossValidate(ctx context.Context, xc *mat.Dense, sqn []float64) (
 		m = 1000
 	}
 	m = min(m, n)
-	held := make([]int, m)
-	for i := range held {
-		held[i] = int(int64(i) * int64(n) / int64(m))
-	}
+	held := evenRows(n, m)
 	kern := k.cfg.Kernel
 	ng := len(grid)
 	xraw := xc.RawMatrix()

@@ -91,6 +91,14 @@
 // kernel is zero (round-off in its bound bookkeeping); this package returns
 // −Inf there (testdata/golden.py documents the case).
 //
+// # Threshold
+//
+// The threshold is the (1 − contamination) quantile of the training
+// scores. Scoring every training row costs n² kernel values, so at most
+// Config.ThresholdRows rows (default 10,000, evenly spaced through the
+// training set; −1 scores all) are scored for it; each is still scored
+// against all n rows, its own included.
+//
 // # Use
 //
 //	d, err := kde.New(kde.Config{Kernel: kde.Gaussian, Rule: kde.Scott})

@@ -183,3 +183,36 @@ func TestGaussianLogSumExtremeBandwidth(t *testing.T) {
 		}
 	}
 }
+
+// With threshold_rows = m < n the threshold is the quantile of the scores
+// of the m evenly spaced rows ⌊i·n/m⌋, each scored against all n rows, as
+// Score on those rows gives them; at m ≥ n every row counts.
+func TestThresholdRows(t *testing.T) {
+	const n, m = 300, 70
+	X := testmat.NormalSeed(n, 3, 7)
+	capped, err := New(Config{ThresholdRows: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := capped.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	sub := mat.NewDense(m, 3, nil)
+	for i := 0; i < m; i++ {
+		sub.SetRow(i, mat.Row(nil, i*n/m, X))
+	}
+	s, err := capped.Score(nil, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := capped.Threshold(), detector.ThresholdFromScores(s, 0.1); got != want {
+		t.Errorf("threshold_rows=%d: threshold %v, want the quantile of the %d rows' scores %v", m, got, m, want)
+	}
+	all, _ := New(Config{ThresholdRows: -1})
+	big, _ := New(Config{ThresholdRows: n})
+	all.Fit(context.Background(), X)
+	big.Fit(context.Background(), X)
+	if all.Threshold() != big.Threshold() {
+		t.Errorf("threshold_rows=-1 gives %v, threshold_rows=n %v: both score every row", all.Threshold(), big.Threshold())
+	}
+}
