@@ -33,6 +33,11 @@ type Info struct {
 	// spread, a tree split); 0 means one. Base checks it before the scale
 	// stage, with the same message for every method.
 	MinRows int
+	// Lighter is the parameter settings, if any, under which the method
+	// fits in much less memory (kpca's method=nystrom: n × m instead of
+	// n × n). A front end that refuses a fit over its memory budget
+	// offers them when they would fit it.
+	Lighter map[string]string
 }
 
 // Size describes the data an operation runs on.

@@ -20,6 +20,7 @@ func init() {
 		Summary: "kernel PCA; score = squared reconstruction error of the centred φ(x) in feature space (exact or Nyström)",
 		Version: stateVersion,
 		MinRows: 2,
+		Lighter: map[string]string{"method": "nystrom"},
 	}, New, memory)
 }
 

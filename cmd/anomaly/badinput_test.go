@@ -52,6 +52,13 @@ func TestBadInputRealMethods(t *testing.T) {
 	}
 	libsvm := filepath.Join(dir, "wide.libsvm")
 	os.WriteFile(libsvm, []byte(wide.String()), 0o644)
+	var rows3k strings.Builder
+	rows3k.WriteString("a,b\n")
+	for i := range 3000 {
+		fmt.Fprintf(&rows3k, "%d,%d\n", i%97, i%89)
+	}
+	d3k := filepath.Join(dir, "d3k.csv")
+	os.WriteFile(d3k, []byte(rows3k.String()), 0o644)
 	out := filepath.Join(dir, "m.bin")
 	// A 1.6 GB .npy, sparse on disk: the header of 2,000,000 × 100 float64
 	// and a hole.
@@ -76,6 +83,13 @@ func TestBadInputRealMethods(t *testing.T) {
 		want string // substring of stderr
 	}{
 		{"features=10^9: refused by the estimate", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},
+		// kpca's estimates on 3,000 rows: exact 134 MB (a 72 MB Gram
+		// matrix and the eigensolver's), Nyström at its default 500
+		// landmarks 69 MB, at 3,000 landmarks 648 MB. Over a 100 MB budget
+		// the refusal names the lighter setting kpca declares
+		// (detector.Info.Lighter) when that fits.
+		{"kpca exact over the budget: nystrom offered", []string{"fit", "--method", "kpca", "--data", d3k, "--out", out, "--max-memory", "100MB"}, cli.ExitUsage, "with --set method=nystrom it needs about"},
+		{"kpca nystrom with n landmarks over the budget", []string{"fit", "--method", "kpca", "--data", d3k, "--out", out, "--max-memory", "100MB", "--set", "method=nystrom", "--set", "landmarks=3000"}, cli.ExitUsage, "make it so; lower them (at the method's defaults with --set method=nystrom it needs about"},
 		{"r1svm features=10^9", []string{"fit", "--method", "r1svm", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "over the memory budget"},
 		{"10^7 sparse columns: expose", []string{"fit", "--method", "expose", "--data", libsvm, "--out", out}, cli.ExitData, "the data is too large for the method"},
 		{"10^7 sparse columns: kde", []string{"fit", "--method", "kde", "--data", libsvm, "--out", out}, cli.ExitData, "over the memory budget"},

@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,15 +127,61 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 	}
 	msg := fmt.Sprintf("%s %d × %d %s with %s needs %s, over the memory budget of %s (%s)",
 		what, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
-	if op == detector.FitOp && len(params) > 0 {
-		if plain, _, perr := detector.Prepare(method, shapeOnly(params), detector.Task{}); perr == nil {
-			if base, err := detector.Memory(plain, op, size); err == nil && withData(base, size, model) <= budget {
-				base = withData(base, size, model)
-				return usagef("%s: the parameters %s make it so; lower them (at the method's defaults it needs about %s), or raise --max-memory", msg, paramList(params), dataset.FormatBytes(base))
-			}
+	if op != detector.FitOp {
+		return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, or raise --max-memory", ds.Source, msg))
+	}
+	// What would fit: the method's defaults (with its lighter settings
+	// when the user chose them), then the lighter settings with the user's
+	// parameters, then with the defaults.
+	fits := func(p map[string]string) (int64, bool) {
+		d, _, err := detector.Prepare(method, p, detector.Task{})
+		if err != nil {
+			return 0, false
+		}
+		e, err := detector.Memory(d, op, size)
+		e = withData(e, size, model)
+		return e, err == nil && e <= budget
+	}
+	light, chosen, sets := lighter(method, params)
+	if len(params) > 0 {
+		defaults, with := shapeOnly(params), ""
+		if chosen {
+			maps.Copy(defaults, light)
+			with = " with " + strings.Join(sets, " ")
+		}
+		if e, ok := fits(defaults); ok {
+			return usagef("%s: %s: the parameters %s make it so; lower them (at the method's defaults%s it needs about %s), or raise --max-memory", ds.Source, msg, paramList(params), with, dataset.FormatBytes(e))
+		}
+	}
+	if len(light) > 0 && !chosen {
+		mine := maps.Clone(params)
+		maps.Copy(mine, light)
+		if e, ok := fits(mine); ok {
+			return usagef("%s: %s: with %s it needs about %s", ds.Source, msg, strings.Join(sets, " "), dataset.FormatBytes(e))
+		}
+		defaults := shapeOnly(params)
+		maps.Copy(defaults, light)
+		if e, ok := fits(defaults); ok && len(params) > len(shapeOnly(params)) {
+			return usagef("%s: %s: with %s and the method's defaults otherwise (not %s) it needs about %s", ds.Source, msg, strings.Join(sets, " "), paramList(params), dataset.FormatBytes(e))
 		}
 	}
 	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", ds.Source, msg))
+}
+
+// lighter returns the method's lighter settings (detector.Info.Lighter:
+// kpca's method=nystrom), whether params chose them all already, and
+// them as --set flags.
+func lighter(method string, params map[string]string) (light map[string]string, chosen bool, sets []string) {
+	m, ok := detector.Lookup(method)
+	if !ok || len(m.Lighter) == 0 {
+		return nil, false, nil
+	}
+	chosen = true
+	for _, k := range slices.Sorted(maps.Keys(m.Lighter)) {
+		chosen = chosen && params[k] == m.Lighter[k]
+		sets = append(sets, "--set "+k+"="+m.Lighter[k])
+	}
+	return m.Lighter, chosen, sets
 }
 
 // withData adds to a method's estimate what the command holds beside the
