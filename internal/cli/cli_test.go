@@ -678,4 +678,3 @@ func interruptChild(t *testing.T, env []string, ready func() bool, args ...strin
 	t.Logf("exited %v after SIGINT", took)
 	return stderr.String()
 }
-
