@@ -73,3 +73,32 @@ func classSubset(ds *Dataset, normal int, seed uint64) (*Dataset, error) {
 	sub.Y, sub.Class, sub.Split = y, nil, nil
 	return sub, nil
 }
+
+// signLabels reads labels y that hold only 1 and −1, with the 1s more
+// than half of the rows, by the one-class convention of scikit-learn and
+// LIBSVM (+1 normal, −1 anomaly), in place, and returns a note saying so;
+// otherwise it leaves y as it is and returns "". Read by this package's
+// convention (1 = anomaly, −1 = unlabeled) such labels would make most
+// rows anomalies, which no contamination allows (it is at most 0.5), and
+// a semi-supervised fit would take the normal rows for its labelled
+// anomalies. With the 1s at most half, they are this package's labelled
+// anomalies among unlabeled rows.
+func signLabels(y []int) string {
+	pos := 0
+	for _, v := range y {
+		switch v {
+		case 1:
+			pos++
+		case -1:
+		default:
+			return ""
+		}
+	}
+	if pos == len(y) || 2*pos <= len(y) {
+		return ""
+	}
+	for i, v := range y {
+		y[i] = (1 - v) / 2 // 1 → 0 (normal), −1 → 1 (anomaly)
+	}
+	return fmt.Sprintf("labels 1/-1 are read by the one-class convention of scikit-learn and LIBSVM, 1 normal and -1 anomaly (%d anomalies): read as 1 = anomaly, -1 = unlabeled, %d of the %d rows would be anomalies (write 1 = anomaly, 0 = normal, -1 = unlabeled for that)", len(y)-pos, pos, len(y))
+}

@@ -137,6 +137,9 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	if err := l.resolve(y, path); err != nil {
 		return nil, err
 	}
+	if note := signLabels(y); note != "" {
+		l.notes = append(l.notes, note)
+	}
 	shape, err := applyShape(path, opt.Shape, d)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -273,6 +274,52 @@ func TestLongLineBounded(t *testing.T) {
 		}
 		if _, err := Read(strings.NewReader(tc.file), int64(len(tc.file)), tc.name, Options{}); err != nil {
 			t.Errorf("%s without a budget: %v", tc.name, err)
+		}
+	}
+}
+
+// Labels that are only 1 and −1 with the 1s a majority follow the
+// one-class sign convention (+1 normal, −1 anomaly) with a note, in CSV
+// and .npz alike: read as 1 = anomaly they would make most rows
+// anomalies. With the 1s a minority (or absent) they keep this package's
+// meaning: labelled anomalies among unlabeled rows.
+func TestSignLabels(t *testing.T) {
+	csv := func(labels ...string) []byte {
+		s := "a,label\n"
+		for i, l := range labels {
+			s += strconv.Itoa(i) + "," + l + "\n"
+		}
+		return []byte(s)
+	}
+	npz := func(labels ...float64) []byte {
+		x := make([]float64, len(labels))
+		return npzBytes(map[string][]byte{
+			"X.npy": npyBytes("<f8", false, []int{len(labels), 1}, x),
+			"y.npy": npyBytes("<i8", false, []int{len(labels)}, labels),
+		}, "X.npy", "y.npy")
+	}
+	for _, c := range []struct {
+		name string
+		file []byte
+		want []int
+		note bool
+	}{
+		{"a.csv", csv("1", "1", "-1", "1"), []int{0, 0, 1, 0}, true},
+		{"a.csv", csv("+1", "-1", "+1"), []int{0, 1, 0}, true},
+		{"a.csv", csv("1", "-1", "-1", "-1"), []int{1, -1, -1, -1}, false}, // labelled anomalies, unlabeled rows
+		{"a.csv", csv("1", "-1"), []int{1, -1}, false},                      // half: not a majority
+		{"a.csv", csv("1", "1", "0", "-1"), []int{1, 1, 0, -1}, false},      // a 0: this package's labels
+		{"a.csv", csv("1", "1"), []int{1, 1}, false},
+		{"a.npz", npz(1, 1, -1), []int{0, 0, 1}, true},
+		{"a.npz", npz(1, -1, -1), []int{1, -1, -1}, false},
+	} {
+		ds, err := Read(bytes.NewReader(c.file), int64(len(c.file)), c.name, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		noted := slices.ContainsFunc(ds.Notes, func(n string) bool { return strings.Contains(n, "one-class convention") })
+		if !slices.Equal(ds.Y, c.want) || noted != c.note {
+			t.Errorf("%s %q: Y %v note %v (%q), want %v note %v", c.name, c.file, ds.Y, noted, ds.Notes, c.want, c.note)
 		}
 	}
 }

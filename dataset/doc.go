@@ -43,7 +43,11 @@
 // 0 (normal), −1 or empty (unlabeled), or the words of one normal/anomaly
 // pair as ARFF classes have them (no/yes, normal/anomaly, inlier/outlier,
 // false/true, n/y, in any case; a single word of either kind alone);
-// anything else is an error. Empty
+// anything else is an error. Labels that are only 1 and −1 with the 1s
+// more than half of the rows follow the one-class sign convention of
+// scikit-learn and LIBSVM instead, 1 normal and −1 anomaly, with a note (as
+// this package's labels they would make most rows anomalies); so do such a
+// y in an .npz. Empty
 // feature cells, text, NaN ("nan") and infinities ("inf", "1e999") are
 // errors: the package never guesses missing values. Records follow
 // encoding/csv's rules (quoted fields, "" for a quote, quoted line breaks,

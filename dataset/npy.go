@@ -989,6 +989,9 @@ func fromArrays(path string, x *npyArray, y *npyLabels, split *npyArray, opt Opt
 		}
 		if binary {
 			ds.Y = v
+			if note := signLabels(v); note != "" {
+				ds.Notes = append(ds.Notes, note)
+			}
 		} else {
 			ds.Class = v
 		}

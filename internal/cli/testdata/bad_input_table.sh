@@ -287,6 +287,14 @@ run "--out a 250-byte file name (written; the temporary name is cut to fit)" ano
 echo "| the file afterwards | \`test -f s…s.csv\` | $(test -f $LONG; echo $?) | \`$(wc -l < $LONG) lines\` |"
 rm -f $LONG
 run "help to a full disk" anomaly --help '>' /dev/full
+/usr/bin/python3 -c "
+import random
+random.seed(9)
+print('a,b,label')
+for i in range(100):
+    o = i < 8
+    print(f'{random.gauss(6 if o else 0, 1)},{random.gauss(6 if o else 0, 1)},{-1 if o else 1}')" > pm1.csv
+run "CSV labels 1/-1 in scikit-learn's convention (1 normal, -1 outlier), semi-supervised fit: read as such, with a note" anomaly fit --method svdd --labeled --data pm1.csv --out m.bin
 # Ctrl-C during a long fit: SIGINT 3 s after the start.
 if [ -f $SHARED/adbench/16_http.npz ]; then
   ./anomaly-bin fit --method expose --data $SHARED/adbench/16_http.npz --out h.bin --set features=16384 2>sig.err &
