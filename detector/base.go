@@ -358,6 +358,8 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 			hint = "set scale=standard, or choose the width"
 		}
 		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0], hint)
+	} else if r, _ := X.Dims(); r == 1 {
+		b.warning = fmt.Sprintf("%s: fitted on a single row: the threshold is that row's own score, and a model of one point says little about which rows are typical (fit on more rows)", b.method)
 	}
 	_, cols := X.Dims()
 	b.stage, b.dim, b.fitted = stage, cols, true

@@ -44,6 +44,8 @@ func TestBadInputRealMethods(t *testing.T) {
 	os.WriteFile(short, []byte("0 1:0.5\n1 2:3\n"), 0o644)
 	t4 := filepath.Join(dir, "t4.csv")
 	os.WriteFile(t4, []byte("a,b,c,d\n"+strings.Repeat("1,2,3,4\n2,1,4,3\n3,3,1,2\n", 5)), 0o644)
+	one := filepath.Join(dir, "one.csv")
+	os.WriteFile(one, []byte("a,b\n1,2\n"), 0o644)
 	konst := filepath.Join(dir, "const.csv")
 	os.WriteFile(konst, []byte("a,b\n"+strings.Repeat("1,2\n", 20)), 0o644)
 	var wide strings.Builder
@@ -123,6 +125,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"kde bandwidth=1e-300: finite, and warned", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--set", "bandwidth=1e-300"}, cli.ExitOK, "warning: kde: every training score is"},
 		{"pandas' row index: not read, with a note", []string{"fit", "--method", "kde", "--data", pdindex, "--out", out}, cli.ExitOK, "column 1 has no name in the header: it is taken as the row index"},
 		{"constant data: warned", []string{"fit", "--method", "kde", "--data", konst, "--out", out}, cli.ExitOK, "cannot rank rows"},
+		{"one training row: warned", []string{"fit", "--method", "ocsvm", "--data", one, "--out", out}, cli.ExitOK, "warning: ocsvm: fitted on a single row"},
 		{"--contamination 0", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--contamination", "0"}, cli.ExitUsage, `contamination="0": must be in (0, 0.5]`},
 		{"--set contamination=0", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "contamination=0"}, cli.ExitUsage, "must be in (0, 0.5]"},
 		{"kpca components ≥ n", []string{"fit", "--method", "kpca", "--data", train, "--out", out, "--set", "components=100000"}, cli.ExitUsage, "must be at most n−1 = 59"},
