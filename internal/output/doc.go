@@ -29,4 +29,7 @@
 // names it "." + the whole target name + up to 19 digits and gives no way
 // to change that, so a legal target name of 236 to 255 bytes could not be
 // written at all ("file name too long"); here the name is cut to fit.
+// The name carries the writer's process id, so that the next write of the
+// same output removes what a killed process (SIGKILL, the out-of-memory
+// killer) left behind.
 package output

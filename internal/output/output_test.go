@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -339,5 +340,35 @@ func TestLongNames(t *testing.T) {
 	err := WriteFile(filepath.Join(dir, strings.Repeat("z", 256)), []byte("x"), Options{})
 	if !errors.Is(err, syscall.ENAMETOOLONG) {
 		t.Errorf("256-byte name: %v, want file name too long", err)
+	}
+}
+
+// A temporary file left by a process that no longer exists (killed while
+// it wrote) is removed by the next write of the same output; one of a
+// live process, and files of other names, are kept.
+func TestOrphanedTemporaryRemoved(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.csv")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run true to get a finished process id:", err)
+	}
+	dead := cmd.Process.Pid
+	orphan := filepath.Join(dir, fmt.Sprintf(".s.csv.%d.3.tmp", dead))
+	live := filepath.Join(dir, ".s.csv.1.3.tmp") // pid 1 always exists
+	other := filepath.Join(dir, fmt.Sprintf(".s.csv.x.%d.3.tmp", dead))
+	for _, f := range []string{orphan, live, other} {
+		os.WriteFile(f, []byte("partial"), 0o644)
+	}
+	if err := WriteFile(p, []byte("new"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); err == nil {
+		t.Errorf("%s (process %d gone) was kept", filepath.Base(orphan), dead)
+	}
+	for _, f := range []string{live, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(f), err)
+		}
 	}
 }

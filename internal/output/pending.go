@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -46,7 +48,9 @@ func createPending(target string) (*pending, error) {
 		return nil, err
 	}
 	dir, base := filepath.Split(target)
-	prefix := filepath.Join(dir, "."+clipName(base, maxTempBase)+"."+strconv.Itoa(os.Getpid())+".")
+	stem := "." + clipName(base, maxTempBase) + "."
+	removeOrphans(dir, stem)
+	prefix := filepath.Join(dir, stem+strconv.Itoa(os.Getpid())+".")
 	for attempt := 0; ; attempt++ {
 		name := prefix + strconv.FormatUint(tempSeq.Add(1), 10) + ".tmp"
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
@@ -106,6 +110,50 @@ func (p *pending) cleanup() {
 		p.Close()
 	}
 	os.Remove(p.Name())
+}
+
+// removeOrphans removes the temporary files stem + pid + "." + n + ".tmp"
+// in dir whose process no longer exists: what a process killed while it
+// wrote (SIGKILL, the out-of-memory killer) left behind. A process that
+// exists, or may (kill(2) says EPERM for another user's), keeps its file.
+func removeOrphans(dir, stem string) {
+	if dir == "" {
+		dir = "."
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, stem)
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutSuffix(rest, ".tmp")
+		pid, n, cut := strings.Cut(rest, ".")
+		if !ok || !cut || !digits(pid) || !digits(n) {
+			continue
+		}
+		p, err := strconv.Atoi(pid)
+		if err != nil || p <= 0 || p == os.Getpid() {
+			continue
+		}
+		if errors.Is(syscall.Kill(p, 0), syscall.ESRCH) {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // clipName cuts name to at most n bytes without splitting a UTF-8
