@@ -307,8 +307,8 @@ func TestSignLabels(t *testing.T) {
 		{"a.csv", csv("1", "1", "-1", "1"), []int{0, 0, 1, 0}, true},
 		{"a.csv", csv("+1", "-1", "+1"), []int{0, 1, 0}, true},
 		{"a.csv", csv("1", "-1", "-1", "-1"), []int{1, -1, -1, -1}, false}, // labelled anomalies, unlabeled rows
-		{"a.csv", csv("1", "-1"), []int{1, -1}, false},                      // half: not a majority
-		{"a.csv", csv("1", "1", "0", "-1"), []int{1, 1, 0, -1}, false},      // a 0: this package's labels
+		{"a.csv", csv("1", "-1"), []int{1, -1}, false},                     // half: not a majority
+		{"a.csv", csv("1", "1", "0", "-1"), []int{1, 1, 0, -1}, false},     // a 0: this package's labels
 		{"a.csv", csv("1", "1"), []int{1, 1}, false},
 		{"a.npz", npz(1, 1, -1), []int{0, 0, 1}, true},
 		{"a.npz", npz(1, -1, -1), []int{1, -1, -1}, false},
