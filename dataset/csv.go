@@ -559,6 +559,10 @@ func newTSVScanner(r io.Reader) *csvScanner {
 
 // csvSyntaxError is a malformed record, on the given line (encoding/csv's
 // ParseError.Line).
+// errUnclosedQuote is the syntax error of a quoted field that the file
+// ends inside.
+var errUnclosedQuote = errors.New(`a quoted field opens on this row and is never closed (a closing " is missing, or a stray " opened it)`)
+
 type csvSyntaxError struct {
 	line int
 	err  error
@@ -701,6 +705,7 @@ parseField:
 		}
 		// Quoted field.
 		line = line[1:]
+		opened := posLine
 		for {
 			i := bytes.IndexByte(line, '"')
 			switch {
@@ -744,9 +749,10 @@ parseField:
 					errRead = nil
 				}
 			default:
-				// End of file inside the quotes.
+				// End of file inside the quotes: named where they
+				// opened (the end of the file said nothing of it).
 				if errRead == nil {
-					err = &csvSyntaxError{line: posLine, err: csv.ErrQuote}
+					err = &csvSyntaxError{line: opened, err: errUnclosedQuote}
 					break parseField
 				}
 				s.ends = append(s.ends, len(s.rec))
@@ -836,6 +842,10 @@ func parseValue(s string) (float64, error) {
 			return 0, fmt.Errorf("%q marks a missing value, and missing values are not supported: drop or impute those rows first", clip(s))
 		case strings.Count(s, ",") == 1:
 			if _, err := strconv.ParseFloat(strings.Replace(s, ",", ".", 1), 64); err == nil {
+				if i := strings.IndexByte(s, ','); len(s)-i-1 == 3 && strings.IndexAny(s, ".eE") < 0 {
+					// 1,000: a thousands separator as likely as a decimal comma.
+					return 0, fmt.Errorf("%q has a comma: write numbers without thousands separators (%s) and with a decimal point (%s)", s, strings.Replace(s, ",", "", 1), strings.Replace(s, ",", ".", 1))
+				}
 				return 0, fmt.Errorf("%q has a decimal comma: write numbers with a decimal point (%s)", s, strings.Replace(s, ",", ".", 1))
 			}
 		}

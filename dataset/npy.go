@@ -261,8 +261,11 @@ func (p *pyParser) tuple() ([]int, error) {
 		for j < len(p.b) && p.b[j] >= '0' && p.b[j] <= '9' {
 			j++
 		}
-		if j == p.i || j-p.i > 12 {
+		if j == p.i {
 			return nil, errors.New("expected a dimension (a non-negative integer)")
+		}
+		if j-p.i > 12 {
+			return nil, fmt.Errorf("dimension %s is past 10^12: no array that large can be read", clip(string(p.b[p.i:j])))
 		}
 		v, _ := strconv.Atoi(string(p.b[p.i:j]))
 		p.i = j
