@@ -10,7 +10,11 @@
 //     the write is complete, so readers see
 //     the old file or the new one, never a part; an interrupted or failed
 //     write leaves the old file and no temporary behind. An existing file
-//     keeps its permissions; a new one gets 0644 less the umask.
+//     keeps its permissions
+//     and, as far as the process may give them (root: any), its owner and
+//     group; a new one gets 0644 less the umask. A hard link to the old
+//     file keeps the old contents: the name is given a new file, as with
+//     every writer that renames into place.
 //   - An existing file that is not a regular file — a device such as
 //     /dev/full or /dev/null, a named pipe, a socket, a terminal,
 //     /proc/self/fd/N — is written in place, never replaced.

@@ -372,3 +372,25 @@ func TestOrphanedTemporaryRemoved(t *testing.T) {
 		}
 	}
 }
+
+// A replaced file keeps its owner and group where this process may give
+// them (root: any), so that its owner can still read it.
+func TestReplacedFileKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file another owner needs root")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "own.csv")
+	os.WriteFile(p, []byte("old"), 0o640)
+	if err := os.Chown(p, 65534, 65534); err != nil {
+		t.Skip("cannot chown to 65534:", err)
+	}
+	if err := WriteFile(p, []byte("new"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	sys := st.Sys().(*syscall.Stat_t)
+	if sys.Uid != 65534 || sys.Gid != 65534 || st.Mode().Perm() != 0o640 {
+		t.Errorf("replaced file: owner %d:%d mode %v, want 65534:65534 and 0640 kept", sys.Uid, sys.Gid, st.Mode().Perm())
+	}
+}

@@ -68,8 +68,28 @@ func createPending(target string) (*pending, error) {
 				p.cleanup()
 				return nil, err
 			}
+			keepOwner(f, st)
 		}
 		return p, nil
+	}
+}
+
+// keepOwner gives f the owner and group of the file st describes, as far
+// as this process may (root may give any; another user only a group it
+// is in): a file of user A that root replaced became root's, and mode
+// 0640 then kept A from reading it. Failures are ignored: the new file is
+// then owned as any new file of this process.
+func keepOwner(f *os.File, st os.FileInfo) {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return
+	}
+	uid, gid := int(sys.Uid), int(sys.Gid)
+	if uid == os.Geteuid() && gid == os.Getegid() {
+		return
+	}
+	if f.Chown(uid, gid) != nil {
+		f.Chown(-1, gid)
 	}
 }
 
