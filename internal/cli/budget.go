@@ -150,7 +150,24 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 			with = " with " + strings.Join(sets, " ")
 		}
 		if e, ok := fits(defaults); ok {
-			return usagef("%s: %s: the parameters %s make it so; lower them (at the method's defaults%s it needs about %s), or raise --max-memory", ds.Source, msg, paramList(params), with, dataset.FormatBytes(e))
+			// Name the parameters whose default lowers the estimate
+			// (ocsvm's cache_mb, not its nu or tol), or all when none
+			// does alone.
+			heavy := map[string]string{}
+			for k, v := range params {
+				if _, lit := light[k]; lit && chosen {
+					continue
+				}
+				without := maps.Clone(params)
+				delete(without, k)
+				if e0, _ := fits(without); e0 > 0 && e0 < est {
+					heavy[k] = v
+				}
+			}
+			if len(heavy) == 0 {
+				heavy = params
+			}
+			return usagef("%s: %s: the parameters %s make it so; lower them (at the method's defaults%s it needs about %s), or raise --max-memory", ds.Source, msg, paramList(heavy), with, dataset.FormatBytes(e))
 		}
 	}
 	if len(light) > 0 && !chosen {
