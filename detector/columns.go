@@ -91,17 +91,26 @@ type ColumnsError struct {
 	Got, Want []string
 	Index     int
 	Reordered bool
+	// Numbers, when set, holds the column number of each of Got as the
+	// data's file counts its columns (dataset.Dataset.ColumnNumbers: a
+	// label or an index column before the features shifts them); nil
+	// numbers them 1, 2, … as the matrix's columns.
+	Numbers []int
 }
 
 func (e *ColumnsError) Error() string {
 	i, got, want := e.Index, e.Got, e.Want
+	col := i + 1 // the data's column i as its file numbers it
+	if i < len(e.Numbers) && len(e.Numbers) == len(got) {
+		col = e.Numbers[i]
+	}
 	if len(got) != len(want) {
 		var first string
 		switch {
 		case i < len(got) && i < len(want):
-			first = fmt.Sprintf("column %d is %s but the model was fitted on %s", i+1, quoteName(got[i]), quoteName(want[i]))
+			first = fmt.Sprintf("column %d is %s but the model was fitted on %s", col, quoteName(got[i]), quoteName(want[i]))
 		case i < len(got):
-			first = fmt.Sprintf("column %d, %s, is not one the model was fitted on", i+1, quoteName(got[i]))
+			first = fmt.Sprintf("column %d, %s, is not one the model was fitted on", col, quoteName(got[i]))
 		default:
 			first = fmt.Sprintf("the model's column %d, %s, is missing", i+1, quoteName(want[i]))
 		}
@@ -112,7 +121,7 @@ func (e *ColumnsError) Error() string {
 		return fmt.Sprintf("wrong feature count: data has %d %s (%s), the model was fitted on %d (%s): %s",
 			len(got), cols, listNames(got), len(want), listNames(want), first)
 	}
-	mismatch := fmt.Sprintf("column %d is %s but the model was fitted on %s (columns %s)", i+1, quoteName(got[i]), quoteName(want[i]), listNames(want))
+	mismatch := fmt.Sprintf("column %d is %s but the model was fitted on %s (columns %s)", col, quoteName(got[i]), quoteName(want[i]), listNames(want))
 	if e.Reordered {
 		return "the columns are the model's in another order: " + mismatch + "; give the columns in the fit's order"
 	}
