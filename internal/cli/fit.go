@@ -42,7 +42,9 @@ func newFitCmd(stderr io.Writer) *cobra.Command {
 		Short: "Fit a detector to the rows of a data file and save the model",
 		Long: `Fit a detector to the rows of a data file and save the model.
 
-The model file holds the method, its parameters and the fitted state; it is
+The model file holds the method, its parameters, the names of the data's
+feature columns when the file has them (a CSV or TSV header, ARFF
+attributes: score and eval then check them) and the fitted state; it is
 written to a temporary file and renamed into place, so an interrupted or
 failed fit leaves no model behind. A one-line summary goes to stderr; when
 stderr is a terminal, methods that report progress show a progress line.
