@@ -189,16 +189,18 @@ func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, erro
 		return nil, &Error{Path: path, Err: errors.New("empty data: no rows after @data")}
 	}
 	var cols []string
+	var colNum []int
 	for j, a := range attrs {
 		if j != classCol && j != idCol {
 			cols = append(cols, a.name)
+			colNum = append(colNum, j+1)
 		}
 	}
 	shape, err := applyShape(path, opt.Shape, d)
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Shape: shape, Columns: cols, Source: path, Notes: notes}
+	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Shape: shape, Columns: cols, ColumnNumbers: colNum, Source: path, Notes: notes}
 	if classCol >= 0 {
 		switch {
 		case attrs[classCol].nominal == nil:

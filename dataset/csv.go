@@ -144,7 +144,7 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: l.cols, Source: path, Notes: l.notes}
+	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: l.cols, ColumnNumbers: l.colNum, Source: path, Notes: l.notes}
 	return ds, nil
 }
 
@@ -157,6 +157,7 @@ type csvLayout struct {
 	skip   []bool
 	empty  int // the unnamed last column of a trailing comma, which must stay empty; −1 if none
 	cols   []string
+	colNum []int // the one-based column of the file of each of cols
 	notes  []string
 	words  []string // distinct label words, in order of appearance
 	byY    bool     // the label column was taken for its name y
@@ -328,6 +329,7 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 	for j, h := range header {
 		if j != l.label && !l.skip[j] {
 			l.cols = append(l.cols, h)
+			l.colNum = append(l.colNum, j+1)
 		}
 	}
 	if len(l.cols) == 0 {

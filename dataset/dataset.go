@@ -18,6 +18,10 @@ type Dataset struct {
 	Shape []int
 	// Columns names the features when the file has a header.
 	Columns []string
+	// ColumnNumbers holds, beside Columns, the one-based column of the
+	// file each feature was read from, as errors number columns (the
+	// label, a row index or a row identifier before it shifts it).
+	ColumnNumbers []int
 	// Source is the file the data came from ("" for generated data).
 	Source string
 

@@ -109,9 +109,10 @@ func stratify(y []int, nTrain int, src rand.Source) (train, test []int) {
 // *mat.Dense (gonum has no 0 × d matrix). It panics on an index out of range.
 func Subset(ds *Dataset, idx []int) *Dataset {
 	out := &Dataset{
-		Shape:   slices.Clone(ds.Shape),
-		Columns: slices.Clone(ds.Columns),
-		Source:  ds.Source,
+		Shape:         slices.Clone(ds.Shape),
+		Columns:       slices.Clone(ds.Columns),
+		ColumnNumbers: slices.Clone(ds.ColumnNumbers),
+		Source:        ds.Source,
 	}
 	_, c := ds.X.Dims()
 	switch m := ds.X.(type) {

@@ -107,6 +107,7 @@ type Base struct {
 	stage     *scale.Stage
 	threshold float64
 	warning   string
+	columns   []string // the names of the fitted columns, or nil (SetColumns)
 }
 
 // NewBase resolves cfg as New of the named method must: every unset field
@@ -233,7 +234,11 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 	if err != nil {
 		return err
 	}
-	return b.finish(train, stage, X)
+	if err := b.finish(train, stage, X); err != nil {
+		return err
+	}
+	b.columns = nil // a new fit: the names of other data no longer apply
+	return nil
 }
 
 // PartialFitWith folds more rows into a model: on an unfitted detector it
@@ -463,6 +468,7 @@ func (b *Base) Adopt(stage *scale.Stage, dim int, threshold float64) error {
 		return fmt.Errorf("%s: %w", b.method, err)
 	}
 	b.stage, b.dim, b.threshold, b.warning, b.fitted = stage, dim, threshold, "", true
+	b.columns = nil
 	return nil
 }
 

@@ -37,8 +37,12 @@
 // # Persistence
 //
 // [Save] writes a model envelope: a magic line, a JSON header
-// {format, method, version, params}, the method's state (from its
-// encoding.BinaryMarshaler) and a CRC-32 of everything before it. [Load]
+// {format, method, version, params, and optionally columns}, the method's
+// state (from its encoding.BinaryMarshaler) and a CRC-32 of everything
+// before it. The columns are the names of the fitted columns, which a
+// matrix does not carry: the caller that read them (a CSV header) gives
+// them to [SetColumns] after Fit, and [CheckColumns] compares the names of
+// data to be scored with them, as scikit-learn's feature_names_in_. [Load]
 // checks the magic, the checksum, the envelope format and the method's state
 // version before rebuilding the detector through the registry, so a corrupt,
 // truncated, other-version or appended-to file is an error, never a panic.

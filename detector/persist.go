@@ -19,15 +19,18 @@ import (
 
 // EnvelopeFormat is the version of the model file layout written by Save.
 // Format 2 added the Base section (scale stage, threshold); Load reads
-// only this format.
+// only this format. The header's optional "columns" (the names of the
+// fitted columns, see SetColumns) came later within format 2: a loader
+// that predates it ignores the field, as encoding/json does unknown keys,
+// and this one reads files without it as models without names.
 const EnvelopeFormat = 2
 
 const magic = "ANOMALY-MODEL\n"
 
 // Limits that keep Load from allocating without bound on a hostile file.
 const (
-	maxHeader = 1 << 20 // bytes of JSON header
-	maxState  = 1 << 36 // bytes of a state section (64 GiB); read incrementally
+	maxHeader = 64 << 20 // bytes of JSON header (the column names of a wide model; 1 MiB before they were kept)
+	maxState  = 1 << 36  // bytes of a state section (64 GiB); read incrementally
 )
 
 type header struct {
@@ -35,6 +38,9 @@ type header struct {
 	Method  string            `json:"method"`
 	Version int               `json:"version"`
 	Params  map[string]string `json:"params"`
+	// Columns names the fitted columns (SetColumns); absent when the
+	// data had no names, and in files written before names were kept.
+	Columns columnNames `json:"columns,omitempty"`
 }
 
 // model is a detector that embeds Base.
@@ -72,9 +78,12 @@ func Save(w io.Writer, d Detector) error {
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
-	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: b.method, Version: m.Version, Params: b.params})
+	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: b.method, Version: m.Version, Params: b.params, Columns: b.columns})
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
+	}
+	if len(h) > maxHeader { // SetColumns keeps the names within it
+		return fmt.Errorf("save: the model's header takes %d bytes, more than the %d a model file holds", len(h), maxHeader)
 	}
 	crc := crc32.NewIEEE()
 	bw := bufio.NewWriter(w)
@@ -118,22 +127,11 @@ func Load(r io.Reader) (Detector, error) {
 	if hl > maxHeader {
 		return nil, corrupt(fmt.Sprintf("header length %d exceeds %d bytes", hl, maxHeader))
 	}
-	hb := make([]byte, hl)
-	if _, err := io.ReadFull(tr, hb); err != nil {
-		return nil, corrupt("truncated header")
-	}
-	var h header
-	if err := json.Unmarshal(hb, &h); err != nil {
-		return nil, corrupt("unreadable header")
-	}
-	if h.Format != EnvelopeFormat {
-		return nil, fmt.Errorf("model file format %d is not supported by this build (it reads format %d; refit the model)", h.Format, EnvelopeFormat)
-	}
-	// The sections grow as bytes arrive, so a lying length cannot
-	// allocate; but where the source's size is known (a file, a
-	// bytes.Reader) a length within it is allocated at once: grown by
-	// doubling, a 1.8 GB section held up to 3.5 GB and copied its bytes
-	// once per doubling.
+	// The header and the sections grow as bytes arrive, so a lying
+	// length cannot allocate; but where the source's size is known (a
+	// file, a bytes.Reader) a length within it is allocated at once:
+	// grown by doubling, a 1.8 GB section held up to 3.5 GB and copied
+	// its bytes once per doubling.
 	size := int64(-1)
 	switch v := r.(type) {
 	case interface{ Stat() (os.FileInfo, error) }:
@@ -142,6 +140,26 @@ func Load(r io.Reader) (Detector, error) {
 		}
 	case interface{ Size() int64 }:
 		size = v.Size()
+	}
+	read := func(buf *bytes.Buffer, n uint64) (int64, error) {
+		if int64(n) <= size {
+			// ReadFrom wants MinRead bytes free before every read,
+			// the last one (which meets the end) included.
+			buf.Grow(int(n) + bytes.MinRead)
+		}
+		return io.CopyN(buf, tr, int64(n))
+	}
+	var hb bytes.Buffer
+	if _, err := read(&hb, uint64(hl)); err != nil {
+		return nil, corrupt("truncated header")
+	}
+	var h header
+	if err := json.Unmarshal(hb.Bytes(), &h); err != nil {
+		return nil, corrupt("unreadable header")
+	}
+	hb = bytes.Buffer{}
+	if h.Format != EnvelopeFormat {
+		return nil, fmt.Errorf("model file format %d is not supported by this build (it reads format %d; refit the model)", h.Format, EnvelopeFormat)
 	}
 	var sections [2]bytes.Buffer
 	for i, what := range []string{"shared state", "model state"} {
@@ -152,12 +170,7 @@ func Load(r io.Reader) (Detector, error) {
 		if sl > maxState {
 			return nil, corrupt(fmt.Sprintf("%s length %d is implausible", what, sl))
 		}
-		if int64(sl) <= size {
-			// ReadFrom wants MinRead bytes free before every read,
-			// the last one (which meets the end) included.
-			sections[i].Grow(int(sl) + bytes.MinRead)
-		}
-		if n, err := io.CopyN(&sections[i], tr, int64(sl)); err != nil {
+		if n, err := read(&sections[i], sl); err != nil {
 			return nil, corrupt(fmt.Sprintf("truncated %s (%d of %d bytes)", what, n, sl))
 		}
 	}
@@ -199,6 +212,12 @@ func Load(r io.Reader) (Detector, error) {
 	}
 	if err := md.base().restoreState(bs); err != nil {
 		return nil, corrupt(fmt.Sprintf("method %s shared state: %v", h.Method, err))
+	}
+	if len(h.Columns) > 0 {
+		if len(h.Columns) != bs.Dim {
+			return nil, corrupt(fmt.Sprintf("the header names %d columns, the model has %d", len(h.Columns), bs.Dim))
+		}
+		md.base().columns = h.Columns
 	}
 	if err := bu.UnmarshalBinary(sections[1].Bytes()); err != nil {
 		return nil, corrupt(fmt.Sprintf("method %s state: %v", h.Method, err))

@@ -54,7 +54,8 @@ Prints auc_roc (area under the ROC curve, ties counted one half), auc_pr
 (average precision, step-wise as scikit-learn's average_precision_score),
 precision_at_n (share of anomalies among the n highest scores, n = the number
 of anomalies), n (rows evaluated), anomalies, flagged (rows scoring above the
-model's threshold) and threshold.`,
+model's threshold) and threshold. When the data file and the model both name
+their columns, the names must be the model's, in the order of the fit.`,
 		Example: `  anomaly eval --model model.bin --data test.csv --json`,
 		Args:    noArgs,
 	}

@@ -42,7 +42,9 @@ func newFitCmd(stderr io.Writer) *cobra.Command {
 		Short: "Fit a detector to the rows of a data file and save the model",
 		Long: `Fit a detector to the rows of a data file and save the model.
 
-The model file holds the method, its parameters and the fitted state; it is
+The model file holds the method, its parameters, the names of the data's
+feature columns when the file has them (a CSV or TSV header, ARFF
+attributes: score and eval then check them) and the fitted state; it is
 written to a temporary file and renamed into place, so an interrupted or
 failed fit leaves no model behind. A one-line summary goes to stderr; when
 stderr is a terminal, methods that report progress show a progress line.
@@ -161,6 +163,17 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	if err != nil {
 		return paramOrDataErr(o.name(), err)
+	}
+	// The data's column names go with the model, so that score and eval
+	// can refuse data whose columns are others or in another order.
+	if len(ds.Columns) == ds.Cols() {
+		var te *detector.ColumnsTooLongError
+		if err := detector.SetColumns(d, ds.Columns); errors.As(err, &te) {
+			fmt.Fprintf(stderr, "anomaly: note: %s: its column names take %s, more than a model file holds (%s): the model is saved without them, and score will not check the names of the data it scores\n",
+				o.name(), dataset.FormatBytes(int64(te.Bytes)), dataset.FormatBytes(int64(te.Limit)))
+		} else if err != nil {
+			return internalErr(fmt.Errorf("%s: %w", o.out, err))
+		}
 	}
 	// The fit's scratch is garbage now; collect it before encoding the
 	// model, so that the encoder's buffers reuse its memory instead of

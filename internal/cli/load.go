@@ -168,7 +168,8 @@ func (o *applyOptions) bind(c *cobra.Command, dataUsage string) {
 	o.dataFlags.bind(c, dataUsage, "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 }
 
-// load reads the model and the data file to apply it to, checking that a
+// load reads the model and the data file to apply it to, checking that
+// the file's column names are the model's (when both have names), that a
 // tensor file's sample shape is the model's and that scoring it fits the
 // memory budget (--max-memory).
 func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
@@ -201,6 +202,16 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 		return nil, nil, err
 	}
 	printNotes(o.notes, o.name(), ds.Notes)
+	// As scikit-learn's predict after a fit on named columns: a file whose
+	// columns are the model's in another order, or others, would be
+	// scored without complaint, and wrongly.
+	if err := detector.CheckColumns(d, ds.Columns); err != nil {
+		var ce *detector.ColumnsError
+		if errors.As(err, &ce) {
+			ce.Numbers = ds.ColumnNumbers // as the file's notes number them
+		}
+		return nil, nil, dataErr(fmt.Errorf("%s: %w", o.name(), err))
+	}
 	if err := checkShape(params, ds, o.name()); err != nil {
 		return nil, nil, err
 	}

@@ -32,7 +32,9 @@ Prints CSV with the header "score,anomaly" and one row per input row, in input
 order: the score (higher = more anomalous; printed so that it reads back to
 the same float64) and 1 when the score is above the model's threshold, else 0.
 With --out the CSV is written to a temporary file and renamed into place.
-A label column in the data file is ignored.`,
+A label column in the data file is ignored. When the data file and the model
+both name their columns (a CSV or TSV header, ARFF attributes), the names
+must be the model's, in the order of the fit.`,
 		Example: `  anomaly score --model model.bin --data new.csv --out scores.csv`,
 		Args:    noArgs,
 	}

@@ -295,6 +295,16 @@ for i in range(100):
     o = i < 8
     print(f'{random.gauss(6 if o else 0, 1)},{random.gauss(6 if o else 0, 1)},{-1 if o else 1}')" > pm1.csv
 run "CSV labels 1/-1 in scikit-learn's convention (1 normal, -1 outlier), semi-supervised fit: read as such, with a note" anomaly fit --method svdd --labeled --data pm1.csv --out m.bin
+# Column names (2026-11-27): a model keeps the names of the columns it was
+# fitted on, and score and eval compare them with the data's.
+printf 'a,b,c\n1,2,3\n2,1,3\n3,3,1\n1,1,2\n2,3,2\n3,2,1\n' > abc.csv
+printf 'c,b,a\n3,2,1\n' > cba.csv
+printf 'x1,x2,x3\n1,2,3\n' > x123.csv
+./anomaly-bin fit --method kde --data abc.csv --out abc.bin 2>/dev/null
+./anomaly-bin fit --method kde --data tr.libsvm --out lib.bin 2>/dev/null
+run "the model's columns in another order (fitted on a,b,c; the file's header is c,b,a)" anomaly score --model abc.bin --data cba.csv
+run "other column names, as many (fitted on a,b,c; the file's header is x1,x2,x3)" anomaly score --model abc.bin --data x123.csv
+run "a model without column names (fitted on LIBSVM) scoring a named file (not checked: accepted)" anomaly score --model lib.bin --data cba.csv
 # Ctrl-C during a long fit: SIGINT 3 s after the start.
 if [ -f $SHARED/adbench/16_http.npz ]; then
   ./anomaly-bin fit --method expose --data $SHARED/adbench/16_http.npz --out h.bin --set features=16384 2>sig.err &
