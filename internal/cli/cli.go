@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/kernelad/anomaly/internal/output"
@@ -80,6 +81,27 @@ func RunIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	return ExitUsage
 }
 
+// strconvErr matches the strconv error that pflag appends to a numeric
+// flag's message ("strconv.ParseUint: parsing "-1": invalid syntax").
+var strconvErr = regexp.MustCompile(`strconv\.Parse(Uint|Int|Float)[0-9]*: parsing "(?:[^"\\]|\\.)*": (invalid syntax|value out of range)$`)
+
+// flagMessage is a flag error's message with the strconv internals said
+// in words: --seed -1 said `strconv.ParseUint: parsing "-1": invalid
+// syntax`.
+func flagMessage(err error) string {
+	msg := err.Error()
+	m := strconvErr.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg
+	}
+	kind := map[string]string{"Uint": "a whole number ≥ 0", "Int": "a whole number", "Float": "a number"}[msg[m[2]:m[3]]]
+	why := "want " + kind
+	if msg[m[4]:m[5]] == "value out of range" {
+		why = "out of range: want " + kind + " that fits 64 bits"
+	}
+	return msg[:m[0]] + why
+}
+
 // errWriter passes writes to w and keeps the first error.
 type errWriter struct {
 	w   io.Writer
@@ -144,7 +166,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr(fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath()))
+		return usageErr(fmt.Errorf("%s: %s (see '%s --help')", c.CommandPath(), flagMessage(err), c.CommandPath()))
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	// bench, plot and export (DESIGN.md) join here.
@@ -189,6 +211,10 @@ func runRequired(flags []string, run func(ctx context.Context) error) func(*cobr
 		for _, f := range flags {
 			if !c.Flags().Changed(f) {
 				return usagef("%s: flag --%s is required", c.CommandPath(), f)
+			}
+			if c.Flags().Lookup(f).Value.String() == "" {
+				// --out "" said "anomaly: : cannot write output".
+				return usagef("%s: flag --%s is empty: give a file name", c.CommandPath(), f)
 			}
 		}
 		return runE(run)(c, args)

@@ -411,6 +411,17 @@ func TestBadInput(t *testing.T) {
 				return []string{"score", "--model", filepath.Join(s.dir, "none.bin"), "--data", s.train}
 			},
 			code: ExitData, want: []string{"{dir}/none.bin: cannot open model: no such file or directory"}},
+		{name: "model from standard input",
+			args: func(s setup) []string { return []string{"score", "--model", "-", "--data", s.train} },
+			code: ExitUsage, want: []string{"--model -: a model is read from a file, not from standard input"}},
+		{name: "empty --out",
+			args: func(s setup) []string { return []string{"fit", "--method", "meandist", "--data", s.train, "--out", ""} },
+			code: ExitUsage, want: []string{"anomaly fit: flag --out is empty: give a file name"}},
+		{name: "negative --seed",
+			args: func(s setup) []string {
+				return []string{"fit", "--method", "meandist", "--data", s.train, "--out", filepath.Join(s.dir, "m.bin"), "--seed", "-1"}
+			},
+			code: ExitUsage, want: []string{`invalid argument "-1" for "--seed" flag: want a whole number ≥ 0`}},
 		{name: "not a model file",
 			args: func(s setup) []string { return []string{"score", "--model", s.train, "--data", s.train} },
 			code: ExitData, want: []string{"{dir}/train.csv: not a valid model file"}},

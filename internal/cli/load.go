@@ -121,6 +121,11 @@ func dataFileErr(path string, err error) error {
 // loadModel reads a model file written by fit. A missing, unreadable,
 // corrupt, truncated or other-version file is bad data (exit 2).
 func loadModel(path string) (name string, params map[string]string, d detector.Detector, err error) {
+	if path == "-" {
+		// Standard input is the data's (--data -); a model's size sets
+		// the memory its loading is allowed.
+		return "", nil, nil, usagef("--model -: a model is read from a file, not from standard input; give the file fit wrote")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", nil, nil, dataErr(fmt.Errorf("%s: cannot open model: %v", path, output.Unwrap(err)))
