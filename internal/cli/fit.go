@@ -205,8 +205,12 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if w := detector.Warning(d); w != "" {
 		fmt.Fprintf(stderr, "anomaly: warning: %s\n", w)
 	}
-	fmt.Fprintf(stderr, "%s: fitted %d rows × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
-		o.method, ds.Rows(), ds.Cols(), o.name(), secs, d.Threshold(), o.out)
+	rows := "rows"
+	if ds.Rows() == 1 {
+		rows = "row"
+	}
+	fmt.Fprintf(stderr, "%s: fitted %d %s × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
+		o.method, ds.Rows(), rows, ds.Cols(), o.name(), secs, d.Threshold(), o.out)
 	return nil
 }
 
