@@ -281,16 +281,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if o.stats {
 		res.Stats = bench.Compare(res)
 	}
-	if o.plotDir != "" {
-		if err := benchPlots(ctx, res, o.plotDir, cfg.Data); err != nil {
-			return err
-		}
-	}
-	// A signal while the pictures were drawn stops the command here, as
-	// during the runs: no results and no report (it went on and exited 0).
-	if ctx.Err() != nil {
-		return interrupted
-	}
+	// The results and the report come first, the pictures after: a
+	// --plot directory on a full disk lost the whole table (exit 3 with
+	// nothing on standard output, though every run had finished).
 	mem := "peak RSS of the run's process"
 	if o.inProcess {
 		mem = "peak Go heap"
@@ -328,8 +321,16 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		}
 		fmt.Fprintf(stderr, "bench: wrote the report %s\n", o.report)
 	}
+	var plotErr error
+	if o.plotDir != "" {
+		plotErr = benchPlots(ctx, res, o.plotDir, cfg.Data)
+		if ctx.Err() != nil {
+			// The results are out; the pictures stopped at a whole one.
+			return &exitError{ExitInterrupted, fmt.Errorf("bench interrupted while drawing the pictures in %s; the results were written", o.plotDir)}
+		}
+	}
 	fmt.Fprintf(stderr, "bench: %d cells, %d runs in %.1f s\n", len(res.Cells), countRuns(res), elapsed.Seconds())
-	return nil
+	return plotErr
 }
 
 func countRuns(res *bench.Result) int {

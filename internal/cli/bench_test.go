@@ -392,3 +392,30 @@ func TestRemoveStaleSplitDirs(t *testing.T) {
 		t.Errorf("the live run's directory was removed: %v", err)
 	}
 }
+
+// TestBenchResultsBeforePictures: a picture of --plot that cannot be
+// written (here DIR/grid_roc.png is a directory; on a full disk it was
+// "no space left on device") no longer loses the results: the table and
+// the report are written first, the other pictures still, and the
+// failure is reported after them with exit 3 (standard output was empty).
+func TestBenchResultsBeforePictures(t *testing.T) {
+	data := benchCSV(t)
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, "plots")
+	if err := os.MkdirAll(filepath.Join(pdir, "grid_roc.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "r.html")
+	code, out, stderr := run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--seeds", "1", "--in-process",
+		"--plot", pdir, "--report", report)
+	if code != ExitInternal || !strings.Contains(stderr, "anomaly: --plot "+pdir+": 1 of 2 pictures not written; the first: "+filepath.Join(pdir, "grid_roc.png")) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "grid  benchvec  vector  1.000") {
+		t.Errorf("no results table on standard output:\n%s", out)
+	}
+	if _, err := os.Stat(report); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+	checkPNG(t, filepath.Join(pdir, "grid_pr.png"))
+}

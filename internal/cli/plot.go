@@ -562,33 +562,52 @@ func benchCurves(res *bench.Result) []curveSet {
 
 // benchPlots writes ROC and PR curves per data set of a bench run, and the
 // statistics' pictures when it ran with --stats. No picture may be one of
-// inputs, the run's data files (DIR/x_roc.png a link to the data).
+// inputs, the run's data files (DIR/x_roc.png a link to the data). A
+// picture that cannot be written does not stop the others (each is
+// replaced whole or left as it was); the error then counts them and
+// gives the first failure, with its exit code. A signal stops it at a
+// whole picture, with ctx's error.
 func benchPlots(ctx context.Context, res *bench.Result, dir string, inputs []string) error {
-	for _, cs := range benchCurves(res) {
-		for _, kind := range []string{"roc", "pr"} {
-			if ctx.Err() != nil { // a signal: stop at a whole picture
-				return nil
-			}
-			if err := saveCurves(ctx, kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png"), inputs...); err != nil {
-				return err
-			}
+	var (
+		tried int
+		fails []error
+	)
+	save := func(err error) {
+		tried++
+		if err != nil {
+			fails = append(fails, err)
 		}
 	}
-	return statsPlots(ctx, res.Stats, dir, inputs)
-}
-
-// statsPlots draws, when bench ran with --stats, the critical-difference
-// diagram of AUC-ROC (DIR/cd_auc.png) and the average ranks of every
-// metric as grouped bars (DIR/ranks.png), as Figure 3 of the R1STM paper.
-func statsPlots(ctx context.Context, cmps []bench.Comparison, dir string, inputs []string) error {
-	cd, bars, err := statsPictures(cmps)
-	if err != nil || cd == nil {
+	for _, cs := range benchCurves(res) {
+		for _, kind := range []string{"roc", "pr"} {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			save(saveCurves(ctx, kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png"), inputs...))
+		}
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := savePictureSized(ctx, filepath.Join(dir, "cd_auc.png"), inputs, aplot.Width, aplot.CDHeight(len(cmps[0].Methods)), cd); err != nil {
-		return err
+	cd, bars, err := statsPictures(res.Stats)
+	if err != nil {
+		save(err)
+	} else if cd != nil {
+		// --stats: the critical-difference diagram of AUC-ROC and the
+		// average ranks of every metric as grouped bars, as Figure 3 of
+		// the R1STM paper.
+		save(savePictureSized(ctx, filepath.Join(dir, "cd_auc.png"), inputs, aplot.Width, aplot.CDHeight(len(res.Stats[0].Methods)), cd))
+		save(savePicture(ctx, filepath.Join(dir, "ranks.png"), inputs, bars))
 	}
-	return savePicture(ctx, filepath.Join(dir, "ranks.png"), inputs, bars)
+	if len(fails) == 0 {
+		return ctx.Err()
+	}
+	err = fmt.Errorf("--plot %s: %d of %d pictures not written; the first: %w", dir, len(fails), tried, fails[0])
+	var ee *exitError
+	if errors.As(fails[0], &ee) {
+		return &exitError{ee.code, err}
+	}
+	return internalErr(err)
 }
 
 // statsPictures returns the AUC-ROC critical-difference diagram and the
