@@ -329,16 +329,70 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 			return &exitError{ExitInterrupted, fmt.Errorf("bench interrupted while drawing the pictures in %s; the results were written", o.plotDir)}
 		}
 	}
-	fmt.Fprintf(stderr, "bench: %d cells, %d runs in %.1f s\n", len(res.Cells), countRuns(res), elapsed.Seconds())
-	return plotErr
+	runs := countRuns(res)
+	summary := fmt.Sprintf("bench: %d cells, %d runs in %.1f s", len(res.Cells), runs.total, elapsed.Seconds())
+	// A failed run showed only in its cell ("0/1 failed").
+	var bad []string
+	if runs.failed > 0 {
+		bad = append(bad, fmt.Sprintf("%d failed", runs.failed))
+	}
+	if runs.timedOut > 0 {
+		bad = append(bad, fmt.Sprintf("%d timed out", runs.timedOut))
+	}
+	if len(bad) > 0 {
+		summary += "; " + strings.Join(bad, ", ") + " (see the table)"
+	}
+	fmt.Fprintln(stderr, summary)
+	if plotErr != nil {
+		return plotErr
+	}
+	return allFailedErr(res, runs)
 }
 
-func countRuns(res *bench.Result) int {
-	n := 0
+// runCounts counts the runs of a bench result: all of them, those that
+// failed and those that timed out.
+type runCounts struct {
+	total, failed, timedOut int
+}
+
+func countRuns(res *bench.Result) runCounts {
+	var n runCounts
 	for _, c := range res.Cells {
-		n += len(c.Trials)
+		n.total += len(c.Trials)
+		for _, t := range c.Trials {
+			switch {
+			case t.Outcome.TimedOut:
+				n.timedOut++
+			case !t.Outcome.OK():
+				n.failed++
+			}
+		}
 	}
 	return n
+}
+
+// allFailedErr is the error of a bench run none of whose runs finished
+// (it printed every cell as "0/1 failed" and exited 0): the first
+// failure, bad data (exit 2) when the data caused it, otherwise exit 3.
+// Nil when some run finished.
+func allFailedErr(res *bench.Result, runs runCounts) error {
+	if runs.total == 0 || runs.failed+runs.timedOut < runs.total {
+		return nil
+	}
+	for _, c := range res.Cells {
+		for _, t := range c.Trials {
+			o := t.Outcome
+			if o.OK() {
+				continue
+			}
+			err := fmt.Errorf("every run failed (%d of %d); the first, %s/%s: %s", runs.total, runs.total, c.Data, c.Method, oneLine(o.Err))
+			if o.DataErr {
+				return dataErr(err)
+			}
+			return internalErr(err)
+		}
+	}
+	return nil
 }
 
 func splitList(s string) []string {

@@ -121,20 +121,26 @@ func TestBenchInProcessCSV(t *testing.T) {
 // (killed at the timeout) are marked, the good one has an RSS figure.
 func TestBenchProcessFailTimeout(t *testing.T) {
 	data := benchCSV(t)
+	// The only run failing (or timing out) is every run failing: the
+	// results are written, and the command fails with the first error
+	// (it exited 0): exit 2 for a method refusing the data, as fit
+	// classifies it, 3 for a timeout.
 	for _, tc := range []struct {
 		set, status string
+		code        int
+		stderr      string
 	}{
-		{"", "ok"},
-		{"benchvec.fail=true", "failed"},
-		{"benchvec.block=true", "timeout"},
+		{"", "ok", ExitOK, "bench: 1 cells, 1 runs in"},
+		{"benchvec.fail=true", "failed", ExitData, "anomaly: every run failed (1 of 1); the first, grid/benchvec: benchvec: asked to fail"},
+		{"benchvec.block=true", "timeout", ExitInternal, "anomaly: every run failed (1 of 1); the first, grid/benchvec: over the timeout of 3s (killed)"},
 	} {
 		args := []string{"bench", "--methods", "benchvec", "--data", data, "--seeds", "1", "--format", "json", "--timeout", "3s"}
 		if tc.set != "" {
 			args = append(args, "--set", tc.set)
 		}
 		code, out, stderr := run(context.Background(), args...)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", tc.set, code, stderr)
+		if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+			t.Fatalf("%s: exit %d, want %d with %q: %s", tc.set, code, tc.code, tc.stderr, stderr)
 		}
 		var res bench.Result
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
@@ -418,4 +424,28 @@ func TestBenchResultsBeforePictures(t *testing.T) {
 		t.Errorf("no report: %v", err)
 	}
 	checkPNG(t, filepath.Join(pdir, "grid_pr.png"))
+}
+
+// TestBenchAllRunsFailed: a data set whose labels are all 0 fails every
+// run at evaluation; bench printed every cell "0/1 failed" and exited 0.
+// Now: the table, then exit 2 with the first failure. When some runs
+// finish, exit 0 with the failures counted on stderr.
+func TestBenchAllRunsFailed(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d,0\n", i%7, i%5)
+	}
+	allnorm := write(t, filepath.Join(t.TempDir(), "allnorm.csv"), b.String())
+	code, out, stderr := run(context.Background(), "bench", "--methods", "benchvec", "--data", allnorm, "--seeds", "1,2", "--in-process")
+	if code != ExitData || !strings.Contains(stderr, "anomaly: every run failed (2 of 2); the first, allnorm/benchvec: eval: labels hold only one class") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "0/2 failed") {
+		t.Errorf("no table:\n%s", out)
+	}
+	code, _, stderr = run(context.Background(), "bench", "--methods", "benchvec", "--data", benchCSV(t)+","+allnorm, "--seeds", "1", "--in-process")
+	if code != ExitOK || !strings.Contains(stderr, "bench: 2 cells, 2 runs in") || !strings.Contains(stderr, "; 1 failed (see the table)") {
+		t.Errorf("one of two failed: exit %d: %s", code, stderr)
+	}
 }
