@@ -650,13 +650,13 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Median AUC-ROC (a mark where no run finished; flat = vector method on flattened tensor rows; blank = tensor method on vector data, not run):\n\n")
-	fmt.Fprintf(w, "| data | %s |\n|---|%s\n", strings.Join(res.Methods, " | "), strings.Repeat("---|", len(res.Methods)))
+	fmt.Fprintf(w, "| data | %s |\n|---|%s\n", mdRow(res.Methods), strings.Repeat("---|", len(res.Methods)))
 	for _, row := range aucMatrix(res) {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(w, "| %s |\n", mdRow(row))
 	}
-	fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(cellColumns, " | "), strings.Repeat("---|", len(cellColumns)))
+	fmt.Fprintf(w, "\n| %s |\n|%s\n", mdRow(cellColumns), strings.Repeat("---|", len(cellColumns)))
 	for i := range res.Cells {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cellFields(&res.Cells[i]), " | "))
+		fmt.Fprintf(w, "| %s |\n", mdRow(cellFields(&res.Cells[i])))
 	}
 	var fails bytes.Buffer
 	writeFailures(&fails, res, "- ")
@@ -664,6 +664,16 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 		fmt.Fprintf(w, "\nFailures:\n\n%s", fails.String())
 	}
 	return nil
+}
+
+// mdRow joins the cells of a Markdown table row, each | in a cell escaped
+// as \| (a data file named a|b.npz split its row into one cell more).
+func mdRow(cells []string) string {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return strings.Join(esc, " | ")
 }
 
 // writeBenchStats writes the comparisons of bench.Compare: per metric the
@@ -674,7 +684,7 @@ func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(cells ...string) {
 		if md {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+			fmt.Fprintf(w, "| %s |\n", mdRow(cells))
 		} else {
 			fmt.Fprintln(tw, "  "+strings.Join(cells, "\t"))
 		}

@@ -449,3 +449,21 @@ func TestBenchAllRunsFailed(t *testing.T) {
 		t.Errorf("one of two failed: exit %d: %s", code, stderr)
 	}
 }
+
+// TestBenchMarkdownPipe: a | in a data file's name is escaped in the
+// Markdown tables (a|b.csv split its rows into one cell more).
+func TestBenchMarkdownPipe(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "a|b.csv")
+	if err := os.Rename(benchCSV(t), data); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--seeds", "1", "--in-process", "--format", "markdown", "--stats")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"| a\\|b | 1.000 |", "| a\\|b | benchvec | vector |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
