@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -489,6 +490,14 @@ func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 		x := bench.PlantedCP(shape, o.rank, o.noise, o.seed)
 		var curves []aplot.Curve
 		for _, init := range []cpd.Init{cpd.SVD, cpd.Random} {
+			// The previous phase's buffers (PlantedCP's noise, the
+			// SVD run's workspace) are garbage: collect them, so that
+			// this phase's large buffers reuse their memory. Go
+			// collects after an allocation, not before: under
+			// ulimit -v 4000000, 460x460x460 (estimate 1.6 GB) asked
+			// the system for a new 780 MB block with 1.58 GB of
+			// garbage and tensor in use, and died.
+			runtime.GC()
 			var src func() rand.Source
 			if init == cpd.Random {
 				src = func() rand.Source { return rand.NewPCG(o.seed, 4) }
