@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -243,6 +244,50 @@ func TestCPALSTrace(t *testing.T) {
 	}
 	if _, err := bench.CPALSTrace(context.Background(), x, cpd.Config{Rank: 3}, nil, 0); err == nil {
 		t.Error("maxIter 0: no error")
+	}
+}
+
+// TestCPALSPlotBytes checks the estimate of the CP-ALS plot against what
+// its phases allocate (runtime.MemStats.TotalAlloc): PlantedCP, and the
+// SVD run, all of whose buffers (cpd's workspace and the initialisation's
+// scratch) are held at once beside the tensor. The estimate must be
+// within 0.9 and 1.25 times the larger: TotalAlloc also counts short-lived
+// garbage the estimate leaves out (gonum's parallel Dgemm allocates a
+// closure per 64×64 block of each product, 312 kB over the two sweeps of
+// 2^16, where the estimate is 0.95 times the allocations). The shapes
+// take each path of cpd's SVD initialisation: 16 modes of side 2 (modes
+// 11–14 unfold into copies, concurrently: the old estimate of four
+// tensors was 0.4 times it), a cube under cpd's parallel size (one
+// scratch), four modes above it, and a last side longer than the rest
+// (transposed).
+func TestCPALSPlotBytes(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		shape []int
+		rank  int
+	}{
+		{[]int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, 2},
+		{[]int{40, 40, 40}, 5},
+		{[]int{30, 40, 50, 6}, 3},
+		{[]int{4, 300}, 2},
+		{[]int{300, 4}, 2},
+	} {
+		var m runtime.MemStats
+		alloc := func() uint64 { runtime.ReadMemStats(&m); return m.TotalAlloc }
+		a0 := alloc()
+		x := bench.PlantedCP(c.shape, c.rank, 0.01, 1)
+		planted := float64(alloc() - a0)
+		a0 = alloc()
+		if _, err := bench.CPALSTrace(ctx, x, cpd.Config{Rank: c.rank}, nil, 2); err != nil {
+			t.Fatal(err)
+		}
+		svd := float64(alloc()-a0) + 8*float64(x.Len())
+		need := max(planted, svd)
+		est := bench.CPALSPlotBytes(c.shape, c.rank)
+		t.Logf("%v rank %d: PlantedCP %.0f, SVD run with the tensor %.0f, estimate %.0f (%.2f×)", c.shape, c.rank, planted, svd, est, est/need)
+		if est < 0.9*need || est > 1.25*need {
+			t.Errorf("%v rank %d: estimate %.0f bytes for %.0f allocated", c.shape, c.rank, est, need)
+		}
 	}
 }
 

@@ -43,7 +43,7 @@ func InProcess() Runner {
 			ds, err := OpenWithin(t.Data, t.MaxBytes)
 			if err != nil {
 				mu.Unlock()
-				return Outcome{Err: err.Error()}
+				return Outcome{Err: err.Error(), DataErr: true}
 			}
 			lastRef, last = t.Data, ds
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
+	"github.com/kernelad/anomaly/param"
 )
 
 // Task is one run of the protocol: one method on one data set with one
@@ -77,6 +78,13 @@ type Outcome struct {
 	// stopped by Config.Timeout.
 	Err      string `json:"error,omitempty"`
 	TimedOut bool   `json:"timed_out,omitempty"`
+	// DataErr marks a failure that the data set causes: it cannot be
+	// read or split, its test labels hold one class, it is too large for
+	// the method under the memory budget, or the method refuses its
+	// values. Failures of the method's parameters, timeouts, signals,
+	// panics and a lost task process are not (the command exits 2 for
+	// the first kind when every run fails, 3 for the rest).
+	DataErr bool `json:"data_error,omitempty"`
 }
 
 // OK reports whether the run finished and produced figures.
@@ -116,7 +124,7 @@ func RunTask(ctx context.Context, ds *dataset.Dataset, t Task) (out Outcome) {
 	}()
 	train, test, err := Split(ds, t.Class, t.Seed, t.Raw)
 	if err != nil {
-		return Outcome{Err: err.Error()}
+		return Outcome{Err: err.Error(), DataErr: true}
 	}
 	return runSplit(ctx, train, test, ds.Shape, t)
 }
@@ -143,7 +151,7 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 	// its budget).
 	held := dataBytes(train) + dataBytes(test)
 	if msg := overBudget(d, detector.FitOp, train, "fitting", t, held); msg != "" {
-		out.Err = msg
+		out.Err, out.DataErr = msg, true
 		return out
 	}
 	mem := startHeapSampler()
@@ -173,8 +181,13 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 	}
 	out.PeakBytes, out.Memory = mem.stop(), "heap"
 	if err != nil {
+		var pe *param.Error
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			out.TimedOut = errors.Is(err, context.DeadlineExceeded)
+		} else if !errors.As(err, &pe) {
+			// As fit and score classify a method's refusal: bad data
+			// unless a parameter is the cause.
+			out.DataErr = true
 		}
 		out.Err = err.Error()
 	}

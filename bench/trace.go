@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 
 	"github.com/kernelad/anomaly/cpd"
@@ -165,6 +166,88 @@ func CPALSTrace(ctx context.Context, x *tensor.Dense, cfg cpd.Config, newSrc fun
 		return nil, err
 	}
 	return kt.Trace, nil
+}
+
+// CPALSPlotBytes is the memory at the peak of the CP-ALS convergence plot
+// on a planted tensor of the given shape and rank (at most the smallest
+// side): PlantedCP, then CPALSTrace with SVD and with random
+// initialisation, one after the other, each phase's buffers garbage when
+// the next starts. It counts what they hold at once, in bytes: PlantedCP's
+// tensor, Khatri–Rao product and noise; cpd.Decompose's workspace (the
+// tensor's last unfolding, the R × P products and Khatri–Rao blocks of its
+// sweeps) and the scratch of the SVD initialisation, which unfolds every
+// mode whose trailing sides multiply to less than 32 into a copy of the
+// tensor, concurrently when the tensor is large and there are several
+// cores. For 26 modes of side 2 at rank 2 that is 9 copies of the tensor,
+// where four (the old estimate of the plot) ran out of memory at 7.3 GB.
+// The process itself (ProcessBytes) is not included.
+func CPALSPlotBytes(shape []int, rank int) float64 {
+	N, R := len(shape), float64(rank)
+	if N < 2 || rank < 1 {
+		return 0
+	}
+	T, F, maxI := 1.0, 0.0, 0.0
+	for _, s := range shape {
+		T *= float64(s)
+		F += float64(s) * R
+		maxI = max(maxI, float64(s))
+	}
+	I0, L := float64(shape[0]), float64(shape[N-1])
+	P := T / L
+	// PlantedCP: the factors, the tensor and, while it is formed, A_0 and
+	// the Khatri–Rao product of the other factors ((T/I_0) × R); then
+	// the noise, a second tensor.
+	planted := F + T + max(T*R/I0+I0*R, T)
+	// cpd's workspace (newWorkspace): the last unfolding (T), A_{N−1}ᵀ,
+	// Tᵀ and the Khatri–Rao product of the first N−1 factors (R × P
+	// each), the Khatri–Rao blocks before and after a mode, the factors
+	// and Gram matrices and the per-mode buffers; its result (F) lives on.
+	lb, ra := 1.0, 1.0
+	for j := 0; j < N-2; j++ {
+		lb *= float64(shape[j])
+	}
+	for j := 1; j < N-1; j++ {
+		ra *= float64(shape[j])
+	}
+	work := T + R*L + 2*R*P + R*lb + R*ra + 2*F + float64(N)*R*R + 2*maxI*R + 3*R*R
+	// The SVD initialisation of modes 1 … N−1 (cpd's svdInit): a mode
+	// unfolds into a copy of the tensor unless its trailing sides
+	// multiply to 32 or more and its side is at most the rest; a side
+	// above the rest is transposed into a second copy; the Gram matrix of
+	// the smaller side (and the copy its workspace query makes) and the
+	// eigen-solver's blocks come with it. Each mode has its own scratch
+	// when the modes run concurrently (cpd's parallel path); otherwise
+	// one scratch serves them all, at the size of the largest.
+	par := runtime.GOMAXPROCS(0) > 1 && T >= 1<<16 && N >= 3
+	var sumScratch, maxScratch float64
+	for n := 1; n < N; n++ {
+		I := float64(shape[n])
+		C := T / I
+		after := 1.0
+		for _, s := range shape[n+1:] {
+			after *= float64(s)
+		}
+		small := min(I, C)
+		sc := 2*small*small + small*(70+4*(2*R+4))
+		switch {
+		case n == N-1:
+			if I > C {
+				sc += T
+			}
+		case after < 32 || I > C:
+			sc += T
+			if I > C {
+				sc += T
+			}
+		}
+		sumScratch += sc
+		maxScratch = max(maxScratch, sc)
+	}
+	scratch := maxScratch
+	if par {
+		scratch = sumScratch
+	}
+	return 8 * max(planted, T+work+scratch)
 }
 
 // PlantedCP returns a seeded I×J×K tensor of rank R with standard normal

@@ -117,6 +117,18 @@ func minSide(shape []int) int {
 // ErrNonFinite is returned when the tensor holds NaN or ±Inf.
 var ErrNonFinite = errors.New("cpd: tensor has non-finite entries")
 
+// Check reports the error Decompose and DecomposeBatch would return for
+// cfg and a tensor (or sample) of the given shape before they look at any
+// value: a rank below 1 or, with SVD initialisation, above the smallest
+// side (a *RankError), an order below 2, an unknown initialisation, or a
+// bad Tol, MaxIter or Ridge. It allocates nothing, so a caller can check a
+// rank before it builds the tensor (bench's planted tensor of rank 10⁹
+// allocated its factors, 8 GB, before Decompose refused the rank).
+func (cfg Config) Check(shape []int) error {
+	_, err := cfg.check(shape)
+	return err
+}
+
 // check validates cfg against a sample shape and returns it with defaults
 // filled in.
 func (cfg Config) check(shape []int) (Config, error) {

@@ -36,6 +36,11 @@ func TestBadInput(t *testing.T) {
 			"cpd: rank 6 exceeds the smallest side 5 of shape 5x10x12", new(*RankError)},
 		{"rank above smallest side, batch", func() error { _, err := DecomposeBatch(ctx, X, []int{5, 10, 12}, Config{Rank: 6}); return err },
 			"use random initialisation", new(*RankError)},
+		// Check refuses what Decompose would, from the shape alone (no
+		// tensor of 40×40×40 values is needed to refuse rank 10⁹).
+		{"Check: rank above smallest side", func() error { return Config{Rank: 1e9}.Check([]int{40, 40, 40}) },
+			"cpd: rank 1000000000 exceeds the smallest side 40 of shape 40x40x40", new(*RankError)},
+		{"Check: order 1", func() error { return Config{Rank: 1}.Check([]int{40}) }, "order at least 2", nil},
 		{"shape product ≠ row length", func() error { _, err := DecomposeBatch(ctx, X, []int{5, 10, 10}, Config{Rank: 2}); return err },
 			"tensor: shape 5x10x10 has 500 elements but the data has 600 per sample", new(*tensor.ShapeError)},
 		{"side 0", func() error { _, err := DecomposeBatch(ctx, X, []int{600, 0}, Config{Rank: 1}); return err },

@@ -281,16 +281,9 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if o.stats {
 		res.Stats = bench.Compare(res)
 	}
-	if o.plotDir != "" {
-		if err := benchPlots(ctx, res, o.plotDir, cfg.Data); err != nil {
-			return err
-		}
-	}
-	// A signal while the pictures were drawn stops the command here, as
-	// during the runs: no results and no report (it went on and exited 0).
-	if ctx.Err() != nil {
-		return interrupted
-	}
+	// The results and the report come first, the pictures after: a
+	// --plot directory on a full disk lost the whole table (exit 3 with
+	// nothing on standard output, though every run had finished).
 	mem := "peak RSS of the run's process"
 	if o.inProcess {
 		mem = "peak Go heap"
@@ -328,16 +321,78 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		}
 		fmt.Fprintf(stderr, "bench: wrote the report %s\n", o.report)
 	}
-	fmt.Fprintf(stderr, "bench: %d cells, %d runs in %.1f s\n", len(res.Cells), countRuns(res), elapsed.Seconds())
-	return nil
+	var plotErr error
+	if o.plotDir != "" {
+		plotErr = benchPlots(ctx, res, o.plotDir, cfg.Data)
+		if ctx.Err() != nil {
+			// The results are out; the pictures stopped at a whole one.
+			return &exitError{ExitInterrupted, fmt.Errorf("bench interrupted while drawing the pictures in %s; the results were written", o.plotDir)}
+		}
+	}
+	runs := countRuns(res)
+	summary := fmt.Sprintf("bench: %d cells, %d runs in %.1f s", len(res.Cells), runs.total, elapsed.Seconds())
+	// A failed run showed only in its cell ("0/1 failed").
+	var bad []string
+	if runs.failed > 0 {
+		bad = append(bad, fmt.Sprintf("%d failed", runs.failed))
+	}
+	if runs.timedOut > 0 {
+		bad = append(bad, fmt.Sprintf("%d timed out", runs.timedOut))
+	}
+	if len(bad) > 0 {
+		summary += "; " + strings.Join(bad, ", ") + " (see the table)"
+	}
+	fmt.Fprintln(stderr, summary)
+	if plotErr != nil {
+		return plotErr
+	}
+	return allFailedErr(res, runs)
 }
 
-func countRuns(res *bench.Result) int {
-	n := 0
+// runCounts counts the runs of a bench result: all of them, those that
+// failed and those that timed out.
+type runCounts struct {
+	total, failed, timedOut int
+}
+
+func countRuns(res *bench.Result) runCounts {
+	var n runCounts
 	for _, c := range res.Cells {
-		n += len(c.Trials)
+		n.total += len(c.Trials)
+		for _, t := range c.Trials {
+			switch {
+			case t.Outcome.TimedOut:
+				n.timedOut++
+			case !t.Outcome.OK():
+				n.failed++
+			}
+		}
 	}
 	return n
+}
+
+// allFailedErr is the error of a bench run none of whose runs finished
+// (it printed every cell as "0/1 failed" and exited 0): the first
+// failure, bad data (exit 2) when the data caused it, otherwise exit 3.
+// Nil when some run finished.
+func allFailedErr(res *bench.Result, runs runCounts) error {
+	if runs.total == 0 || runs.failed+runs.timedOut < runs.total {
+		return nil
+	}
+	for _, c := range res.Cells {
+		for _, t := range c.Trials {
+			o := t.Outcome
+			if o.OK() {
+				continue
+			}
+			err := fmt.Errorf("every run failed (%d of %d); the first, %s/%s: %s", runs.total, runs.total, c.Data, c.Method, oneLine(o.Err))
+			if o.DataErr {
+				return dataErr(err)
+			}
+			return internalErr(err)
+		}
+	}
+	return nil
 }
 
 func splitList(s string) []string {
@@ -595,13 +650,13 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Median AUC-ROC (a mark where no run finished; flat = vector method on flattened tensor rows; blank = tensor method on vector data, not run):\n\n")
-	fmt.Fprintf(w, "| data | %s |\n|---|%s\n", strings.Join(res.Methods, " | "), strings.Repeat("---|", len(res.Methods)))
+	fmt.Fprintf(w, "| data | %s |\n|---|%s\n", mdRow(res.Methods), strings.Repeat("---|", len(res.Methods)))
 	for _, row := range aucMatrix(res) {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(w, "| %s |\n", mdRow(row))
 	}
-	fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(cellColumns, " | "), strings.Repeat("---|", len(cellColumns)))
+	fmt.Fprintf(w, "\n| %s |\n|%s\n", mdRow(cellColumns), strings.Repeat("---|", len(cellColumns)))
 	for i := range res.Cells {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cellFields(&res.Cells[i]), " | "))
+		fmt.Fprintf(w, "| %s |\n", mdRow(cellFields(&res.Cells[i])))
 	}
 	var fails bytes.Buffer
 	writeFailures(&fails, res, "- ")
@@ -609,6 +664,16 @@ func writeBenchMarkdown(w io.Writer, res *bench.Result, mem string) error {
 		fmt.Fprintf(w, "\nFailures:\n\n%s", fails.String())
 	}
 	return nil
+}
+
+// mdRow joins the cells of a Markdown table row, each | in a cell escaped
+// as \| (a data file named a|b.npz split its row into one cell more).
+func mdRow(cells []string) string {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return strings.Join(esc, " | ")
 }
 
 // writeBenchStats writes the comparisons of bench.Compare: per metric the
@@ -619,7 +684,7 @@ func writeBenchStats(w io.Writer, cmps []bench.Comparison, md bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(cells ...string) {
 		if md {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+			fmt.Fprintf(w, "| %s |\n", mdRow(cells))
 		} else {
 			fmt.Fprintln(tw, "  "+strings.Join(cells, "\t"))
 		}

@@ -121,20 +121,26 @@ func TestBenchInProcessCSV(t *testing.T) {
 // (killed at the timeout) are marked, the good one has an RSS figure.
 func TestBenchProcessFailTimeout(t *testing.T) {
 	data := benchCSV(t)
+	// The only run failing (or timing out) is every run failing: the
+	// results are written, and the command fails with the first error
+	// (it exited 0): exit 2 for a method refusing the data, as fit
+	// classifies it, 3 for a timeout.
 	for _, tc := range []struct {
 		set, status string
+		code        int
+		stderr      string
 	}{
-		{"", "ok"},
-		{"benchvec.fail=true", "failed"},
-		{"benchvec.block=true", "timeout"},
+		{"", "ok", ExitOK, "bench: 1 cells, 1 runs in"},
+		{"benchvec.fail=true", "failed", ExitData, "anomaly: every run failed (1 of 1); the first, grid/benchvec: benchvec: asked to fail"},
+		{"benchvec.block=true", "timeout", ExitInternal, "anomaly: every run failed (1 of 1); the first, grid/benchvec: over the timeout of 3s (killed)"},
 	} {
 		args := []string{"bench", "--methods", "benchvec", "--data", data, "--seeds", "1", "--format", "json", "--timeout", "3s"}
 		if tc.set != "" {
 			args = append(args, "--set", tc.set)
 		}
 		code, out, stderr := run(context.Background(), args...)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", tc.set, code, stderr)
+		if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+			t.Fatalf("%s: exit %d, want %d with %q: %s", tc.set, code, tc.code, tc.stderr, stderr)
 		}
 		var res bench.Result
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
@@ -390,5 +396,74 @@ func TestRemoveStaleSplitDirs(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("the live run's directory was removed: %v", err)
+	}
+}
+
+// TestBenchResultsBeforePictures: a picture of --plot that cannot be
+// written (here DIR/grid_roc.png is a directory; on a full disk it was
+// "no space left on device") no longer loses the results: the table and
+// the report are written first, the other pictures still, and the
+// failure is reported after them with exit 3 (standard output was empty).
+func TestBenchResultsBeforePictures(t *testing.T) {
+	data := benchCSV(t)
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, "plots")
+	if err := os.MkdirAll(filepath.Join(pdir, "grid_roc.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "r.html")
+	code, out, stderr := run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--seeds", "1", "--in-process",
+		"--plot", pdir, "--report", report)
+	if code != ExitInternal || !strings.Contains(stderr, "anomaly: --plot "+pdir+": 1 of 2 pictures not written; the first: "+filepath.Join(pdir, "grid_roc.png")) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "grid  benchvec  vector  1.000") {
+		t.Errorf("no results table on standard output:\n%s", out)
+	}
+	if _, err := os.Stat(report); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+	checkPNG(t, filepath.Join(pdir, "grid_pr.png"))
+}
+
+// TestBenchAllRunsFailed: a data set whose labels are all 0 fails every
+// run at evaluation; bench printed every cell "0/1 failed" and exited 0.
+// Now: the table, then exit 2 with the first failure. When some runs
+// finish, exit 0 with the failures counted on stderr.
+func TestBenchAllRunsFailed(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d,0\n", i%7, i%5)
+	}
+	allnorm := write(t, filepath.Join(t.TempDir(), "allnorm.csv"), b.String())
+	code, out, stderr := run(context.Background(), "bench", "--methods", "benchvec", "--data", allnorm, "--seeds", "1,2", "--in-process")
+	if code != ExitData || !strings.Contains(stderr, "anomaly: every run failed (2 of 2); the first, allnorm/benchvec: eval: labels hold only one class") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "0/2 failed") {
+		t.Errorf("no table:\n%s", out)
+	}
+	code, _, stderr = run(context.Background(), "bench", "--methods", "benchvec", "--data", benchCSV(t)+","+allnorm, "--seeds", "1", "--in-process")
+	if code != ExitOK || !strings.Contains(stderr, "bench: 2 cells, 2 runs in") || !strings.Contains(stderr, "; 1 failed (see the table)") {
+		t.Errorf("one of two failed: exit %d: %s", code, stderr)
+	}
+}
+
+// TestBenchMarkdownPipe: a | in a data file's name is escaped in the
+// Markdown tables (a|b.csv split its rows into one cell more).
+func TestBenchMarkdownPipe(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "a|b.csv")
+	if err := os.Rename(benchCSV(t), data); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--seeds", "1", "--in-process", "--format", "markdown", "--stats")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"| a\\|b | 1.000 |", "| a\\|b | benchvec | vector |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
 	}
 }

@@ -68,7 +68,7 @@ func runBenchTask(ctx context.Context, t bench.Task) bench.Outcome {
 	}
 	ds, err := bench.OpenWithin(t.Data, t.MaxBytes)
 	if err != nil {
-		return bench.Outcome{Err: err.Error(), AUC: math.NaN(), AP: math.NaN()}
+		return bench.Outcome{Err: err.Error(), AUC: math.NaN(), AP: math.NaN(), DataErr: true}
 	}
 	return bench.RunTask(ctx, ds, t)
 }

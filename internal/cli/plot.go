@@ -2,14 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/cpd"
@@ -58,20 +63,43 @@ func newPlotCmd(stderr io.Writer) *cobra.Command {
 	return c
 }
 
+// pictureFlags are the flags every plot subcommand has: the picture file
+// (--out, required) and the memory budget (--max-memory).
+type pictureFlags struct {
+	out, maxMemory string
+}
+
 // newPictureCmd returns a plot subcommand that takes no positional
 // arguments and draws with run into the picture file of the required flag
-// --out, which it binds to out (outUsage is its help).
-func newPictureCmd(use, short string, out *string, outUsage string, run func(ctx context.Context) error) *cobra.Command {
+// --out; it binds --out (outUsage is its help) and --max-memory to pf.
+// SIGINT and SIGTERM cancel run's ctx: a run that then fails is reported
+// as interrupted, with no picture written (exit 130; the process was
+// killed by the signal, with no message).
+func newPictureCmd(use, short string, pf *pictureFlags, outUsage string, run func(ctx context.Context) error) *cobra.Command {
 	c := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: runRequired([]string{"out"}, func(ctx context.Context) error {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 		// The format before any work (a misspelt .pgn failed with
 		// exit 3 after the fits).
-		if err := checkPictureFormat(*out); err != nil {
+		if err := checkPictureFormat(pf.out); err != nil {
 			return err
 		}
-		return run(ctx)
+		if err := run(ctx); err != nil {
+			if ctx.Err() != nil {
+				return plotInterrupted(pf.out)
+			}
+			return err
+		}
+		return nil
 	})}
-	c.Flags().StringVar(out, "out", "", outUsage)
+	c.Flags().StringVar(&pf.out, "out", "", outUsage)
+	c.Flags().StringVar(&pf.maxMemory, "max-memory", "", "memory the plot may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 	return c
+}
+
+// plotInterrupted is the error of a plot stopped by SIGINT or SIGTERM.
+func plotInterrupted(out string) error {
+	return &exitError{ExitInterrupted, fmt.Errorf("plot interrupted; no picture written to %s", out)}
 }
 
 // pictureFormats are the file extensions gonum/plot writes.
@@ -88,19 +116,19 @@ func checkPictureFormat(path string) error {
 }
 
 type curveOptions struct {
+	pictureFlags
 	data    string
 	methods string
 	seed    uint64
 	class   int
 	sets    []string
-	out     string
 }
 
 func newCurveCmd(kind string, stderr io.Writer) *cobra.Command {
 	var o curveOptions
 	name := map[string]string{"roc": "ROC", "pr": "precision-recall"}[kind]
 	c := newPictureCmd(kind+" --out FILE [--data FILE] [--methods a,b]", "Draw "+name+" curves of methods on one data set",
-		&o.out, "picture file to write (.png, .svg, .pdf)", func(ctx context.Context) error {
+		&o.pictureFlags, "picture file to write (.png, .svg, .pdf)", func(ctx context.Context) error {
 			return runCurves(ctx, kind, o, stderr)
 		})
 	f := c.Flags()
@@ -112,10 +140,18 @@ func newCurveCmd(kind string, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// openData opens a data reference for plot, as bad data when it fails.
-func openData(ref string) (*dataset.Dataset, error) {
-	ds, err := bench.Open(ref)
+// openData opens a data reference for plot, its values within budget
+// bytes, as bad data when it fails. It reads beside the signals (a named
+// pipe no one writes blocks in open(2), which looks at no context).
+func openData(ctx context.Context, ref string, budget int64, source string) (*dataset.Dataset, error) {
+	ds, err := beside(ctx, func() (*dataset.Dataset, error) { return bench.OpenWithin(ref, budget) })
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		if oe := overBudgetErr(err, source); oe != nil {
+			return nil, oe
+		}
 		return nil, dataFileErr(ref, err)
 	}
 	return ds, nil
@@ -141,7 +177,11 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 	if err != nil {
 		return err
 	}
-	ds, err := openData(o.data)
+	budget, source, err := memoryBudget(o.maxMemory)
+	if err != nil {
+		return err
+	}
+	ds, err := openData(ctx, o.data, budget, source)
 	if err != nil {
 		return err
 	}
@@ -154,7 +194,13 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 		if bench.IsTensorMethod(m) && ds.Shape == nil {
 			continue
 		}
-		out := bench.RunTask(ctx, ds, bench.Task{Data: o.data, Method: m, Params: params[m], Seed: o.seed, Class: class, KeepScores: true})
+		// Each run under the budget, as bench's: a fit over it is
+		// refused (and left out), not run.
+		t := bench.Task{Data: o.data, Method: m, Params: params[m], Seed: o.seed, Class: class, KeepScores: true, MaxBytes: budget}
+		out, _ := beside(ctx, func() (bench.Outcome, error) { return bench.RunTask(ctx, ds, t), nil })
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if !out.OK() {
 			fmt.Fprintf(stderr, "anomaly: note: plot: %s: %s (left out)\n", m, oneLine(out.Err))
 			continue
@@ -168,10 +214,10 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 	if class >= 0 {
 		title += fmt.Sprintf(", normal class %d", class)
 	}
-	return saveCurves(kind, title, series, o.out, o.data)
+	return saveCurves(ctx, kind, title, series, o.out, o.data)
 }
 
-func saveCurves(kind, title string, series []aplot.Scores, out string, inputs ...string) error {
+func saveCurves(ctx context.Context, kind, title string, series []aplot.Scores, out string, inputs ...string) error {
 	var (
 		p   *gplot.Plot
 		err error
@@ -184,28 +230,30 @@ func saveCurves(kind, title string, series []aplot.Scores, out string, inputs ..
 	if err != nil {
 		return dataErr(err)
 	}
-	return savePicture(out, inputs, p)
+	return savePicture(ctx, out, inputs, p)
 }
 
 // savePicture writes plots (stacked) to path, which must not be one of
 // inputs.
-func savePicture(path string, inputs []string, plots ...*gplot.Plot) error {
-	return savePictureSized(path, inputs, aplot.Width, aplot.Height, plots...)
+func savePicture(ctx context.Context, path string, inputs []string, plots ...*gplot.Plot) error {
+	return savePictureSized(ctx, path, inputs, aplot.Width, aplot.Height, plots...)
 }
 
 // savePictureNoted is savePicture of the one picture p, which depends on
 // no input file, followed by a note on stderr that it was written.
-func savePictureNoted(stderr io.Writer, path string, p *gplot.Plot) error {
-	if err := savePicture(path, nil, p); err != nil {
+func savePictureNoted(ctx context.Context, stderr io.Writer, path string, p *gplot.Plot) error {
+	if err := savePicture(ctx, path, nil, p); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "plot: wrote %s\n", path)
 	return nil
 }
 
-// savePictureSized is savePicture on a canvas of w × h.
-func savePictureSized(path string, inputs []string, w, h vg.Length, plots ...*gplot.Plot) error {
-	out, err := createOutput(nil, path, nil, nil, inputs...)
+// savePictureSized is savePicture on a canvas of w × h. A signal (ctx
+// done) before the picture is complete leaves the file as it was and
+// returns ctx's error.
+func savePictureSized(ctx context.Context, path string, inputs []string, w, h vg.Length, plots ...*gplot.Plot) error {
+	out, err := createOutput(ctx, path, nil, nil, inputs...)
 	if err != nil {
 		return err
 	}
@@ -214,23 +262,26 @@ func savePictureSized(path string, inputs []string, w, h vg.Length, plots ...*gp
 	if err := aplot.Write(out, format, w, h, plots...); err != nil {
 		return internalErr(fmt.Errorf("%s: %w", path, output.Unwrap(err)))
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return commitOutput(out)
 }
 
 type mapOptions struct {
+	pictureFlags
 	method    string
 	sets      []string
 	n         int
 	anomalies float64
 	seed      uint64
 	steps     int
-	out       string
 }
 
 func newMapCmd(stderr io.Writer) *cobra.Command {
 	var o mapOptions
 	c := newPictureCmd("map --out FILE [--method NAME] [--set k=v]...", "Draw a method's scores over the banana data set (EXPoSE paper, Figure 1)",
-		&o.out, "picture file to write", func(ctx context.Context) error { return runMap(ctx, o, stderr) })
+		&o.pictureFlags, "picture file to write", func(ctx context.Context) error { return runMap(ctx, o, stderr) })
 	f := c.Flags()
 	f.StringVar(&o.method, "method", "expose", "detection method")
 	f.StringArrayVar(&o.sets, "set", nil, "method parameter key=value (repeatable)")
@@ -253,39 +304,48 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	// The banana rows (n × 2 and their labels) and the method's fit on
-	// them: --n has no upper bound but the memory budget (--n 3·10⁹ ran
+	// The banana rows (n × 2 and their labels), the grid of steps²
+	// points with their scores and ranks, and the method's fit on the
+	// rows: --n has no upper bound but the memory budget (--n 3·10⁹ ran
 	// out of memory with a Go runtime trace).
 	size := detector.Size{Rows: o.n, Cols: 2, NonZeros: 2 * int64(o.n)}
-	if err := planMemory("plot map", 24*float64(o.n), d, size); err != nil {
+	base := 24*float64(o.n) + 40*float64(o.steps)*float64(o.steps)
+	if err := planMemory("plot map", "lower --n or --steps, or the method's parameters (--set)", o.maxMemory, base, d, size); err != nil {
 		return err
-	}
-	ds := dataset.Banana(o.n, o.anomalies, rand.NewPCG(o.seed, 0))
-	if err := d.Fit(ctx, ds.X); err != nil {
-		return dataErr(fmt.Errorf("banana data: %w", err))
 	}
 	title := fmt.Sprintf("%s on banana data (n = %d, %g%% anomalies)", o.method, o.n, 100*o.anomalies)
 	if len(o.sets) > 0 {
 		title += ", " + strings.Join(o.sets, " ")
 	}
-	p, err := aplot.ScoreMap(title, d.Score, ds.X, ds.Y, o.steps)
+	// Beside the signals: the grid's scoring looks at no context.
+	p, err := beside(ctx, func() (*gplot.Plot, error) {
+		ds := dataset.Banana(o.n, o.anomalies, rand.NewPCG(o.seed, 0))
+		if err := d.Fit(ctx, ds.X); err != nil {
+			return nil, dataErr(fmt.Errorf("banana data: %w", err))
+		}
+		p, err := aplot.ScoreMap(title, d.Score, ds.X, ds.Y, o.steps)
+		if err != nil {
+			return nil, dataErr(err)
+		}
+		return p, nil
+	})
 	if err != nil {
-		return dataErr(err)
+		return err
 	}
-	return savePictureNoted(stderr, o.out, p)
+	return savePictureNoted(ctx, stderr, o.out, p)
 }
 
 type sgdOptions struct {
+	pictureFlags
 	data                        string
 	seed                        uint64
 	features, iterations, every int
-	out                         string
 }
 
 func newSGDCmd(stderr io.Writer) *cobra.Command {
 	var o sgdOptions
 	c := newPictureCmd("sgd --out FILE [--data FILE]", "Draw EXPoSE's SGD convergence: ‖w_t − w*‖ and AUC against t (EXPoSE paper, Figure 2)",
-		&o.out, "picture file to write (.png)", func(ctx context.Context) error { return runSGD(ctx, o, stderr) })
+		&o.pictureFlags, "picture file to write (.png)", func(ctx context.Context) error { return runSGD(ctx, o, stderr) })
 	f := c.Flags()
 	f.StringVar(&o.data, "data", bench.EmbeddedPrefix+"6_cardio", "labelled data file or embedded:NAME (ADBench split)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the split, the feature map and the samples")
@@ -311,7 +371,11 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	if _, ok := detector.Lookup("expose"); !ok {
 		return usagef("plot sgd: the expose method is not in this program")
 	}
-	ds, err := openData(o.data)
+	budget, source, err := memoryBudget(o.maxMemory)
+	if err != nil {
+		return err
+	}
+	ds, err := openData(ctx, o.data, budget, source)
 	if err != nil {
 		return err
 	}
@@ -328,13 +392,24 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	if err := planMemory("plot sgd", 0, ex, detector.SizeOf(train.X), detector.SizeOf(train.X)); err != nil {
+	if err := planMemory("plot sgd", "lower --features, or use smaller --data", o.maxMemory, 0, ex, detector.SizeOf(train.X), detector.SizeOf(train.X)); err != nil {
 		return err
 	}
-	tr, batch, err := bench.SGDTrace(ctx, train, test, bench.SGDTraceConfig{Features: o.features, Iterations: o.iterations, Every: o.every, Seed: o.seed})
+	type traced struct {
+		points []bench.SGDPoint
+		batch  float64
+	}
+	res, err := beside(ctx, func() (traced, error) {
+		tr, batch, err := bench.SGDTrace(ctx, train, test, bench.SGDTraceConfig{Features: o.features, Iterations: o.iterations, Every: o.every, Seed: o.seed})
+		return traced{tr, batch}, err
+	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		return dataErr(err)
 	}
+	tr, batch := res.points, res.batch
 	t, dist, auc := make([]float64, len(tr)), make([]float64, len(tr)), make([]float64, len(tr))
 	for i, p := range tr {
 		t[i], dist[i], auc[i] = float64(p.T), p.Dist, p.AUC
@@ -344,7 +419,7 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	if err != nil {
 		return dataErr(err)
 	}
-	if err := savePicture(o.out, []string{o.data}, top, bottom); err != nil {
+	if err := savePicture(ctx, o.out, []string{o.data}, top, bottom); err != nil {
 		return err
 	}
 	last := tr[len(tr)-1]
@@ -353,18 +428,18 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 }
 
 type cpalsOptions struct {
+	pictureFlags
 	shape      string
 	rank       int
 	noise      float64
 	iterations int
 	seed       uint64
-	out        string
 }
 
 func newCPALSCmd(stderr io.Writer) *cobra.Command {
 	var o cpalsOptions
 	c := newPictureCmd("cpals --out FILE [--shape 40x40x40] [--rank 5] [--noise 0.01]", "Draw CP-ALS relative error against sweeps, SVD and random initialisation",
-		&o.out, "picture file to write", func(ctx context.Context) error { return runCPALS(ctx, o, stderr) })
+		&o.pictureFlags, "picture file to write", func(ctx context.Context) error { return runCPALS(ctx, o, stderr) })
 	c.Long = `Draw the relative error of CP-ALS (package cpd) against the sweep, for SVD
 and random initialisation, on a planted tensor: standard normal factors of
 the given rank, unit weights, Gaussian noise of relative level --noise. The
@@ -388,37 +463,65 @@ func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 	if o.rank < 1 || o.iterations < 1 || o.iterations > 500 || !(o.noise >= 0) {
 		return usagef("plot cpals: want --rank ≥ 1, --iterations in [1, 500], --noise ≥ 0")
 	}
-	// The planted tensor, its noisy copy and the ALS unfoldings: about
-	// four tensors of float64 (--shape 2000x2000x2000 ran out of memory).
-	elems := 1.0
-	for _, side := range shape {
-		elems *= float64(side)
+	// The rank and the shape as cpd will check them, before the planted
+	// tensor is built: --rank 10⁹ allocated its factors (8 GB for
+	// 40x40x40) and ran out of memory before cpd refused the rank. Both
+	// runs are checked: the SVD one, which bounds the rank by the
+	// smallest side, and the random one.
+	for _, init := range []cpd.Init{cpd.SVD, cpd.Random} {
+		if err := (cpd.Config{Rank: o.rank, Init: init}).Check(shape); err != nil {
+			var re *cpd.RankError
+			if errors.As(err, &re) {
+				re.SVDOnly = true // the plot draws the SVD run: no other init to offer
+			}
+			return usagef("plot cpals: --shape %s --rank %d: %v", o.shape, o.rank, err)
+		}
 	}
-	if err := planMemory("plot cpals", 4*8*elems, nil); err != nil {
+	// What PlantedCP and the two CP-ALS runs hold at their peak
+	// (bench.CPALSPlotBytes): 2 to 9 copies of the tensor by its shape
+	// (four were assumed, and 26 modes of side 2 at rank 2, estimated at
+	// 2.15 GB, peaked at 7.29 GB).
+	if err := planMemory("plot cpals", "lower --shape or --rank", o.maxMemory, bench.CPALSPlotBytes(shape, o.rank), nil); err != nil {
 		return err
 	}
-	x := bench.PlantedCP(shape, o.rank, o.noise, o.seed)
-	var curves []aplot.Curve
-	for _, init := range []cpd.Init{cpd.SVD, cpd.Random} {
-		var src func() rand.Source
-		if init == cpd.Random {
-			src = func() rand.Source { return rand.NewPCG(o.seed, 4) }
+	// Beside the signals: PlantedCP and a sweep of a large tensor look at
+	// no context.
+	curves, err := beside(ctx, func() ([]aplot.Curve, error) {
+		x := bench.PlantedCP(shape, o.rank, o.noise, o.seed)
+		var curves []aplot.Curve
+		for _, init := range []cpd.Init{cpd.SVD, cpd.Random} {
+			// The previous phase's buffers (PlantedCP's noise, the
+			// SVD run's workspace) are garbage: collect them, so that
+			// this phase's large buffers reuse their memory. Go
+			// collects after an allocation, not before: under
+			// ulimit -v 4000000, 460x460x460 (estimate 1.6 GB) asked
+			// the system for a new 780 MB block with 1.58 GB of
+			// garbage and tensor in use, and died.
+			runtime.GC()
+			var src func() rand.Source
+			if init == cpd.Random {
+				src = func() rand.Source { return rand.NewPCG(o.seed, 4) }
+			}
+			errs, err := bench.CPALSTrace(ctx, x, cpd.Config{Rank: o.rank, Init: init}, src, o.iterations)
+			if err != nil {
+				return nil, internalErr(err)
+			}
+			it := make([]float64, len(errs))
+			for i := range it {
+				it[i] = float64(i + 1)
+			}
+			curves = append(curves, aplot.Curve{Name: fmt.Sprintf("%s init (%.4g after %d)", init, errs[len(errs)-1], len(errs)), X: it, Y: errs})
 		}
-		errs, err := bench.CPALSTrace(ctx, x, cpd.Config{Rank: o.rank, Init: init}, src, o.iterations)
-		if err != nil {
-			return usageErr(err)
-		}
-		it := make([]float64, len(errs))
-		for i := range it {
-			it[i] = float64(i + 1)
-		}
-		curves = append(curves, aplot.Curve{Name: fmt.Sprintf("%s init (%.4g after %d)", init, errs[len(errs)-1], len(errs)), X: it, Y: errs})
+		return curves, nil
+	})
+	if err != nil {
+		return err
 	}
 	p, err := aplot.Sweeps(fmt.Sprintf("CP-ALS on a planted %s rank-%d tensor, %g%% noise", o.shape, o.rank, 100*o.noise), curves)
 	if err != nil {
 		return dataErr(err)
 	}
-	return savePictureNoted(stderr, o.out, p)
+	return savePictureNoted(ctx, stderr, o.out, p)
 }
 
 // curveSet is the scores of every method on one data set of a bench run:
@@ -468,33 +571,52 @@ func benchCurves(res *bench.Result) []curveSet {
 
 // benchPlots writes ROC and PR curves per data set of a bench run, and the
 // statistics' pictures when it ran with --stats. No picture may be one of
-// inputs, the run's data files (DIR/x_roc.png a link to the data).
+// inputs, the run's data files (DIR/x_roc.png a link to the data). A
+// picture that cannot be written does not stop the others (each is
+// replaced whole or left as it was); the error then counts them and
+// gives the first failure, with its exit code. A signal stops it at a
+// whole picture, with ctx's error.
 func benchPlots(ctx context.Context, res *bench.Result, dir string, inputs []string) error {
-	for _, cs := range benchCurves(res) {
-		for _, kind := range []string{"roc", "pr"} {
-			if ctx.Err() != nil { // a signal: stop at a whole picture
-				return nil
-			}
-			if err := saveCurves(kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png"), inputs...); err != nil {
-				return err
-			}
+	var (
+		tried int
+		fails []error
+	)
+	save := func(err error) {
+		tried++
+		if err != nil {
+			fails = append(fails, err)
 		}
 	}
-	return statsPlots(res.Stats, dir, inputs)
-}
-
-// statsPlots draws, when bench ran with --stats, the critical-difference
-// diagram of AUC-ROC (DIR/cd_auc.png) and the average ranks of every
-// metric as grouped bars (DIR/ranks.png), as Figure 3 of the R1STM paper.
-func statsPlots(cmps []bench.Comparison, dir string, inputs []string) error {
-	cd, bars, err := statsPictures(cmps)
-	if err != nil || cd == nil {
+	for _, cs := range benchCurves(res) {
+		for _, kind := range []string{"roc", "pr"} {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			save(saveCurves(ctx, kind, cs.title, cs.series, filepath.Join(dir, cs.data+"_"+kind+".png"), inputs...))
+		}
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := savePictureSized(filepath.Join(dir, "cd_auc.png"), inputs, aplot.Width, aplot.CDHeight(len(cmps[0].Methods)), cd); err != nil {
-		return err
+	cd, bars, err := statsPictures(res.Stats)
+	if err != nil {
+		save(err)
+	} else if cd != nil {
+		// --stats: the critical-difference diagram of AUC-ROC and the
+		// average ranks of every metric as grouped bars, as Figure 3 of
+		// the R1STM paper.
+		save(savePictureSized(ctx, filepath.Join(dir, "cd_auc.png"), inputs, aplot.Width, aplot.CDHeight(len(res.Stats[0].Methods)), cd))
+		save(savePicture(ctx, filepath.Join(dir, "ranks.png"), inputs, bars))
 	}
-	return savePicture(filepath.Join(dir, "ranks.png"), inputs, bars)
+	if len(fails) == 0 {
+		return ctx.Err()
+	}
+	err = fmt.Errorf("--plot %s: %d of %d pictures not written; the first: %w", dir, len(fails), tried, fails[0])
+	var ee *exitError
+	if errors.As(fails[0], &ee) {
+		return &exitError{ee.code, err}
+	}
+	return internalErr(err)
 }
 
 // statsPictures returns the AUC-ROC critical-difference diagram and the
@@ -522,16 +644,18 @@ func statsPictures(cmps []bench.Comparison) (cd, bars *gplot.Plot, err error) {
 	return cd, bars, nil
 }
 
-// planMemory refuses a plot whose data (base bytes) and fits of d on data
-// of the given sizes (one fit each) would pass the memory budget (75% of
-// the machine's or the container's memory; the plot commands have no
-// --max-memory), before anything is allocated.
-func planMemory(what string, base float64, d detector.Detector, sizes ...detector.Size) error {
-	budget, source, err := memoryBudget("")
+// planMemory refuses a plot whose data (base bytes), fits of d on data of
+// the given sizes (one fit each) and process (bench.ProcessBytes) would
+// pass the memory budget (flag, the --max-memory of the plot; by default
+// 75% of the machine's, the container's or the address-space limit),
+// before anything is allocated. lower says which flags to lower (the
+// message named none: "make it smaller").
+func planMemory(what, lower, flag string, base float64, d detector.Detector, sizes ...detector.Size) error {
+	budget, source, err := memoryBudget(flag)
 	if err != nil {
 		return err
 	}
-	need := base
+	need := base + bench.ProcessBytes
 	for _, s := range sizes {
 		est, err := detector.Memory(d, detector.FitOp, s)
 		if err != nil {
@@ -540,7 +664,7 @@ func planMemory(what string, base float64, d detector.Detector, sizes ...detecto
 		need += float64(est)
 	}
 	if need > float64(budget) {
-		return usagef("%s needs about %s, over the memory budget of %s (%s): make it smaller", what, dataset.FormatBytes(int64(min(need, math.MaxInt64))), dataset.FormatBytes(budget), source)
+		return usagef("%s needs about %s, over the memory budget of %s (%s): %s, or raise --max-memory", what, dataset.FormatBytes(int64(min(need, math.MaxInt64))), dataset.FormatBytes(budget), source, lower)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -84,4 +85,58 @@ func TestPlotCommands(t *testing.T) {
 			t.Errorf("%q: exit %d, want %d (%s)", args, code, ExitUsage, stderr)
 		}
 	}
+}
+
+// TestPlotCPALSChecksFirst: plot cpals checks the rank against the shape
+// and the memory its tensors take before it allocates them. --rank 10⁹
+// on 40x40x40 ran out of memory with a runtime trace (PlantedCP made the
+// factors before cpd's rank check); here --rank 3,000,000 on 3x3x3, whose
+// factors and Khatri–Rao product take about 500 MB, must be refused
+// having allocated almost nothing.
+func TestPlotCPALSChecksFirst(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "c.png")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, _, stderr := run(context.Background(), "plot", "cpals", "--shape", "3x3x3", "--rank", "3000000", "--out", out)
+	runtime.ReadMemStats(&after)
+	if code != ExitUsage || !strings.Contains(stderr, "rank 3000000 exceeds the smallest side 3 of shape 3x3x3") || !strings.Contains(stderr, "lower the rank to at most 3") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 10<<20 {
+		t.Errorf("allocated %d MB before refusing the rank", got>>20)
+	}
+	// 20 modes of side 2 at rank 2 (8.4 MB a tensor): cpd's workspace
+	// and SVD initialisation hold 9 copies of the tensor with it (75.5
+	// MB with the rest, bench.CPALSPlotBytes; 92.3 MB with the process),
+	// where the old estimate was four copies, 33.6 MB: a budget of 60 MB
+	// passed it.
+	shape := strings.TrimSuffix(strings.Repeat("2x", 20), "x")
+	code, _, stderr = run(context.Background(), "plot", "cpals", "--shape", shape, "--rank", "2", "--max-memory", "60MB", "--out", out)
+	if code != ExitUsage || !strings.Contains(stderr, "over the memory budget of 60 MB (--max-memory): lower --shape or --rank, or raise --max-memory") {
+		t.Errorf("2^20 under 60 MB: exit %d: %s", code, stderr)
+	}
+	// The map names its own flags.
+	code, _, stderr = run(context.Background(), "plot", "map", "--method", "meandist", "--n", "100000", "--max-memory", "1MB", "--out", out)
+	if code != ExitUsage || !strings.Contains(stderr, "lower --n or --steps") {
+		t.Errorf("map under 1 MB: exit %d: %s", code, stderr)
+	}
+	assertFiles(t, dir)
+}
+
+// TestInterruptPlot sends SIGINT to plot map while it scores the grid
+// with a method whose Score never returns: the command exits 130 with
+// one line and writes no picture (it was killed by the signal, silently).
+func TestInterruptPlot(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(t.TempDir(), "scoring")
+	out := filepath.Join(dir, "map.png")
+	stderr := interruptChild(t, []string{"ANOMALY_TEST_SCORING=" + started}, func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	}, "plot", "map", "--method", "meandist", "--set", "block_score=true", "--n", "50", "--steps", "5", "--out", out)
+	if want := "anomaly: plot interrupted; no picture written to " + out + "\n"; stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+	assertFiles(t, dir)
 }

@@ -305,6 +305,34 @@ printf 'x1,x2,x3\n1,2,3\n' > x123.csv
 run "the model's columns in another order (fitted on a,b,c; the file's header is c,b,a)" anomaly score --model abc.bin --data cba.csv
 run "other column names, as many (fitted on a,b,c; the file's header is x1,x2,x3)" anomaly score --model abc.bin --data x123.csv
 run "a model without column names (fitted on LIBSVM) scoring a named file (not checked: accepted)" anomaly score --model lib.bin --data cba.csv
+# Cases of the plot and bench sweep (2026-11-27, third session).
+/usr/bin/python3 - <<'PY'
+import random
+random.seed(5)
+with open('lab.csv', 'w') as f:
+    f.write('a,b,label\n')
+    for i in range(100):
+        f.write('%r,%r,0\n' % (random.gauss(0, 1), random.gauss(0, 1)))
+    for i in range(10):
+        f.write('%r,%r,1\n' % (random.gauss(6, 1), random.gauss(6, 1)))
+PY
+sed 's/,1$/,0/' lab.csv > allnorm.csv
+cp lab.csv 'a|b.csv'
+mkdir -p plots/lab_roc.png
+S26=$(printf '2x%.0s' $(seq 25))2
+run "plot cpals with a rank far above the smallest side (built the tensor first: out of memory)" anomaly plot cpals --rank 1000000000 --out c.png
+run "plot cpals of 26 modes of side 2 (estimated 2.15 GB, peaked at 7.29 GB)" anomaly plot cpals --shape $S26 --rank 2 --max-memory 3GB --out c.png
+run "plot map past the memory budget (the message names what to lower)" anomaly plot map --method kde --n 3000000000 --out map.png
+run "bench where every run fails (labels all 0)" anomaly bench --methods kde,gauss --data allnorm.csv --seeds 1
+run "bench --plot where a picture cannot be written (DIR/lab_roc.png a directory)" anomaly bench --methods gauss --data lab.csv --seeds 1 --plot plots
+./anomaly-bin bench --methods gauss --data lab.csv --seeds 1 --plot plots > bench.out 2>/dev/null; rc=$?
+echo "| the same: its results on standard output (they were lost) | \`anomaly bench --methods gauss --data lab.csv --seeds 1 --plot plots > bench.out\` | $rc | \`bench.out: $(wc -l < bench.out) lines; $(grep gauss bench.out | tr -s ' ')\` |"
+rm -f bench.out
+echo "| a \\| in a data file's name, bench --format markdown | \`anomaly bench --methods gauss --data 'a\|b.csv' --seeds 1 --format markdown \| tail -1\` | 0 | \`$(./anomaly-bin bench --methods gauss --data 'a|b.csv' --seeds 1 --format markdown 2>/dev/null | tail -1 | cut -d'|' -f1-6 | sed 's/|/\\|/g') …\` |"
+./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
+pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
+echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
+rm -f sig.err
 # Ctrl-C during a long fit: SIGINT 3 s after the start.
 if [ -f $SHARED/adbench/16_http.npz ]; then
   ./anomaly-bin fit --method expose --data $SHARED/adbench/16_http.npz --out h.bin --set features=16384 2>sig.err &
