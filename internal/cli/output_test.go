@@ -194,3 +194,15 @@ func TestHelpWriteError(t *testing.T) {
 type fullWriter struct{}
 
 func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// The address space the process holds is read from /proc on Linux: the Go
+// runtime alone reserves hundreds of MB at start, which an address-space
+// limit counts.
+func TestAddressSpaceInUse(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	if got := addressSpaceInUse(); got < 100<<20 {
+		t.Errorf("addressSpaceInUse = %d bytes, want the process's VmSize (hundreds of MB at least for a Go test binary)", got)
+	}
+}
