@@ -169,16 +169,9 @@ func fitted(t *testing.T) (Detector, *mat.Dense) {
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	d, X := fitted(t)
-	var buf bytes.Buffer
-	if err := Save(&buf, d); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, _ := saveLoad(t, d)
 	if name, params, _ := Describe(l); name != "test-meandist" || params["contamination"] != "0.25" {
-		t.Fatalf("%v %q %v", err, name, params)
+		t.Fatalf("loaded: method %q params %v", name, params)
 	}
 	a, _ := d.Score(nil, X)
 	b, _ := l.Score(nil, X)
@@ -191,11 +184,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestLoadRejects(t *testing.T) {
 	d, _ := fitted(t)
-	var buf bytes.Buffer
-	if err := Save(&buf, d); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
+	_, good := saveLoad(t, d)
 	flip := append([]byte(nil), good...)
 	flip[len(flip)-10] ^= 0xff
 	otherVersion := bytes.Replace(append([]byte(nil), good...), []byte(`"version":3`), []byte(`"version":4`), 1)
