@@ -36,10 +36,12 @@ test: vet
 	$(MAKE) test-golearn
 
 # The conformance suite's Memory check (every method's memory estimate
-# against what its fit and score hold) skips itself under -race, whose
-# shadow memory it would count: run it here without.
+# against what its fit and score hold) and the bound on what loading a
+# model's column names allocates skip themselves under -race, which
+# allocates beside the program: run them here without.
 test-memory:
 	$(GO) test -count=1 -timeout 5m -run '^TestConformance$$/^(Memory|[a-z0-9-]+)$$/^Memory$$' $(PKGS)
+	$(GO) test -count=1 -timeout 5m -run '^TestColumnsLoadMemory$$' ./detector/
 
 # golearn/ is a separate module, so users of the core library do not pull
 # golearn's dependencies.

@@ -183,6 +183,9 @@ func TestColumnsInvalidUTF8(t *testing.T) {
 // case). encoding/json's own []string decoding allocated 9.0× the file
 // (108 MB for a model of 10⁶ columns), columnNames 3.3×.
 func TestColumnsLoadMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations are counted without -race (make test-memory)")
+	}
 	const d = 200_000
 	X := mat.NewDense(2, d, nil)
 	for j := range d {
