@@ -126,6 +126,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"kde bandwidth=1e-300: finite, and warned", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--set", "bandwidth=1e-300"}, cli.ExitOK, "warning: kde: every training score is"},
 		{"pandas' row index: not read, with a note", []string{"fit", "--method", "kde", "--data", pdindex, "--out", out}, cli.ExitOK, "column 1 has no name in the header: it is taken as the row index"},
 		{"constant data: warned", []string{"fit", "--method", "kde", "--data", konst, "--out", out}, cli.ExitOK, "cannot rank rows"},
+		{"--seed to a method without random choices: noted, fits", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--seed", "3"}, cli.ExitOK, "note: kde makes no random choice: --seed changes nothing"},
 		{"one training row: warned", []string{"fit", "--method", "ocsvm", "--data", one, "--out", out}, cli.ExitOK, "warning: ocsvm: fitted on a single row"},
 		{"--contamination 0", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--contamination", "0"}, cli.ExitUsage, `contamination="0": must be in (0, 0.5]`},
 		{"--set contamination=0", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "contamination=0"}, cli.ExitUsage, "must be in (0, 0.5]"},

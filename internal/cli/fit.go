@@ -89,6 +89,9 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.hasSeed && !m.Has("seed") {
+		fmt.Fprintf(stderr, "anomaly: note: %s makes no random choice: --seed changes nothing\n", o.method)
+	}
 	// Check the parameters before reading the data, so mistakes are
 	// reported before a large file is loaded.
 	if err := m.Check(params); err != nil {
@@ -254,7 +257,10 @@ func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape
 	if o.hasContamination {
 		err = addParam(params, "contamination", o.contamination, "--contamination")
 	}
-	if o.hasSeed && err == nil {
+	if o.hasSeed && err == nil && m.Has("seed") {
+		// A method with no random choice ignores --seed (the caller
+		// notes it): a loop over methods with one --seed failed on every
+		// deterministic one with "unknown parameter seed".
 		err = addParam(params, "seed", strconv.FormatUint(o.seed, 10), "--seed")
 	}
 	if o.shape != "" && err == nil {
