@@ -289,6 +289,9 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 		// A column named label, else one named y (a y beside a label
 		// column is a feature, as x, y coordinates are).
 		for _, name := range []string{"label", "y"} {
+			if slices.ContainsFunc(opt.FeatureNames, func(f string) bool { return strings.EqualFold(f, name) }) {
+				continue // a feature of the model, not its label
+			}
 			for j, h := range header {
 				if strings.EqualFold(h, name) {
 					if l.label >= 0 {

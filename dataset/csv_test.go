@@ -323,3 +323,30 @@ func TestSignLabels(t *testing.T) {
 		}
 	}
 }
+
+// A column named y (or label) is a feature, not the labels, when the
+// model's feature names include it (Options.FeatureNames); a label column
+// beside it is still found, and a label named by Options.Label wins.
+func TestFeatureNamesKeepY(t *testing.T) {
+	read := func(content string, opt Options) *Dataset {
+		t.Helper()
+		ds, err := Read(strings.NewReader(content), int64(len(content)), "a.csv", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	xy := "x,y\n1,0\n5,1\n"
+	if ds := read(xy, Options{}); ds.Y == nil || !slices.Equal(ds.Columns, []string{"x"}) {
+		t.Errorf("no feature names: Y %v columns %v, want y as the labels", ds.Y, ds.Columns)
+	}
+	if ds := read(xy, Options{FeatureNames: []string{"x", "Y"}}); ds.Y != nil || !slices.Equal(ds.Columns, []string{"x", "y"}) {
+		t.Errorf("model's features x, y: Y %v columns %v, want y a feature", ds.Y, ds.Columns)
+	}
+	if ds := read("x,y,label\n1,0,0\n5,1,1\n", Options{FeatureNames: []string{"x", "y"}}); !slices.Equal(ds.Y, []int{0, 1}) || !slices.Equal(ds.Columns, []string{"x", "y"}) {
+		t.Errorf("label beside x, y: Y %v columns %v", ds.Y, ds.Columns)
+	}
+	if ds := read(xy, Options{FeatureNames: []string{"x", "y"}, Label: "y"}); ds.Y == nil {
+		t.Error("Label y: y not taken as the labels")
+	}
+}

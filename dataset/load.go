@@ -47,6 +47,12 @@ type Options struct {
 	// A test file scored against a model fitted on wider rows needs it.
 	// Other formats have their width in the file and ignore it.
 	Features int
+	// FeatureNames, when set, are the names of the features a model was
+	// fitted on: a CSV column of one of these names is not taken as the
+	// label column for its name (y, label), so a model fitted on x, y
+	// beside a label column scores a file of x, y. A label column named
+	// by Label is taken whatever its name.
+	FeatureNames []string
 }
 
 // values returns the buffer for n values: Buffer when it holds them,

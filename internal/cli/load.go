@@ -50,12 +50,12 @@ func (o dataFlags) name() string {
 // the rows read so far, before its buffer is allocated, not after the
 // machine has run out of memory reading it. features is the least width
 // of a LIBSVM file (dataset.Options.Features; 0 for its own).
-func (o dataFlags) load(features int) (*dataset.Dataset, error) {
+func (o dataFlags) load(features int, names ...string) (*dataset.Dataset, error) {
 	budget, source, err := memoryBudget(o.maxMemory)
 	if err != nil {
 		return nil, err
 	}
-	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features}
+	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features, FeatureNames: names}
 	var ds *dataset.Dataset
 	// A stream: standard input, or with --data-format a named pipe or
 	// device such as bash's <(zcat data.csv.gz), whose path has no
@@ -202,7 +202,10 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if dm, ok := d.(interface{ Dim() int }); ok {
 		features = dm.Dim()
 	}
-	ds, err := o.dataFlags.load(features)
+	// The model's feature names are features in the file too (a model
+	// fitted on x, y beside a label column scores a file of x, y, whose
+	// y was taken for its labels).
+	ds, err := o.dataFlags.load(features, detector.Columns(d)...)
 	if err != nil {
 		return nil, nil, err
 	}

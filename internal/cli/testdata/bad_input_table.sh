@@ -305,6 +305,10 @@ printf 'x1,x2,x3\n1,2,3\n' > x123.csv
 run "the model's columns in another order (fitted on a,b,c; the file's header is c,b,a)" anomaly score --model abc.bin --data cba.csv
 run "other column names, as many (fitted on a,b,c; the file's header is x1,x2,x3)" anomaly score --model abc.bin --data x123.csv
 run "a model without column names (fitted on LIBSVM) scoring a named file (not checked: accepted)" anomaly score --model lib.bin --data cba.csv
+printf 'x,y,label\n1,2,0\n2,1,0\n3,3,0\n1,1,0\n2,3,1\n' > xyl.csv
+printf 'x,y\n1,2\n5,5\n' > xy.csv
+./anomaly-bin fit --method kde --data xyl.csv --out xy.bin 2>/dev/null
+run "a model fitted on x, y beside a label scoring a file of x, y (y is the model's feature, not the file's labels)" anomaly score --model xy.bin --data xy.csv
 # Cases of the plot and bench sweep (2026-11-27, third session).
 /usr/bin/python3 - <<'PY'
 import random
