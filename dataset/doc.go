@@ -31,7 +31,9 @@
 // CSV. The first row is a header naming the columns (a first row made of
 // numbers only is rejected as a missing header). The label column is the one
 // named by Options.Label, else one named "label", else one named "y"
-// (names compare without case; a y beside a label column is a feature);
+// (names compare without case; a y beside a label column is a feature, and
+// so is a y among Options.FeatureNames, the features of the model that
+// scores the file);
 // without one the data are unlabeled. A column without a name (or with
 // the name pandas gives one, "Unnamed: 0") is not read when it is the
 // first (the row index pandas writes without index=False; Dataset.Notes
