@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +38,15 @@ parameters (name, default, meaning); give parameters to fit with --set key=value
 }
 
 func runMethods(o methodsOptions, out io.Writer) error {
+	if err := writeMethods(o, out); err != nil {
+		// As score names it: `anomaly methods | head` said "write
+		// /dev/stdout: broken pipe".
+		return &output.PathError{Path: "standard output", Err: output.Unwrap(err)}
+	}
+	return nil
+}
+
+func writeMethods(o methodsOptions, out io.Writer) error {
 	var ms []methodInfo
 	for _, name := range detector.Names() {
 		m, _ := detector.Lookup(name)
