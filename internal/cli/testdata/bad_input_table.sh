@@ -309,6 +309,11 @@ printf 'x,y,label\n1,2,0\n2,1,0\n3,3,0\n1,1,0\n2,3,1\n' > xyl.csv
 printf 'x,y\n1,2\n5,5\n' > xy.csv
 ./anomaly-bin fit --method kde --data xyl.csv --out xy.bin 2>/dev/null
 run "a model fitted on x, y beside a label scoring a file of x, y (y is the model's feature, not the file's labels)" anomaly score --model xy.bin --data xy.csv
+/usr/bin/python3 -c "
+print('a,b')
+for i in range(3000): print(f'{i % 97},{i % 89}')" > d3k.csv
+run "exact kpca over the memory budget: the lighter setting the method declares is offered" anomaly fit --method kpca --data d3k.csv --out m.bin --max-memory 100MB
+run "--seed to a method that makes no random choice (noted, fits)" anomaly fit --method kde --data train.csv --out m.bin --seed 3
 # Cases of the plot and bench sweep (2026-11-27, third session).
 /usr/bin/python3 - <<'PY'
 import random
