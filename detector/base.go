@@ -122,6 +122,12 @@ func NewBase(method string, cfg Config) (Base, error) {
 	b := Base{method: method, params: s.Values(), defaulted: s.Defaulted(), cont: c.Contamination, rule: c.Scale, progress: c.Progress}
 	if sh, ok := cfg.(interface{ SampleShape() []int }); ok {
 		b.shape = sh.SampleShape
+	} else if b.rule == scale.ChannelRule {
+		// On vector rows channel is standard, column by column: asked
+		// of a vector method on tensor data (flattened), it silently
+		// standardised each entry instead of each channel.
+		return Base{}, &param.Error{Method: method, Name: "scale", Value: b.rule,
+			Reason: "channel standardises per index of a tensor sample's first mode, and " + method + " reads vector rows (a tensor file is flattened for it): use scale=standard, which is what channel is on vector rows, or a tensor method (1stm, r1stm)"}
 	}
 	if m, ok := Lookup(method); ok {
 		b.minRows = m.MinRows

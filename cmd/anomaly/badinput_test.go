@@ -127,6 +127,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"pandas' row index: not read, with a note", []string{"fit", "--method", "kde", "--data", pdindex, "--out", out}, cli.ExitOK, "column 1 has no name in the header: it is taken as the row index"},
 		{"constant data: warned", []string{"fit", "--method", "kde", "--data", konst, "--out", out}, cli.ExitOK, "cannot rank rows"},
 		{"--seed to a method without random choices: noted, fits", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--seed", "3"}, cli.ExitOK, "note: kde makes no random choice: --seed changes nothing"},
+		{"scale=channel for a vector method: refused (it was standard, silently)", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "scale=channel"}, cli.ExitUsage, "channel standardises per index of a tensor sample's first mode, and ocsvm reads vector rows"},
 		{"one training row: warned", []string{"fit", "--method", "ocsvm", "--data", one, "--out", out}, cli.ExitOK, "warning: ocsvm: fitted on a single row"},
 		{"--contamination 0", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--contamination", "0"}, cli.ExitUsage, `contamination="0": must be in (0, 0.5]`},
 		{"--set contamination=0", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "contamination=0"}, cli.ExitUsage, "must be in (0, 0.5]"},
