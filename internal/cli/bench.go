@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -127,7 +126,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 
 func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr io.Writer) error {
 	// SIGINT and SIGTERM cancel ctx, which kills the running task's process.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopSignals(ctx)
 	defer stop()
 	cfg := bench.Config{Timeout: o.timeout}
 	if o.timeout < 0 {

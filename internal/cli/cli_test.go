@@ -582,6 +582,30 @@ func TestInterruptScore(t *testing.T) {
 	assertFiles(t, dir, "model.bin", "train.csv")
 }
 
+// A hang-up (a closed terminal) ends score as SIGINT does: exit 130, no
+// temporary file left (it was killed by the signal, its temporary left);
+// eval says it was interrupted (it was killed without a word).
+func TestInterruptHangupAndEval(t *testing.T) {
+	dir := t.TempDir()
+	train, model := fitMeanDist(t, dir, "--set", "block_score=true")
+	started := filepath.Join(t.TempDir(), "scoring")
+	ready := func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	}
+	env := []string{"ANOMALY_TEST_SCORING=" + started}
+	stderr := signalChild(t, syscall.SIGHUP, env, ready, "score", "--model", model, "--data", train, "--out", filepath.Join(dir, "scores.csv"))
+	if !strings.Contains(stderr, "anomaly: score interrupted; no scores written to") {
+		t.Errorf("score, SIGHUP: stderr %q", stderr)
+	}
+	assertFiles(t, dir, "model.bin", "train.csv")
+	os.Remove(started)
+	stderr = interruptChild(t, env, ready, "eval", "--model", model, "--data", train)
+	if !strings.Contains(stderr, "anomaly: eval interrupted") {
+		t.Errorf("eval, SIGINT: stderr %q", stderr)
+	}
+}
+
 // TestInterruptSignal runs the program as a child process, sends SIGINT
 // while a fit is running and checks that it exits promptly with code 130,
 // leaving no model and no temporary file (issue 7, must show 4).
@@ -680,6 +704,12 @@ func TestInterruptStalledReader(t *testing.T) {
 // that it exits with code 130 within 2 s; it returns the child's stderr.
 func interruptChild(t *testing.T, env []string, ready func() bool, args ...string) string {
 	t.Helper()
+	return signalChild(t, syscall.SIGINT, env, ready, args...)
+}
+
+// signalChild is interruptChild with another signal.
+func signalChild(t *testing.T, sig syscall.Signal, env []string, ready func() bool, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(append(os.Environ(), "ANOMALY_CLI_MAIN=1"), env...)
 	var stderr bytes.Buffer
@@ -696,15 +726,15 @@ func interruptChild(t *testing.T, env []string, ready func() bool, args ...strin
 		time.Sleep(10 * time.Millisecond)
 	}
 	sent := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	err := cmd.Wait()
 	took := time.Since(sent)
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Errorf("exit %d (%v), want %d; stderr %q", code, err, ExitInterrupted, stderr.String())
 	}
 	if took > 2*time.Second {
-		t.Errorf("exit took %v after SIGINT", took)
+		t.Errorf("exit took %v after %v", took, sig)
 	}
-	t.Logf("exited %v after SIGINT", took)
+	t.Logf("exited %v after %v", took, sig)
 	return stderr.String()
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -59,9 +60,9 @@ their columns, the names must be the model's, in the order of the fit.`,
 		Example: `  anomaly eval --model model.bin --data test.csv --json`,
 		Args:    noArgs,
 	}
-	c.RunE = runRequired([]string{"model", "data"}, func(context.Context) error {
+	c.RunE = runRequired([]string{"model", "data"}, func(ctx context.Context) error {
 		o.notes = stderr
-		return runEval(o, stdout)
+		return runEval(ctx, o, stdout)
 	})
 	o.bind(c, "labelled data file")
 	f := c.Flags()
@@ -70,14 +71,26 @@ their columns, the names must be the model's, in the order of the fit.`,
 	return c
 }
 
-func runEval(o evalOptions, out io.Writer) error {
+func runEval(ctx context.Context, o evalOptions, out io.Writer) error {
 	if err := checkNormalClass(o.normalClass); err != nil {
 		return err
 	}
-	d, ds, err := o.load()
+	// A signal ends eval with one line, as it ends fit and score (it
+	// killed the process without a word).
+	ctx, stop := stopSignals(ctx)
+	defer stop()
+	interrupted := &exitError{ExitInterrupted, errors.New("eval interrupted")}
+	ld, err := beside(ctx, func() (loaded, error) {
+		d, ds, err := o.load()
+		return loaded{d, ds}, err
+	})
+	if ctx.Err() != nil {
+		return interrupted
+	}
 	if err != nil {
 		return err
 	}
+	d, ds := ld.d, ld.ds
 	if o.normalClass >= 0 {
 		if ds, err = normalClassLabels(ds, o.name(), o.normalClass); err != nil {
 			return err
@@ -86,7 +99,10 @@ func runEval(o evalOptions, out io.Writer) error {
 	if ds.Y == nil {
 		return noLabels(ds, o.name())
 	}
-	all, err := d.Score(nil, ds.X)
+	all, err := scoreContext(ctx, d, ds.X)
+	if ctx.Err() != nil {
+		return interrupted
+	}
 	if err != nil {
 		return detectorErr(o.name(), err)
 	}

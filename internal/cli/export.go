@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/spf13/cobra"
@@ -81,7 +78,7 @@ func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 		}
 		return usageErr(fmt.Errorf("%s: %w", o.model, err))
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopSignals(ctx)
 	defer stop()
 	out, err := createOutput(ctx, o.out, nil, nil, o.model)
 	if err != nil {

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kernelad/anomaly/dataset"
@@ -79,7 +76,7 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
 	// process, so the temporary model file is always removed.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopSignals(ctx)
 	defer stop()
 	m, ok := detector.Lookup(o.method)
 	if !ok {

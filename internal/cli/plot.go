@@ -7,14 +7,11 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/cpd"
@@ -77,7 +74,7 @@ type pictureFlags struct {
 // killed by the signal, with no message).
 func newPictureCmd(use, short string, pf *pictureFlags, outUsage string, run func(ctx context.Context) error) *cobra.Command {
 	c := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: runRequired([]string{"out"}, func(ctx context.Context) error {
-		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		ctx, stop := stopSignals(ctx)
 		defer stop()
 		// The format before any work (a misspelt .pgn failed with
 		// exit 3 after the fits).

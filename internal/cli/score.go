@@ -57,7 +57,7 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	}
 	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
 	// process, so a temporary output file is always removed.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopSignals(ctx)
 	defer stop()
 	interrupted := &exitError{ExitInterrupted, fmt.Errorf("score interrupted; no scores written to %s", path)}
 	if path == "-" {
@@ -102,6 +102,14 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// stopSignals returns ctx cancelled by SIGINT, SIGTERM or SIGHUP (a
+// closed terminal; it left a score's temporary file behind) instead of
+// the process being killed, so that a command removes its temporary
+// output, says what it did not write and exits 130.
+func stopSignals(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
 // scoreContext runs d.Score, which takes no context, beside ctx (see
