@@ -83,6 +83,11 @@ func ReadStream(r io.Reader, format, name string, opt Options) (*Dataset, error)
 	}
 	// gzip data are recognised by their magic number, as zcat -f does.
 	br := bufio.NewReader(r)
+	if _, err := br.Peek(1); err != nil && err != io.EOF {
+		// A read error (standard input redirected from a directory)
+		// is named as such: the .npy reader took it for a short header.
+		return nil, &Error{Path: name, Err: fmt.Errorf("cannot read: %v", err)}
+	}
 	if isGzip(br) {
 		gz = true
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -121,3 +122,19 @@ func TestStreamSniffed(t *testing.T) {
 		t.Errorf("zip on a stream: %v", err)
 	}
 }
+
+// A stream that cannot be read (standard input redirected from a
+// directory) is named as a read error in every format; the .npy reader
+// took it for a short header.
+func TestReadStreamReadError(t *testing.T) {
+	for _, format := range []string{".npy", ".csv", ".libsvm"} {
+		_, err := ReadStream(errReader{syscall.EISDIR}, format, "standard input", Options{})
+		if err == nil || !strings.Contains(err.Error(), "cannot read: is a directory") {
+			t.Errorf("%s: %v, want the read error", format, err)
+		}
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
