@@ -308,6 +308,14 @@ func readNPY(r io.Reader, avail, trust int64, opt Options) (*npyArray, error) {
 		return nil, fmt.Errorf("truncated: the header promises %v %s values (%d bytes) but only %d bytes follow", h.shape, h.descr, need, max(avail-used, 0))
 	}
 	src := r
+	if opt.MaxBytes > 0 && 8*int64(h.nelem) <= opt.MaxBytes {
+		// The budget admits the array (checked above): allocating it
+		// at once costs no more than it allows, where growing a buffer
+		// for bytes not yet seen held the old and the new one together
+		// (a 96 MB .npy on standard input peaked at 208 MB under a
+		// 110 MB budget).
+		trust = max(trust, need)
+	}
 	if trust >= 0 && need > trust {
 		raw, err := readGrowing(r, h)
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -495,5 +497,27 @@ func TestNPZNamedLabels(t *testing.T) {
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), c.want) || de.Row != c.row {
 			t.Errorf("label %q: %v; want %q at row %d", c.label, err, c.want, c.row)
 		}
+	}
+}
+
+// An .npy stream whose array the budget admits is read into one buffer
+// allocated from its header: grown as the bytes came, it held the old and
+// the new buffer together (a 96 MB stream peaked at 208 MB under a 110 MB
+// budget).
+func TestNPYStreamWithinBudgetOneBuffer(t *testing.T) {
+	const n, d = 125_000, 8 // 8 MB of float64
+	file := npyBytes("<f8", false, []int{n, d}, make([]float64, n*d))
+	alloc := func(opt Options) uint64 {
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		if _, err := ReadStream(bytes.NewReader(file), ".npy", "standard input", opt); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&b)
+		return b.TotalAlloc - a.TotalAlloc
+	}
+	if got := alloc(Options{MaxBytes: 10 << 20}); got > 9<<20 {
+		t.Errorf("within a 10 MB budget the stream allocated %d bytes, want about the 8 MB array once", got)
 	}
 }
