@@ -314,6 +314,8 @@ print('a,b')
 for i in range(3000): print(f'{i % 97},{i % 89}')" > d3k.csv
 run "exact kpca over the memory budget: the lighter setting the method declares is offered" anomaly fit --method kpca --data d3k.csv --out m.bin --max-memory 100MB
 run "--seed to a method that makes no random choice (noted, fits)" anomaly fit --method kde --data train.csv --out m.bin --seed 3
+run "scale=channel for a method that reads vector rows" anomaly fit --method ocsvm --data train.csv --out m.bin --set scale=channel
+run "standard input redirected from a directory, --data-format npy" anomaly fit --method gauss --data - --data-format npy --out m.bin '<' /
 # Cases of the plot and bench sweep (2026-11-27, third session).
 /usr/bin/python3 - <<'PY'
 import random
