@@ -9,6 +9,12 @@
 // the columns id,score,anomaly. Every other flag is Beam's (--project,
 // --region, --staging_location, --endpoint, --environment_type, ...); see
 // beam/README.md.
+//
+// As the core command: an output that is an input is refused before any
+// work, outputs are made final only when the pipeline has succeeded,
+// SIGINT and SIGTERM stop the command (exit 130) leaving the old outputs,
+// and an error is one line; exit codes 0 ok, 1 usage, 2 bad data, 3
+// output or internal, 130 interrupted.
 package main
 
 import (
