@@ -117,14 +117,10 @@ func Score(ctx context.Context, o ScoreOptions) ([]string, error) {
 		}
 		return nil, fmt.Errorf("scoring pipeline: %w", err)
 	}
+	// The pipeline has finished: all the score files are made final, a
+	// signal no longer stops the commits halfway (some files new, some old).
 	for i, p := range staged {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := p.commit(ctx, inputs); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		if err := p.commit(context.WithoutCancel(ctx), inputs); err != nil {
 			return nil, err
 		}
 		staged[i] = nil
