@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -32,6 +33,11 @@ type Moments struct {
 	// deviations over the rows (the standard scale stage).
 	ColMean []float64
 	ColM2   []float64
+	// ShardCols is the column count of each shard (0 for a shard of no
+	// rows) and ShardNames its column names (nil without a header), so
+	// that shards of other columns are named in the error.
+	ShardCols  []int64
+	ShardNames [][]string
 }
 
 // Stage returns the standard scale stage of the rows (per-column mean and
@@ -92,10 +98,31 @@ func (m Moments) Gamma() float64 {
 // MomentsFn is the CombineFn of the statistics pass over Blocks.
 type MomentsFn struct {
 	Shards int64
+	// Paths names the shards in messages (optional).
+	Paths []string
 }
 
 func (f *MomentsFn) CreateAccumulator() Moments {
-	return Moments{ShardRows: make([]int64, f.Shards)}
+	return Moments{ShardRows: make([]int64, f.Shards), ShardCols: make([]int64, f.Shards), ShardNames: make([][]string, f.Shards)}
+}
+
+// shardName is the file of shard i, or "shard i" when the paths are not
+// known.
+func (f *MomentsFn) shardName(i int) string {
+	if i >= 0 && i < len(f.Paths) {
+		return f.Paths[i]
+	}
+	return fmt.Sprintf("shard %d", i)
+}
+
+// firstShard is the first shard of m with c columns (-1 if none).
+func firstShard(m Moments, c int64) int {
+	for i, n := range m.ShardCols {
+		if n == c {
+			return i
+		}
+	}
+	return -1
 }
 
 func (f *MomentsFn) AddInput(a Moments, b Block) (Moments, error) {
@@ -111,6 +138,10 @@ func (f *MomentsFn) AddInput(a Moments, b Block) (Moments, error) {
 	var blk Moments
 	blk.ShardRows = make([]int64, len(a.ShardRows))
 	blk.ShardRows[b.Shard] = b.Rows
+	blk.ShardCols = make([]int64, len(a.ShardRows))
+	blk.ShardCols[b.Shard] = b.Cols
+	blk.ShardNames = make([][]string, len(a.ShardRows))
+	blk.ShardNames[b.Shard] = b.Columns
 	blk.Cols, blk.Entries = b.Cols, n
 	if n > 0 {
 		blk.Mean = sum / float64(n)
@@ -139,7 +170,14 @@ func (f *MomentsFn) AddInput(a Moments, b Block) (Moments, error) {
 
 func (f *MomentsFn) MergeAccumulators(a, b Moments) (Moments, error) {
 	if a.Cols != 0 && b.Cols != 0 && a.Cols != b.Cols {
-		return a, fmt.Errorf("exposebeam: shards have %d and %d columns", a.Cols, b.Cols)
+		i, j := firstShard(a, a.Cols), firstShard(b, b.Cols)
+		if i < 0 || j < 0 {
+			return a, &DataError{Msg: fmt.Sprintf("shards have %d and %d columns", a.Cols, b.Cols)}
+		}
+		if j < i { // name the files in their order
+			i, j, a, b = j, i, b, a
+		}
+		return a, &DataError{Msg: fmt.Sprintf("%s has %d columns and %s has %d; the shards of a fit must have the same columns", f.shardName(i), a.Cols, f.shardName(j), b.Cols)}
 	}
 	if len(a.ShardRows) != len(b.ShardRows) {
 		return a, errors.New("exposebeam: accumulators of different shard lists")
@@ -147,6 +185,17 @@ func (f *MomentsFn) MergeAccumulators(a, b Moments) (Moments, error) {
 	out := Moments{ShardRows: make([]int64, len(a.ShardRows)), Cols: max(a.Cols, b.Cols)}
 	for i := range out.ShardRows {
 		out.ShardRows[i] = a.ShardRows[i] + b.ShardRows[i]
+	}
+	if len(a.ShardCols) == len(out.ShardRows) && len(b.ShardCols) == len(out.ShardRows) {
+		out.ShardCols = make([]int64, len(out.ShardRows))
+		out.ShardNames = make([][]string, len(out.ShardRows))
+		for i := range out.ShardCols {
+			out.ShardCols[i] = max(a.ShardCols[i], b.ShardCols[i])
+			out.ShardNames[i] = a.ShardNames[i]
+			if out.ShardNames[i] == nil && i < len(b.ShardNames) {
+				out.ShardNames[i] = b.ShardNames[i]
+			}
+		}
 	}
 	out.Entries = a.Entries + b.Entries
 	switch {
@@ -172,6 +221,50 @@ func (f *MomentsFn) MergeAccumulators(a, b Moments) (Moments, error) {
 }
 
 func (f *MomentsFn) ExtractOutput(a Moments) Moments { return a }
+
+// Columns checks that the shards with column names (a CSV header) have
+// the same names in the same order and returns them (nil when no shard
+// has names); paths names the shards. A fit of shards whose headers
+// differ would add up unrelated columns.
+func (m Moments) Columns(paths []string) ([]string, error) {
+	first := -1
+	for i, names := range m.ShardNames {
+		if names == nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		want := m.ShardNames[first]
+		k := 0
+		for k < len(names) && k < len(want) && names[k] == want[k] {
+			k++
+		}
+		if k == len(names) && k == len(want) {
+			continue
+		}
+		name := func(s []string) string {
+			if k < len(s) {
+				return strconv.Quote(s[k])
+			}
+			return "missing"
+		}
+		return nil, &DataError{Msg: fmt.Sprintf("%s: column %d is %s but it is %s in %s; the shards of a fit must have the same columns in the same order",
+			pathOf(paths, i), k+1, name(names), name(want), pathOf(paths, first))}
+	}
+	if first < 0 {
+		return nil, nil
+	}
+	return m.ShardNames[first], nil
+}
+
+func pathOf(paths []string, i int) string {
+	if i < len(paths) {
+		return paths[i]
+	}
+	return fmt.Sprintf("shard %d", i)
+}
 
 // MapState is a random Fourier feature map in a form that travels in the
 // pipeline: the D × Cols frequencies W (row-major) and the D phases B of

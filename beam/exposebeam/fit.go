@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"sync"
 
@@ -40,9 +41,6 @@ type FitOptions struct {
 	Params map[string]string
 	// Label names a label column of the shards to drop ("" for none).
 	Label string
-	// Stats is where the statistics pass leaves its result for the launcher
-	// (default Out + ".stats.json"); it is removed after the fit.
-	Stats string
 }
 
 // FitReport describes a finished fit.
@@ -97,26 +95,45 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	statsPath := o.Stats
-	if statsPath == "" {
-		statsPath = o.Out + ".stats.json"
+	paths := make([]string, len(shards))
+	for i, sh := range shards {
+		paths[i] = sh.Path
 	}
+	// Before any work: the model must not replace a shard, and its
+	// directory must exist and be writable.
+	if err := CheckOutput(o.Out, paths); err != nil {
+		return nil, err
+	}
+	// The statistics pass leaves its result in a staging file beside the
+	// model under a name no file had; it is removed after the pass.
+	stats, err := newPending(o.Out, ".stats.json")
+	if err != nil {
+		return nil, err
+	}
+	defer stats.discard(ctx)
 
 	// Pass 1: statistics.
 	p1, s1 := beam.NewPipelineWithRoot()
-	m := beam.Combine(s1.Scope("Moments"), &MomentsFn{Shards: int64(len(shards))}, Read(s1, shards, o.Label, 0))
-	beam.ParDo0(s1, &writeJSONFn{Path: statsPath}, m)
-	if _, err := beam.Run(ctx, o.Runner, p1); err != nil {
+	m := beam.Combine(s1.Scope("Moments"), &MomentsFn{Shards: int64(len(shards)), Paths: paths}, Read(s1, shards, o.Label, 0))
+	beam.ParDo0(s1, &writeJSONFn{Path: stats.Temp}, m)
+	if _, err := runPipeline(ctx, o.Runner, p1); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("statistics pipeline: %w", err)
 	}
 	var mom Moments
-	if err := readJSON(ctx, statsPath, &mom); err != nil {
+	if err := readJSON(ctx, stats.Temp, &mom); err != nil {
 		return nil, err
 	}
-	removeFile(ctx, statsPath)
+	stats.discard(ctx)
 	n := mom.Rows()
 	if n < 1 || mom.Cols < 1 {
 		return nil, &detector.EmptyError{Rows: int(n), Cols: int(mom.Cols)}
+	}
+	columns, err := mom.Columns(paths)
+	if err != nil {
+		return nil, err
 	}
 
 	// The feature map and the threshold sample, drawn once from the seed.
@@ -163,11 +180,25 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	acc := beam.Combine(s2.Scope("Embedding"), &EmbedFn{Map: ms, Chunk: chunk}, blocks)
 	sampled := beam.ParDo(s2.Scope("ThresholdSample"), &sampleFn{Offsets: offsets, Rows: sample, All: rows == nil}, blocks)
 	scores := beam.ParDo(s2.Scope("ThresholdScores"), &scoreSampleFn{Map: ms, Chunk: chunk}, sampled, beam.SideInput{Input: acc})
-	beam.ParDo0(s2.Scope("WriteModel"), &writeModelFn{Params: params, Out: o.Out, Gamma: gamma, Map: ms},
-		beam.Impulse(s2), beam.SideInput{Input: acc}, beam.SideInput{Input: scores})
-	res, err := beam.Run(ctx, o.Runner, p2)
+	model, err := newPending(o.Out, "")
 	if err != nil {
+		return nil, err
+	}
+	defer model.discard(ctx)
+	beam.ParDo0(s2.Scope("WriteModel"), &writeModelFn{Params: params, Out: model.Temp, Gamma: gamma, Map: ms, Columns: columns},
+		beam.Impulse(s2), beam.SideInput{Input: acc}, beam.SideInput{Input: scores})
+	res, err := runPipeline(ctx, o.Runner, p2)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("embedding pipeline: %w", err)
+	}
+	if err := model.commit(ctx, paths); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
 	}
 	var merges int64
 	if res != nil {
@@ -255,12 +286,16 @@ func (f *scoreSampleFn) ProcessElement(b Block, acc EmbedAcc, emit func(float64)
 }
 
 // writeModelFn assembles the detector from the embedding and the threshold
-// scores and saves it.
+// scores and saves it to Out, the launcher's staging file. Columns, when
+// the shards have a header, are recorded in the model (detector.
+// SetColumns) so that 'anomaly score' and 'anomaly-beam score' refuse data
+// whose columns are others or in another order.
 type writeModelFn struct {
-	Params map[string]string
-	Out    string
-	Gamma  float64
-	Map    MapState
+	Params  map[string]string
+	Out     string
+	Gamma   float64
+	Map     MapState
+	Columns []string
 }
 
 func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAcc, scores func(*float64) bool) error {
@@ -289,6 +324,14 @@ func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAc
 	if err != nil {
 		return err
 	}
+	if len(f.Columns) == int(f.Map.Cols) {
+		// Names too long for a model file's header are left out, as
+		// 'anomaly fit' does (it prints a note; a worker cannot).
+		var te *detector.ColumnsTooLongError
+		if err := detector.SetColumns(d, f.Columns); err != nil && !errors.As(err, &te) {
+			return err
+		}
+	}
 	return writeTo(ctx, f.Out, func(w io.Writer) error { return detector.Save(w, d) })
 }
 
@@ -296,8 +339,22 @@ func writeFile(ctx context.Context, path string, data []byte) error {
 	return writeTo(ctx, path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
-// writeTo writes a file through Beam's filesystem layer (local, gs://, …).
+// writeTo writes a staging file (newPending) through Beam's filesystem
+// layer (gs://, …), or locally by opening the file the launcher created
+// without O_CREATE: a pipeline still running after the launcher was
+// interrupted and removed its staging files cannot leave one behind.
 func writeTo(ctx context.Context, path string, fill func(io.Writer) error) error {
+	if isLocal(path) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return err
+		}
+		if err := fill(f); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
 	return withFS(ctx, path, func(fs filesystem.Interface) error {
 		w, err := fs.OpenWrite(ctx, path)
 		if err != nil {

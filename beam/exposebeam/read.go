@@ -45,6 +45,10 @@ type Block struct {
 	Rows  int64
 	Cols  int64
 	X     []float64
+	// Columns names the columns (the shard's CSV header, label dropped)
+	// in the first block of a shard; nil in the others and for files
+	// without names.
+	Columns []string
 }
 
 // Matrix returns the block's rows as a matrix sharing X.
@@ -105,19 +109,23 @@ func readFile(ctx context.Context, path string) ([]byte, error) {
 // readShard reads one whole shard with the core loader (dataset.Read: CSV
 // with a header row, .npy, and the other formats it knows by extension), so
 // rows parse exactly as 'anomaly fit' and 'anomaly score' parse them.
-func readShard(ctx context.Context, p, label string) (*mat.Dense, error) {
+func readShard(ctx context.Context, p, label string) (*mat.Dense, []string, error) {
 	data, err := readFile(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ds, err := dataset.Read(bytes.NewReader(data), int64(len(data)), path.Base(p), dataset.Options{Label: label})
 	if err != nil {
-		return nil, err
+		return nil, nil, &DataError{Msg: err.Error()}
+	}
+	var names []string
+	if len(ds.Columns) == ds.Cols() {
+		names = ds.Columns
 	}
 	if d, ok := ds.X.(*mat.Dense); ok {
-		return d, nil
+		return d, names, nil
 	}
-	return mat.DenseCopyOf(ds.X), nil
+	return mat.DenseCopyOf(ds.X), names, nil
 }
 
 // readFn reads shards into blocks of Chunk rows. It is a splittable DoFn
@@ -147,7 +155,7 @@ func (f *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, s Sha
 	if !rt.TryClaim(int64(0)) {
 		return nil
 	}
-	X, err := readShard(ctx, s.Path, f.Label)
+	X, names, err := readShard(ctx, s.Path, f.Label)
 	if err != nil {
 		return err
 	}
@@ -159,6 +167,9 @@ func (f *readFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, s Sha
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
 		b := Block{Shard: s.Index, Start: int64(lo), Rows: int64(hi - lo), Cols: int64(c), X: make([]float64, 0, (hi-lo)*c)}
+		if lo == 0 {
+			b.Columns = names
+		}
 		for i := lo; i < hi; i++ {
 			b.X = append(b.X, X.RawRowView(i)...)
 		}

@@ -64,7 +64,7 @@ func Score(ctx context.Context, o ScoreOptions) ([]string, error) {
 		return nil, err
 	}
 	if _, err := detector.Load(bytes.NewReader(raw)); err != nil { // fail early, in the launcher
-		return nil, fmt.Errorf("%s: %w", o.Model, err)
+		return nil, &DataError{Msg: fmt.Sprintf("%s: %v", o.Model, err)}
 	}
 	shards, err := ListShards(ctx, o.Input)
 	if err != nil {
@@ -76,18 +76,54 @@ func Score(ctx context.Context, o ScoreOptions) ([]string, error) {
 	}
 	names := make([]string, len(shards))
 	outs := make([]string, len(shards))
+	inputs := []string{o.Model}
 	for i, sh := range shards {
 		names[i] = path.Base(sh.Path)
 		outs[i] = ScoreFile(o.Out, i, len(shards))
+		inputs = append(inputs, sh.Path)
+	}
+	// Before any work: no score file may replace a shard or the model.
+	for _, out := range outs {
+		if err := CheckOutput(out, inputs); err != nil {
+			return nil, err
+		}
+	}
+	// The workers write staging files; they are made final when the
+	// whole pipeline has succeeded.
+	staged := make([]*pending, len(outs))
+	temps := make([]string, len(outs))
+	defer func() {
+		for _, p := range staged {
+			if p != nil {
+				p.discard(ctx)
+			}
+		}
+	}()
+	for i, out := range outs {
+		if staged[i], err = newPending(out, ""); err != nil {
+			return nil, err
+		}
+		temps[i] = staged[i].Temp
 	}
 	p, s := beam.NewPipelineWithRoot()
 	model := beam.ParDo(s.Scope("ReadModel"), &readBytesFn{Path: o.Model}, beam.Impulse(s))
 	blocks := Read(s, shards, o.Label, chunk)
-	scored := beam.ParDo(s.Scope("Score"), &scoreFn{}, blocks, beam.SideInput{Input: model})
+	scored := beam.ParDo(s.Scope("Score"), &scoreFn{Paths: inputs[1:]}, blocks, beam.SideInput{Input: model})
 	grouped := beam.GroupByKey(s, scored)
-	beam.ParDo0(s.Scope("WriteScores"), &writeScoresFn{Prefix: o.Out, Names: names}, grouped)
-	if _, err := beam.Run(ctx, o.Runner, p); err != nil {
+	beam.ParDo0(s.Scope("WriteScores"), &writeScoresFn{Files: temps, Names: names}, grouped)
+	if _, err := runPipeline(ctx, o.Runner, p); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("scoring pipeline: %w", err)
+	}
+	// The pipeline has finished: all the score files are made final, a
+	// signal no longer stops the commits halfway (some files new, some old).
+	for i, p := range staged {
+		if err := p.commit(context.WithoutCancel(ctx), inputs); err != nil {
+			return nil, err
+		}
+		staged[i] = nil
 	}
 	return outs, nil
 }
@@ -105,8 +141,11 @@ func (f *readBytesFn) ProcessElement(ctx context.Context, _ []byte, emit func([]
 }
 
 // scoreFn scores blocks with the model given as a side input (the bytes of
-// the model file), decoded once per instance.
+// the model file), decoded once per instance. The column names of each
+// shard (in its first block) are checked against the model's.
 type scoreFn struct {
+	Paths []string // the shards, for messages
+
 	det detector.Detector
 }
 
@@ -117,6 +156,9 @@ func (f *scoreFn) ProcessElement(b Block, model []byte, emit func(int64, ScoredB
 			return err
 		}
 		f.det = d
+	}
+	if err := detector.CheckColumns(f.det, b.Columns); err != nil {
+		return &DataError{Msg: fmt.Sprintf("%s: %v", pathOf(f.Paths, int(b.Shard)), err)}
 	}
 	scores, err := f.det.Score(nil, b.Matrix())
 	if err != nil {
@@ -131,10 +173,11 @@ func (f *scoreFn) ProcessElement(b Block, model []byte, emit func(int64, ScoredB
 	return nil
 }
 
-// writeScoresFn writes the scores of one shard in row order.
+// writeScoresFn writes the scores of one shard in row order to its staging
+// file, Files[shard].
 type writeScoresFn struct {
-	Prefix string
-	Names  []string
+	Files []string
+	Names []string
 }
 
 func (f *writeScoresFn) ProcessElement(ctx context.Context, shard int64, it func(*ScoredBlock) bool) error {
@@ -153,7 +196,7 @@ func (f *writeScoresFn) ProcessElement(ctx context.Context, shard int64, it func
 		next += int64(len(b.Scores))
 	}
 	name := f.Names[shard]
-	return writeTo(ctx, ScoreFile(f.Prefix, int(shard), len(f.Names)), func(w io.Writer) error {
+	return writeTo(ctx, f.Files[shard], func(w io.Writer) error {
 		buf := []byte("id,score,anomaly\n")
 		for _, b := range blocks {
 			for i, s := range b.Scores {

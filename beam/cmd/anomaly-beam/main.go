@@ -9,19 +9,30 @@
 // the columns id,score,anomaly. Every other flag is Beam's (--project,
 // --region, --staging_location, --endpoint, --environment_type, ...); see
 // beam/README.md.
+//
+// As the core command: an output that is an input is refused before any
+// work, outputs are made final only when the pipeline has succeeded,
+// SIGINT and SIGTERM stop the command (exit 130) leaving the old outputs,
+// and an error is one line; exit codes 0 ok, 1 usage, 2 bad data, 3
+// output or internal, 130 interrupted.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/kernelad/anomaly/beam/exposebeam"
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/cli/setflag"
+	"github.com/kernelad/anomaly/internal/output"
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
@@ -67,10 +78,65 @@ func main() {
 	}
 	flag.Parse()
 	beam.Init() // a cluster worker runs its harness here and exits
-	if err := run(context.Background(), cmd); err != nil {
-		fmt.Fprintln(os.Stderr, "anomaly-beam:", err)
-		os.Exit(1)
+	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
+	// process: the staging files are removed and the old outputs stay.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cmd); err != nil {
+		code, msg := exitCode(ctx, cmd, err) // before stop, which cancels ctx
+		fmt.Fprintln(os.Stderr, "anomaly-beam:", msg)
+		os.Exit(code)
 	}
+}
+
+// Exit codes, as the core command's (DESIGN.md).
+const (
+	exitUsage       = 1
+	exitData        = 2
+	exitInternal    = 3
+	exitInterrupted = 130
+)
+
+// usageError is a mistake in the command line.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// exitCode returns the exit code of err and its message, one line: a
+// pipeline's error is Beam's plan dump with the cause at the end, and
+// only the cause is of use to the user.
+func exitCode(ctx context.Context, cmd string, err error) (int, string) {
+	if ctx.Err() != nil {
+		what := "no model written to " + *out
+		if cmd == "score" {
+			what = "no scores written to " + *out + "-*.csv"
+		}
+		return exitInterrupted, fmt.Sprintf("%s interrupted; %s", cmd, what)
+	}
+	var (
+		ue usageError
+		se *output.SameFileError
+		pe *output.PathError
+		ce *detector.ColumnsError
+		ee *detector.EmptyError
+	)
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage, err.Error()
+	case errors.As(err, &se):
+		return exitUsage, se.Error()
+	case errors.As(err, &pe):
+		return exitInternal, pe.Error()
+	case errors.As(err, &ce):
+		return exitData, ce.Error()
+	case errors.As(err, &ee):
+		return exitData, ee.Error()
+	}
+	msg, data := exposebeam.Cause(err)
+	if data {
+		return exitData, msg
+	}
+	return exitInternal, msg
 }
 
 func run(ctx context.Context, cmd string) error {
@@ -82,18 +148,18 @@ func run(ctx context.Context, cmd string) error {
 	case "fit":
 		params, err := setflag.Parse(sets)
 		if err != nil {
-			return err
+			return usageError{err}
 		}
 		for _, f := range []struct{ key, val string }{{"seed", *seed}, {"contamination", *cont}} {
 			if f.val == "" {
 				continue
 			}
 			if err := setflag.Add(params, f.key, f.val, "--"+f.key); err != nil {
-				return err
+				return usageError{err}
 			}
 		}
 		if *input == "" || *out == "" {
-			return fmt.Errorf("fit needs --input and --out\n%s", usage)
+			return usageError{fmt.Errorf("fit needs --input and --out\n%s", usage)}
 		}
 		rep, err := exposebeam.Fit(ctx, exposebeam.FitOptions{Runner: runner, Input: *input, Out: *out, Params: params, Label: *label})
 		if err != nil {
@@ -104,10 +170,10 @@ func run(ctx context.Context, cmd string) error {
 		return nil
 	case "score":
 		if *input == "" || *out == "" || *model == "" {
-			return fmt.Errorf("score needs --model, --input and --out\n%s", usage)
+			return usageError{fmt.Errorf("score needs --model, --input and --out\n%s", usage)}
 		}
 		if len(sets) > 0 {
-			return fmt.Errorf("score takes no --set: the parameters are in the model")
+			return usageError{fmt.Errorf("score takes no --set: the parameters are in the model")}
 		}
 		files, err := exposebeam.Score(ctx, exposebeam.ScoreOptions{Runner: runner, Model: *model, Input: *input, Out: *out, Label: *label, Chunk: *chunk})
 		if err != nil {
@@ -116,7 +182,7 @@ func run(ctx context.Context, cmd string) error {
 		fmt.Printf("scores in %s … (%d files)\n", files[0], len(files))
 		return nil
 	case "":
-		return fmt.Errorf("no command\n%s", usage)
+		return usageError{fmt.Errorf("no command\n%s", usage)}
 	}
-	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	return usageError{fmt.Errorf("unknown command %q\n%s", cmd, usage)}
 }
