@@ -48,14 +48,18 @@ func (c *Common) Shared() *Common { return c }
 
 // bind declares the shared parameters; scaleDefault is the method's
 // default scale rule ("" means DefaultScale).
-func (c *Common) bind(s *param.Set, scaleDefault string) {
+func (c *Common) bind(s *param.Set, scaleDefault string, tensor bool) {
 	if scaleDefault == "" {
 		scaleDefault = DefaultScale
 	}
+	help := "scale stage fitted on the training rows in front of the method: standard (mean, std), robust (median, IQR), minmax, channel (mean, std per index of a tensor sample's first mode) or none"
+	if !tensor {
+		// NewBase refuses channel for a method of vector rows.
+		help = "scale stage fitted on the training rows in front of the method: standard (mean, std), robust (median, IQR), minmax or none (channel is for the tensor methods)"
+	}
 	s.Float(&c.Contamination, "contamination", DefaultContamination, param.Interval(0, 0.5, true, false),
 		"expected share of anomalies in the training data; the threshold flags that share of the training rows")
-	s.Choice(&c.Scale, "scale", scaleDefault, scale.Rules, nil,
-		"scale stage fitted on the training rows in front of the method: standard (mean, std), robust (median, IQR), minmax, channel (mean, std per index of a tensor sample's first mode) or none")
+	s.Choice(&c.Scale, "scale", scaleDefault, scale.Rules, nil, help)
 }
 
 // Config is what a method's configuration type provides: Bind declares
@@ -81,7 +85,8 @@ func bindAll(method string, cfg Config) *param.Set {
 func bindWith(method, scaleDefault string, cfg Config) *param.Set {
 	s := param.NewSet(method)
 	cfg.Bind(s)
-	cfg.Shared().bind(s, scaleDefault)
+	_, tensor := cfg.(interface{ SampleShape() []int })
+	cfg.Shared().bind(s, scaleDefault, tensor)
 	return s
 }
 

@@ -78,9 +78,9 @@ func main() {
 	}
 	flag.Parse()
 	beam.Init() // a cluster worker runs its harness here and exits
-	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
+	// From here on SIGINT, SIGTERM and SIGHUP cancel ctx instead of killing the
 	// process: the staging files are removed and the old outputs stay.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := run(ctx, cmd); err != nil {
 		code, msg := exitCode(ctx, cmd, err) // before stop, which cancels ctx
