@@ -44,11 +44,10 @@ func (e *ColumnsTooLongError) Error() string {
 // byte replaced by U+FFFD as in the model file (CheckColumns compares the
 // data's names the same way).
 func SetColumns(d Detector, names []string) error {
-	md, ok := d.(model)
-	if !ok {
-		return fmt.Errorf("detector: %T does not embed detector.Base", d)
+	b, err := baseOf(d, "detector")
+	if err != nil {
+		return err
 	}
-	b := md.base()
 	if !b.fitted {
 		return ErrNotFitted
 	}

@@ -43,6 +43,16 @@ type header struct {
 	Columns columnNames `json:"columns,omitempty"`
 }
 
+// baseOf returns the Base d embeds; who prefixes the error of a detector
+// that embeds none.
+func baseOf(d Detector, who string) (*Base, error) {
+	md, ok := d.(model)
+	if !ok {
+		return nil, fmt.Errorf("%s: %T does not embed detector.Base", who, d)
+	}
+	return md.base(), nil
+}
+
 // model is a detector that embeds Base.
 type model interface {
 	Detector
@@ -54,11 +64,10 @@ type model interface {
 // a model cannot be saved under another name or other parameters), the
 // shared state of its Base and the method's own state (MarshalBinary).
 func Save(w io.Writer, d Detector) error {
-	md, ok := d.(model)
-	if !ok {
-		return fmt.Errorf("save: %T does not embed detector.Base", d)
+	b, err := baseOf(d, "save")
+	if err != nil {
+		return err
 	}
-	b := md.base()
 	if !b.fitted {
 		return ErrNotFitted
 	}

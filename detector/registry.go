@@ -215,11 +215,10 @@ func Build(name string, params map[string]string, opts Options) (Detector, error
 // need a fitted detector. An estimate beyond int64's range is
 // math.MaxInt64.
 func Memory(d Detector, op Op, s Size) (int64, error) {
-	md, ok := d.(model)
-	if !ok {
-		return 0, fmt.Errorf("detector: %T does not embed detector.Base", d)
+	b, err := baseOf(d, "detector")
+	if err != nil {
+		return 0, err
 	}
-	b := md.base()
 	m, ok := Lookup(b.method)
 	if !ok {
 		return 0, fmt.Errorf("detector: method %q is not registered", b.method)

@@ -344,19 +344,7 @@ func writeFile(ctx context.Context, path string, data []byte) error {
 // without O_CREATE: a pipeline still running after the launcher was
 // interrupted and removed its staging files cannot leave one behind.
 func writeTo(ctx context.Context, path string, fill func(io.Writer) error) error {
-	if isLocal(path) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			return err
-		}
-		if err := fill(f); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		return f.Close()
-	}
-	return withFS(ctx, path, func(fs filesystem.Interface) error {
-		w, err := fs.OpenWrite(ctx, path)
+	write := func(w io.WriteCloser, err error) error {
 		if err != nil {
 			return err
 		}
@@ -365,6 +353,12 @@ func writeTo(ctx context.Context, path string, fill func(io.Writer) error) error
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		return w.Close()
+	}
+	if isLocal(path) {
+		return write(os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0))
+	}
+	return withFS(ctx, path, func(fs filesystem.Interface) error {
+		return write(fs.OpenWrite(ctx, path))
 	})
 }
 

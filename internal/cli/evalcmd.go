@@ -80,17 +80,13 @@ func runEval(ctx context.Context, o evalOptions, out io.Writer) error {
 	ctx, stop := stopSignals(ctx)
 	defer stop()
 	interrupted := &exitError{ExitInterrupted, errors.New("eval interrupted")}
-	ld, err := beside(ctx, func() (loaded, error) {
-		d, ds, err := o.load()
-		return loaded{d, ds}, err
-	})
+	d, ds, err := o.loadBeside(ctx)
 	if ctx.Err() != nil {
 		return interrupted
 	}
 	if err != nil {
 		return err
 	}
-	d, ds := ld.d, ld.ds
 	if o.normalClass >= 0 {
 		if ds, err = normalClassLabels(ds, o.name(), o.normalClass); err != nil {
 			return err

@@ -63,17 +63,13 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if path == "-" {
 		interrupted = &exitError{ExitInterrupted, errors.New("score interrupted")}
 	}
-	ld, err := beside(ctx, func() (loaded, error) {
-		d, ds, err := o.load()
-		return loaded{d, ds}, err
-	})
+	d, ds, err := o.loadBeside(ctx)
 	if ctx.Err() != nil {
 		return interrupted
 	}
 	if err != nil {
 		return err
 	}
-	d, ds := ld.d, ld.ds
 	scores, err := scoreContext(ctx, d, ds.X)
 	if ctx.Err() != nil {
 		return interrupted
@@ -154,6 +150,16 @@ func beside[T any](ctx context.Context, f func() (T, error)) (T, error) {
 type loaded struct {
 	d  detector.Detector
 	ds *dataset.Dataset
+}
+
+// loadBeside is load run beside ctx (see beside): a model or data read
+// blocked on a pipe ends with ctx.Err() when a signal comes.
+func (o applyOptions) loadBeside(ctx context.Context) (detector.Detector, *dataset.Dataset, error) {
+	ld, err := beside(ctx, func() (loaded, error) {
+		d, ds, err := o.load()
+		return loaded{d, ds}, err
+	})
+	return ld.d, ld.ds, err
 }
 
 // panicError is a panic recovered by beside.
