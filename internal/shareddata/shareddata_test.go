@@ -30,6 +30,16 @@ func TestPathSkipsWhenAbsent(t *testing.T) {
 	}
 }
 
+func TestADBenchSkipsWhenAbsent(t *testing.T) {
+	ran := t.Run("absent", func(t *testing.T) {
+		ADBench(t, "no_such_set")
+		t.Fatal("ADBench did not skip")
+	})
+	if !ran {
+		t.Fatal("the subtest failed instead of skipping")
+	}
+}
+
 func TestAbsentFile(t *testing.T) {
 	if Has("no/such/file.npz") {
 		t.Error("Has reports a file that does not exist")
