@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
@@ -126,16 +127,8 @@ func TestSmallEigen(t *testing.T) {
 			// exactly repeated eigenvalue.
 			if len(c.scales) > 0 {
 				var qa, qb mat.QR
-				a := mat.NewDense(c.n, len(c.scales), nil)
-				b := mat.NewDense(m, len(c.scales), nil)
-				for _, z := range []*mat.Dense{a, b} {
-					r, cc := z.Dims()
-					for i := range r {
-						for j := range cc {
-							z.Set(i, j, rng.NormFloat64())
-						}
-					}
-				}
+				a := testmat.Random(rng, c.n, len(c.scales), (*rand.Rand).NormFloat64)
+				b := testmat.Random(rng, m, len(c.scales), (*rand.Rand).NormFloat64)
 				qa.Factorize(a)
 				qb.Factorize(b)
 				var ua, ub mat.Dense

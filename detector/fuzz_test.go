@@ -27,14 +27,7 @@ import (
 
 // The model files the fuzzer starts from are fitted on this 30×3 matrix.
 func fuzzTrain() *mat.Dense {
-	rng := rand.New(rand.NewPCG(1, 2))
-	X := mat.NewDense(30, 3, nil)
-	for i := range 30 {
-		for j := range 3 {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return X
+	return testmat.Normal(30, 3, rand.NewPCG(1, 2))
 }
 
 // envelopes returns valid model files of the test detector and of the

@@ -2,7 +2,6 @@ package expose
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"sort"
 	"testing"
 
@@ -39,23 +38,20 @@ func median3(a [3]float64) float64 { s := a[:]; sort.Float64s(s); return s[1] }
 // cardio, shuttle and mnist.
 func TestADBenchAUC(t *testing.T) {
 	ref := []struct {
-		file     string
+		name     string
 		expose   float64 // anchors/RESULTS.md, "Median AUC-ROC", expose_batch
 		checkSGD bool
 	}{
-		{"6_cardio.npz", 0.954, true},
-		{"38_thyroid.npz", 0.885, false},
-		{"31_satimage-2.npz", 0.994, false},
-		{"28_pendigits.npz", 0.962, false},
-		{"32_shuttle.npz", 0.986, true},
-		{"24_mnist.npz", 0.833, true},
+		{"6_cardio", 0.954, true},
+		{"38_thyroid", 0.885, false},
+		{"31_satimage-2", 0.994, false},
+		{"28_pendigits", 0.962, false},
+		{"32_shuttle", 0.986, true},
+		{"24_mnist", 0.833, true},
 	}
 	for _, r := range ref {
-		t.Run(r.file, func(t *testing.T) {
-			ds, err := dataset.Load(shareddata.Path(t, filepath.Join("adbench", r.file)), dataset.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+		t.Run(r.name, func(t *testing.T) {
+			ds := shareddata.ADBench(t, r.name)
 			var batch, sgdAUC [3]float64
 			for s := uint64(1); s <= 3; s++ {
 				batch[s-1] = aucOnProtocol(t, ds, s, Config{Features: 2000, Common: detector.Common{Scale: scale.None}})
@@ -64,15 +60,15 @@ func TestADBenchAUC(t *testing.T) {
 				}
 			}
 			mb := median3(batch)
-			t.Logf("%s: batch AUC median %.4f (seeds %.4f), reference %.3f", r.file, mb, batch, r.expose)
+			t.Logf("%s: batch AUC median %.4f (seeds %.4f), reference %.3f", r.name, mb, batch, r.expose)
 			if d := mb - r.expose; d < -0.02 || d > 0.02 {
-				t.Errorf("%s: batch AUC %.4f not within 0.02 of the reference %.3f", r.file, mb, r.expose)
+				t.Errorf("%s: batch AUC %.4f not within 0.02 of the reference %.3f", r.name, mb, r.expose)
 			}
 			if r.checkSGD {
 				ms := median3(sgdAUC)
-				t.Logf("%s: SGD T=1000 AUC median %.4f (seeds %.4f)", r.file, ms, sgdAUC)
+				t.Logf("%s: SGD T=1000 AUC median %.4f (seeds %.4f)", r.name, ms, sgdAUC)
 				if d := ms - mb; d < -0.01 || d > 0.01 {
-					t.Errorf("%s: SGD AUC %.4f not within 0.01 of batch %.4f", r.file, ms, mb)
+					t.Errorf("%s: SGD AUC %.4f not within 0.01 of batch %.4f", r.name, ms, mb)
 				}
 			}
 		})

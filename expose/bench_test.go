@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,11 +15,7 @@ import (
 // loaded (raw values; γ = scale is computed inside Fit, an O(n·d) pass that
 // is part of the measured time). The fit time should not grow with n.
 func BenchmarkSGDFitVsN(b *testing.B) {
-	ds, err := dataset.Load(shareddata.Path(b, filepath.Join("adbench", "16_http.npz")), dataset.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	X := ds.X.(*mat.Dense)
+	X := shareddata.ADBench(b, "16_http").X.(*mat.Dense)
 	all, _ := X.Dims()
 	for _, n := range []int{10_000, all} {
 		sub := X.Slice(0, n, 0, 3)

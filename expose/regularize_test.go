@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/kernel"
@@ -126,10 +124,7 @@ func TestRegularizerAUCGrid(t *testing.T) {
 		t.Skip("short: the λ grid fits 26 models")
 	}
 	for _, name := range []string{"6_cardio", "24_mnist"} {
-		ds, err := dataset.Load(shareddata.Path(t, filepath.Join("adbench", name+".npz")), dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := shareddata.ADBench(t, name)
 		plain := aucOnProtocol(t, ds, 1, Config{})
 		var b strings.Builder
 		for _, c := range []struct {

@@ -16,7 +16,6 @@ import (
 	"github.com/sjwhitworth/golearn/meta"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/golearn"
 	"github.com/kernelad/anomaly/internal/cli"
 	"github.com/kernelad/anomaly/internal/shareddata"
@@ -241,10 +240,7 @@ func TestErrors(t *testing.T) {
 // anomaly column of `anomaly fit` + `anomaly score` on the same file, row
 // for row, for every tabular method at its defaults.
 func TestMatchesCommandLine(t *testing.T) {
-	ds, err := dataset.Load(shareddata.Path(t, "adbench/6_cardio.npz"), dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := shareddata.ADBench(t, "6_cardio")
 	dir := t.TempDir()
 	arffPath := filepath.Join(dir, "cardio.arff")
 	if err := os.WriteFile(arffPath, arffOf(ds.X.(*mat.Dense), ds.Y), 0o644); err != nil {

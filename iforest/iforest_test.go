@@ -11,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // c(m) against its definition: c(2) = 1; for m > 2, 2H(m−1) − 2(m−1)/m
@@ -36,12 +37,7 @@ func TestAvgPath(t *testing.T) {
 // in a leaf of one row or at the height limit ⌈log₂ψ⌉, and a far point is
 // isolated at the first splits, so it scores above every training row.
 func TestFarPointIsolated(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	X := mat.NewDense(300, 2, nil)
-	for i := 0; i < 300; i++ {
-		X.Set(i, 0, rng.NormFloat64())
-		X.Set(i, 1, rng.NormFloat64())
-	}
+	X := testmat.Normal(300, 2, rand.NewPCG(3, 3))
 	f, err := New(Config{Src: rand.NewPCG(1, 1)})
 	if err != nil {
 		t.Fatal(err)

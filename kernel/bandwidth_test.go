@@ -20,20 +20,30 @@ func TestScaleGamma(t *testing.T) {
 	for i := range 12 {
 		y.Set(i/3, i%3, math.Pow(float64(i), 1.5))
 	}
-	for _, tc := range []struct {
-		name string
-		x    mat.Matrix
-		want float64
-	}{
+	checkGamma(t, "ScaleGamma", ScaleGamma, 1e-14, []gammaCase{
 		{"hand", x, 6.0 / 35},
 		{"hand-csr", testmat.CSR(x), 6.0 / 35},
 		{"sklearn", y, 0.0023791325953773745},
 		{"sklearn-csr", testmat.CSR(y), 0.0023791325953773745},
 		{"constant", mat.NewDense(2, 2, []float64{3, 3, 3, 3}), 1}, // sklearn: X.var() == 0 → 1.0
 		{"zeros-csr", testmat.CSR(mat.NewDense(2, 2, nil)), 1},
-	} {
-		if got := ScaleGamma(tc.x); math.Abs(got-tc.want) > 1e-14*tc.want {
-			t.Errorf("%s: ScaleGamma = %v, want %v", tc.name, got, tc.want)
+	})
+}
+
+// gammaCase is a data matrix and the γ a bandwidth rule must give for it.
+type gammaCase struct {
+	name string
+	x    mat.Matrix
+	want float64
+}
+
+// checkGamma requires rule (named name in messages) to give each case's γ
+// within the relative tolerance tol.
+func checkGamma(t *testing.T, name string, rule func(mat.Matrix) float64, tol float64, cases []gammaCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if got := rule(tc.x); math.Abs(got-tc.want) > tol*tc.want {
+			t.Errorf("%s: %s = %v, want %v", tc.name, name, got, tc.want)
 		}
 	}
 }
@@ -77,21 +87,14 @@ func TestMedianGamma(t *testing.T) {
 	// median 4 → γ = 1/4.
 	dup := mat.NewDense(5, 1, []float64{0, 0, 0, 0, 2})
 	src := rand.NewPCG(1, 2)
-	for _, tc := range []struct {
-		name string
-		x    mat.Matrix
-		want float64
-	}{
+	median := func(x mat.Matrix) float64 { return MedianGamma(x, src) }
+	checkGamma(t, "MedianGamma", median, 1e-15, []gammaCase{
 		{"hand", x, 1.0 / 9},
 		{"hand-csr", testmat.CSR(x), 1.0 / 9},
 		{"half-zero", half, 0.5},
 		{"mostly-duplicates", dup, 0.25},
 		{"all-equal", mat.NewDense(3, 2, []float64{1, 1, 1, 1, 1, 1}), 1},
-	} {
-		if got := MedianGamma(tc.x, src); math.Abs(got-tc.want) > 1e-15 {
-			t.Errorf("%s: MedianGamma = %v, want %v", tc.name, got, tc.want)
-		}
-	}
+	})
 }
 
 func TestMedianGammaSampled(t *testing.T) {

@@ -346,13 +346,7 @@ func TestCheckRange(t *testing.T) {
 // long before the full matrix would be done and leaves no worker running
 // (the goroutine count is back to where it was).
 func TestGramContextCancel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	X := mat.NewDense(6000, 30, nil)
-	for i := 0; i < 6000; i++ {
-		for j := 0; j < 30; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
+	X := testmat.Normal(6000, 30, rand.NewPCG(5, 5))
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 1)

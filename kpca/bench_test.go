@@ -9,6 +9,7 @@ import (
 	"github.com/kernelad/anomaly/internal/hugepage"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/symeig"
+	"github.com/kernelad/anomaly/internal/testmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -101,12 +102,7 @@ func BenchmarkSymMulBlock(b *testing.B) {
 			}
 		}
 		for _, bs := range []int{8, 12, 28} {
-			v := mat.NewDense(n, bs, nil)
-			for i := 0; i < n; i++ {
-				for j := 0; j < bs; j++ {
-					v.Set(i, j, rng.NormFloat64())
-				}
-			}
+			v := testmat.Random(rng, n, bs, (*rand.Rand).NormFloat64)
 			dst := mat.NewDense(n, bs, nil)
 			vt := mat.NewDense(bs, n, nil)
 			acc := make([]float64, 2*bs*n)

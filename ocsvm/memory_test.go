@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
@@ -26,10 +25,7 @@ import (
 // maximum resident set size gives a third, external check.
 func TestFullShuttleMemory(t *testing.T) {
 	testmat.SkipUnless(t, "ANOMALY_LONG", "for the full-shuttle memory check")
-	ds, err := dataset.Load(shareddata.Path(t, "adbench/32_shuttle.npz"), dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := shareddata.ADBench(t, "32_shuttle")
 	var sc scale.MinMax
 	if err := sc.Fit(ds.X); err != nil {
 		t.Fatal(err)

@@ -307,13 +307,7 @@ func TestLinearOCSmallNu(t *testing.T) {
 // TestSumKernelColumn checks the smo.Matrix contract of the rank-R kernel:
 // Column(dst, j, rows) sets dst[i] = K_ij for i in rows only.
 func TestSumKernelColumn(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	F := mat.NewDense(30, 4, nil)
-	for i := range 30 {
-		for j := range 4 {
-			F.Set(i, j, rng.NormFloat64())
-		}
-	}
+	F := testmat.Normal(30, 4, rand.NewPCG(7, 7))
 	k := newSumKernel(F, 3, 0.3) // 10 samples of 3 components
 	dst := make([]float32, 10)
 	for i := range dst {

@@ -21,13 +21,7 @@ func randTensor(rng *rand.Rand, shape ...int) *Dense {
 }
 
 func randMat(rng *rand.Rand, r, c int) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := range r {
-		for j := range c {
-			m.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return m
+	return testmat.Random(rng, r, c, (*rand.Rand).NormFloat64)
 }
 
 var shapes = [][]int{{4}, {3, 5}, {2, 3, 4}, {3, 1, 4, 2}, {2, 2, 3, 2, 3}}

@@ -22,11 +22,7 @@ import (
 // threshold samples) unless ANOMALY_LONG=1.
 func httpData(t testing.TB) *mat.Dense {
 	t.Helper()
-	ds, err := dataset.Load(shareddata.Path(t, "adbench/16_http.npz"), dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	X := mat.DenseCopyOf(ds.X)
+	X := mat.DenseCopyOf(shareddata.ADBench(t, "16_http").X)
 	if os.Getenv("ANOMALY_LONG") == "1" {
 		return X
 	}

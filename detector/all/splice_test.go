@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
-	"gonum.org/v1/gonum/mat"
+	"github.com/kernelad/anomaly/internal/testmat"
 )
 
 // sections splits a model file into its envelope up to the method state
@@ -38,13 +38,7 @@ func TestSplicedStates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(uint64(cols), 1))
-		X := mat.NewDense(40, cols, nil)
-		for i := range 40 {
-			for j := range cols {
-				X.Set(i, j, rng.NormFloat64())
-			}
-		}
+		X := testmat.Normal(40, cols, rand.NewPCG(uint64(cols), 1))
 		if err := d.Fit(context.Background(), X); err != nil {
 			t.Fatal(name, err)
 		}

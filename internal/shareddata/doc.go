@@ -2,7 +2,8 @@
 // benchmarks: the folder shared/data beside the repository (ADBench tables,
 // MNIST, tensor sets; see its MANIFEST.md). When the folder is absent — a
 // clone without ../shared — the test or benchmark is skipped with a message
-// saying what is missing, never failed. Has and SplitOrUniform serve the
+// saying what is missing, never failed. ADBench loads one ADBench table and
+// ADBenchSplit its train/test split. Has and SplitOrUniform serve the
 // tests and benchmarks that run a smaller or synthetic case instead.
 //
 // ADBenchAUCs and ADBenchAnchors hold the ADBench protocol loop (seeds 1–3,

@@ -42,6 +42,18 @@ func Has(rel string) bool {
 	return err == nil
 }
 
+// ADBench loads adbench/<name>.npz (name without the extension, e.g.
+// "6_cardio"), skipping tb when the file is absent and failing it when the
+// file cannot be read.
+func ADBench(tb testing.TB, name string) *dataset.Dataset {
+	tb.Helper()
+	ds, err := dataset.Load(Path(tb, filepath.Join("adbench", name+".npz")), dataset.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ds
+}
+
 // LoadADBenchSplit loads adbench/<name>.npz and returns its ADBench
 // train/test split for seed (dataset.SplitADBench). Unlike ADBenchSplit it
 // does not skip: an absent file is an error.
@@ -94,10 +106,7 @@ func SplitOrUniform(name string, ntrain, ntest, d int) (train, test *mat.Dense, 
 // time; a NaN score fails tb. tb is skipped when the file is absent.
 func ADBenchAUCs(tb testing.TB, name string, newDet func(seed uint64) detector.Detector) (aucs []float64, fit time.Duration) {
 	tb.Helper()
-	ds, err := dataset.Load(Path(tb, filepath.Join("adbench", name+".npz")), dataset.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	ds := ADBench(tb, name)
 	for seed := uint64(1); seed <= 3; seed++ {
 		train, test, err := dataset.SplitADBench(ds, seed)
 		if err != nil {

@@ -20,13 +20,20 @@ func TestDirIsBesideTheRepository(t *testing.T) {
 	}
 }
 
-func TestPathSkipsWhenAbsent(t *testing.T) {
-	ran := t.Run("absent", func(t *testing.T) {
-		Path(t, "no/such/file.npz")
-		t.Fatal("Path did not skip")
-	})
-	if !ran {
-		t.Fatal("the subtest failed instead of skipping")
+// TestSkipsWhenAbsent: each helper that reaches for an absent file skips
+// the test rather than failing it.
+func TestSkipsWhenAbsent(t *testing.T) {
+	for name, reach := range map[string]func(testing.TB){
+		"Path":         func(tb testing.TB) { Path(tb, "no/such/file.npz") },
+		"ADBench":      func(tb testing.TB) { ADBench(tb, "no_such_set") },
+		"ADBenchSplit": func(tb testing.TB) { ADBenchSplit(tb, "no_such_set", 1) },
+	} {
+		if !t.Run(name, func(t *testing.T) {
+			reach(t)
+			t.Fatalf("%s did not skip", name)
+		}) {
+			t.Errorf("%s: the subtest failed instead of skipping", name)
+		}
 	}
 }
 

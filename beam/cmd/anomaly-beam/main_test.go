@@ -122,6 +122,18 @@ func command(t *testing.T, ctx context.Context, cmd, in, o, mdl string) (int, st
 	return exitCode(ctx, cmd, err)
 }
 
+// fitModel fits a model on data with command's settings and writes it to
+// m.bin beside data, failing t when the fit does not succeed; it returns
+// the model's path.
+func fitModel(t *testing.T, data string) string {
+	t.Helper()
+	m := filepath.Join(filepath.Dir(data), "m.bin")
+	if code, msg := command(t, context.Background(), "fit", data, m, ""); code != 0 {
+		t.Fatalf("fit %s: exit %d, %q", data, code, msg)
+	}
+	return m
+}
+
 // otherFiles lists the names in dir that are none of keep.
 func otherFiles(t *testing.T, dir string, keep ...string) []string {
 	t.Helper()
@@ -162,10 +174,7 @@ func TestScoreRefusesInputAsOutput(t *testing.T) {
 	dir := t.TempDir()
 	shard := filepath.Join(dir, "s-00000-of-00001.csv")
 	writeCSV(t, shard, "a,b,c", 20)
-	m := filepath.Join(dir, "m.bin")
-	if code, msg := command(t, context.Background(), "fit", shard, m, ""); code != 0 {
-		t.Fatal(msg)
-	}
+	m := fitModel(t, shard)
 	before, _ := os.ReadFile(shard)
 	code, msg := command(t, context.Background(), "score", filepath.Join(dir, "*.csv"), filepath.Join(dir, "s"), m)
 	if code != 1 || !strings.Contains(msg, "is both an input and the output") {
@@ -193,9 +202,7 @@ func TestFitKeepsUserSideFile(t *testing.T) {
 	writeCSV(t, filepath.Join(dir, "d.csv"), "a,b,c", 20)
 	side := filepath.Join(dir, "m.bin.stats.json")
 	os.WriteFile(side, []byte("mine\n"), 0o644)
-	if code, msg := command(t, context.Background(), "fit", filepath.Join(dir, "d.csv"), filepath.Join(dir, "m.bin"), ""); code != 0 {
-		t.Fatal(msg)
-	}
+	fitModel(t, filepath.Join(dir, "d.csv"))
 	if b, err := os.ReadFile(side); err != nil || string(b) != "mine\n" {
 		t.Errorf("user's %s: %q, %v", side, b, err)
 	}
@@ -211,10 +218,7 @@ func TestInterruptedKeepsOldOutputs(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
 	writeCSV(t, data, "a,b,c", 20)
-	m := filepath.Join(dir, "m.bin")
-	if code, msg := command(t, context.Background(), "fit", data, m, ""); code != 0 {
-		t.Fatal(msg)
-	}
+	m := fitModel(t, data)
 	old, _ := os.ReadFile(m)
 	scores := filepath.Join(dir, "s-00000-of-00001.csv")
 	os.WriteFile(scores, []byte("old scores\n"), 0o644)
@@ -256,9 +260,7 @@ func TestColumnNames(t *testing.T) {
 	if _, err := os.Stat(m); err == nil {
 		t.Fatal("a model was written")
 	}
-	if code, msg := command(t, context.Background(), "fit", filepath.Join(dir, "x1.csv"), m, ""); code != 0 {
-		t.Fatal(msg)
-	}
+	fitModel(t, filepath.Join(dir, "x1.csv"))
 	f, _ := os.Open(m)
 	d, err := detector.Load(f)
 	f.Close()
