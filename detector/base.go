@@ -113,7 +113,22 @@ type Base struct {
 	threshold float64
 	warning   string
 	columns   []string // the names of the fitted columns, or nil (SetColumns)
+
+	tieScore ScoreFunc // SettleTiesWith
 }
+
+// SettleTiesWith is for a method whose training scores come from another
+// computation than Score (a solver's gradient over a float32 kernel
+// cache, an eigendecomposition): score scores scaled rows as Score does,
+// and after each fit the training rows are scored again by it and the
+// threshold is set from those scores, so that scoring the training rows
+// flags the rows the fit flagged. Without it, rows tied or nearly tied at
+// the threshold (duplicates, constant data, a width at which every kernel
+// value is 1) differed from their training scores by rounding of either
+// sign, and all of them could be flagged: 60 of 60 rows (59 identical)
+// with ocsvm, svdd and kpca, where the fit flagged one. It costs one Score
+// of the training rows.
+func (b *Base) SettleTiesWith(score ScoreFunc) { b.tieScore = score }
 
 // NewBase resolves cfg as New of the named method must: every unset field
 // takes its declared default and every set one is checked against its
@@ -243,6 +258,9 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 	}
 	train, err := fit(ctx, Xs, y)
 	if err != nil {
+		return err
+	}
+	if train, err = b.settleTies(train, Xs); err != nil {
 		return err
 	}
 	if err := b.finish(train, stage, X); err != nil {
@@ -380,6 +398,17 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 	_, cols := X.Dims()
 	b.stage, b.dim, b.fitted = stage, cols, true
 	return nil
+}
+
+// settleTies returns the training scores the threshold is set from: what
+// the method's Score gives the scaled training rows Xs when the method
+// asked for it (SettleTiesWith), train otherwise.
+func (b *Base) settleTies(train []float64, Xs mat.Matrix) ([]float64, error) {
+	n, _ := Xs.Dims()
+	if b.tieScore == nil || len(train) != n || nanRows(b.method, train, true) != nil {
+		return train, nil // finish reports NaN scores
+	}
+	return b.tieScore(nil, Xs)
 }
 
 func allEqual(v []float64) bool {

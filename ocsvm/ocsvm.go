@@ -87,7 +87,9 @@ func New(cfg Config) (*OCSVM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OCSVM{Base: b, cfg: cfg, precomp: cfg.Kernel.Kind == "precomputed"}, nil
+	m := &OCSVM{Base: b, cfg: cfg, precomp: cfg.Kernel.Kind == "precomputed"}
+	m.SettleTiesWith(m.score) // the training scores are ρ − the solver's gradient
+	return m, nil
 }
 
 // Config returns the resolved configuration.

@@ -96,7 +96,9 @@ func New(cfg Config) (*SVDD, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SVDD{Base: b, cfg: cfg}, nil
+	m := &SVDD{Base: b, cfg: cfg}
+	m.SettleTiesWith(m.score) // the training scores come from the solver's gradient
+	return m, nil
 }
 
 // Config returns the resolved configuration.
