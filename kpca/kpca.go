@@ -123,9 +123,7 @@ func New(cfg Config) (*KPCA, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &KPCA{Base: b, cfg: cfg}
-	p.SettleTiesWith(p.score) // the training scores come from the eigendecomposition
-	return p, nil
+	return &KPCA{Base: b, cfg: cfg}, nil
 }
 
 // Config returns the resolved configuration.
