@@ -394,6 +394,11 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0], hint)
 	} else if r, _ := X.Dims(); r == 1 {
 		b.warning = fmt.Sprintf("%s: fitted on a single row: the threshold is that row's own score, and a model of one point says little about which rows are typical (fit on more rows)", b.method)
+	} else if m := len(train); m < r && float64(m)*b.cont < 1 {
+		// threshold_rows=1: the threshold was one row's score, and
+		// scoring the training rows flagged 92 of 100 (expose) or 54 of
+		// 100 (kde) at contamination 0.1.
+		b.warning = fmt.Sprintf("%s: the threshold is set from the scores of %d of the %d training rows, too few to hold one expected anomaly at contamination %v (1/contamination = %v rows): it flags an arbitrary share of the rows (score more: threshold_rows, -1 for all rows; the sgd solver of expose scores the rows it visited, at most iterations)", b.method, m, r, b.cont, 1/b.cont)
 	}
 	_, cols := X.Dims()
 	b.stage, b.dim, b.fitted = stage, cols, true
