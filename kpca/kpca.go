@@ -123,7 +123,9 @@ func New(cfg Config) (*KPCA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &KPCA{Base: b, cfg: cfg}, nil
+	p := &KPCA{Base: b, cfg: cfg}
+	p.SettleTiesWith(p.score) // the training scores come from the eigendecomposition
+	return p, nil
 }
 
 // Config returns the resolved configuration.
