@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -115,6 +116,21 @@ type Base struct {
 	columns   []string // the names of the fitted columns, or nil (SetColumns)
 
 	tieScore ScoreFunc // SettleTiesWith
+	caution  string    // Caution, during a fit
+}
+
+// Caution is for a method's fit: msg describes a degenerate model the
+// training scores need not show (a kernel width at which every row
+// resembles only itself), and becomes the fit's Warning, before the
+// shared ones.
+func (b *Base) Caution(msg string) { b.caution = msg }
+
+// CautionIsolating cautions (Caution) when the rbf or laplacian kernel of
+// kind at width gamma isolates the rows of X (kernel.Isolating).
+func (b *Base) CautionIsolating(kind string, X mat.Matrix, gamma float64) {
+	if iso, t := kernel.Isolating(kind, X, gamma); iso {
+		b.Caution(fmt.Sprintf("%s: at gamma %v the kernel value of most pairs of training rows is below float64's precision (the median over pairs of γ‖x−y‖², or γ‖x−y‖₁ for laplacian, is %.3g, above ln 2⁵² ≈ 36): each row resembles only itself, so the model scores alike every row it has not seen (lower gamma, or leave it to its rule)", b.method, gamma, t))
+	}
 }
 
 // SettleTiesWith is for a method whose training scores come from another
@@ -249,6 +265,7 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	b.caution = ""
 	stage, Xs, err := b.fitStage(X)
 	if err != nil {
 		return err
@@ -386,7 +403,9 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 	}
 	b.threshold = ThresholdFromScores(train, b.cont)
 	b.warning = ""
-	if allEqual(train) {
+	if b.caution != "" {
+		b.warning = b.caution
+	} else if allEqual(train) {
 		hint := "choose another width or bandwidth, or leave it to its rule"
 		if b.rule == scale.None {
 			hint = "set scale=standard, or choose the width"

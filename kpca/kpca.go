@@ -166,6 +166,7 @@ func (p *KPCA) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
+	p.CautionIsolating(p.spec().Kind, X, gamma)
 	rng := rand.New(p.cfg.Src)
 	p.gamma, p.kern, p.d = gamma, kern, d
 	p.x, p.rowMean, p.grand, p.proj, p.pt, p.ny, p.zMean, p.vals, p.explained = nil, nil, 0, nil, nil, nil, nil, nil, 0

@@ -118,6 +118,7 @@ func (m *OCSVM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		if k, gamma, err = m.cfg.Kernel.Fit(X, nil); err != nil {
 			return nil, fmt.Errorf("ocsvm: %w", err)
 		}
+		m.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
 		q = smo.NewKernelMatrix(k, X, nil, 1)
 	}
 	set := m.cfg.Solver

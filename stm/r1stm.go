@@ -292,6 +292,7 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 		if err != nil {
 			return nil, fitErr("r1svm", err)
 		}
+		m.CautionIsolating("rbf", X, m.lm.gamma)
 		return train, nil
 	})
 }

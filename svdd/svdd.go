@@ -177,6 +177,7 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 	if err != nil {
 		return nil, fmt.Errorf("svdd: %w", err)
 	}
+	m.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
 	// Scaled dual (α' = sα, s = 1/C): bounds 1 (C_anomaly/C for labelled
 	// anomalies), Σ y_i α'_i = s, Q = 2·yyᵀ∘K, p_i = −s·y_i·K_ii.
 	s := 1 / cNormal

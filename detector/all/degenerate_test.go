@@ -1,0 +1,43 @@
+package all_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/testmat"
+)
+
+// TestNarrowWidthWarns: at gamma = 1000 on 200 standardised Gaussian rows
+// of 3 columns, γ‖x−y‖² has a median near 1000·2·3 = 6000, far above
+// ln 2⁵² ≈ 36: every off-diagonal kernel value is 0 to rounding and the
+// model scores alike every row it has not seen. ocsvm and svdd scored the
+// training rows with solver noise (3 distinct values, 6 rows flagged),
+// kpca and expose with noise too, and none of them warned. At the default
+// width rule they do not warn.
+func TestNarrowWidthWarns(t *testing.T) {
+	X := testmat.NormalSeed(200, 3, 7)
+	for _, m := range []string{"ocsvm", "svdd", "kpca", "expose", "r1svm"} {
+		for _, c := range []struct {
+			gamma string
+			warn  bool
+		}{{"1000", true}, {"", false}} {
+			p := map[string]string{}
+			if c.gamma != "" {
+				p["gamma"] = c.gamma
+			}
+			d, err := detector.New(m, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Fit(context.Background(), X); err != nil {
+				t.Fatalf("%s %v: %v", m, p, err)
+			}
+			w := d.(interface{ Warning() string }).Warning()
+			if got := strings.Contains(w, "each row resembles only itself"); got != c.warn {
+				t.Errorf("%s %v: warning %q, want the narrow-width one: %v", m, p, w, c.warn)
+			}
+		}
+	}
+}
