@@ -121,9 +121,22 @@ type Base struct {
 
 // Caution is for a method's fit: msg describes a degenerate model the
 // training scores need not show (a kernel width at which every row
-// resembles only itself), and becomes the fit's Warning, before the
-// shared ones.
-func (b *Base) Caution(msg string) { b.caution = msg }
+// resembles only itself, a solver stopped at its iteration limit), and
+// becomes the fit's Warning, before the shared ones. The first caution of
+// a fit is kept.
+func (b *Base) Caution(msg string) {
+	if b.caution == "" {
+		b.caution = msg
+	}
+}
+
+// CautionIterationLimit cautions (Caution) that the method's solver
+// stopped at its limit, after count steps of the kind unit ("iterations",
+// "passes"), before it met its tolerance: the model is not the solution
+// (LIBSVM's svm-train warns likewise). what names the limit's parameter.
+func (b *Base) CautionIterationLimit(count int, unit, what string) {
+	b.Caution(fmt.Sprintf("%s: the solver stopped at its limit of %d %s before it met its tolerance: the model is not converged and its scores are those of a partial solution (raise %s)", b.method, count, unit, what))
+}
 
 // CautionIsolating cautions (Caution) when the rbf or laplacian kernel of
 // kind at width gamma isolates the rows of X (kernel.Isolating).

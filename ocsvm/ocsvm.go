@@ -127,6 +127,9 @@ func (m *OCSVM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ocsvm: %w", err)
 	}
+	if sol.Stats.Status == smo.IterationLimit {
+		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
+	}
 	m.nTrain, m.rho = n, sol.Rho
 	m.stats = Stats{Stats: sol.Stats, Rho: sol.Rho, Gamma: gamma}
 	m.exp, m.svIndex, m.svCoef = nil, nil, nil

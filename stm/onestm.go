@@ -107,6 +107,9 @@ func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		}
 	}
 	m.exp = smo.NewExpansion(kernel.RBF{Gamma: gamma}, F, coef)
+	if sol.Stats.Status == smo.IterationLimit {
+		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
+	}
 	m.rho, m.gamma, m.stats = sol.Rho, gamma, sol.Stats
 	return train, nil
 }

@@ -209,6 +209,9 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 	if err != nil {
 		return nil, fmt.Errorf("svdd: %w", err)
 	}
+	if sol.Stats.Status == smo.IterationLimit {
+		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
+	}
 	st := Stats{Stats: sol.Stats, Labeled: na, C: cNormal, Gamma: gamma}
 	coef := make([]float64, n) // y_i α_i
 	gap := sol.Rho             // ‖c‖² − R²

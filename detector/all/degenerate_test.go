@@ -41,3 +41,36 @@ func TestNarrowWidthWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestIterationLimitWarns: max_iter=1 (ocsvm, svdd, 1stm) and max_pass=1
+// (r1svm, r1stm) stop the solver after one step, far from its tolerance;
+// the fit said nothing (svm-train prints a warning). Now it warns; at the
+// defaults it does not.
+func TestIterationLimitWarns(t *testing.T) {
+	X := testmat.NormalSeed(100, 6, 3)
+	for _, c := range []struct{ method, limit string }{
+		{"ocsvm", "max_iter"}, {"svdd", "max_iter"}, {"1stm", "max_iter"},
+		{"r1svm", "max_pass"}, {"r1stm", "max_pass"},
+	} {
+		for _, at := range []string{"1", ""} {
+			p := map[string]string{}
+			if c.method == "1stm" || c.method == "r1stm" {
+				p["shape"] = "2x3"
+			}
+			if at != "" {
+				p[c.limit] = at
+			}
+			d, err := detector.New(c.method, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Fit(context.Background(), X); err != nil {
+				t.Fatalf("%s %v: %v", c.method, p, err)
+			}
+			w := d.(interface{ Warning() string }).Warning()
+			if got := strings.Contains(w, "not converged"); got != (at != "") {
+				t.Errorf("%s %v: warning %q, want the iteration-limit one: %v", c.method, p, w, at != "")
+			}
+		}
+	}
+}
