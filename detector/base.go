@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/kernelad/anomaly/internal/csr"
 
@@ -423,7 +424,16 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 		if b.rule == scale.None {
 			hint = "set scale=standard, or choose the width"
 		}
-		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0], hint)
+		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0]+0, hint)
+	} else if tie, v := mode(train); tie < len(train) && float64(tie) > (1-b.cont)*float64(len(train)) {
+		// A single 1e15 in one column, at scale=none: the width rule
+		// followed it, and ocsvm, svdd and kde gave the other 59 of 60
+		// rows one score, with no warning.
+		hint := "choose another width or bandwidth, or leave it to its rule"
+		if b.rule == scale.None {
+			hint = "set scale=standard, or choose the width"
+		}
+		b.warning = fmt.Sprintf("%s: %d of the %d training scores are equal (%v), more than the 1 − contamination share the threshold leaves unflagged: the model tells apart only the %d rows outside that tie. The data hold that many copies of one row, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, tie, len(train), v+0, len(train)-tie, hint)
 	} else if r, _ := X.Dims(); r == 1 {
 		b.warning = fmt.Sprintf("%s: fitted on a single row: the threshold is that row's own score, and a model of one point says little about which rows are typical (fit on more rows)", b.method)
 	} else if m := len(train); m < r && float64(m)*b.cont < 1 {
@@ -446,6 +456,25 @@ func (b *Base) settleTies(train []float64, Xs mat.Matrix) ([]float64, error) {
 		return train, nil // finish reports NaN scores
 	}
 	return b.tieScore(nil, Xs)
+}
+
+// mode returns how many values of v equal its most frequent value, and
+// that value.
+func mode(v []float64) (int, float64) {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	best, val := 0, 0.0
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if j-i > best {
+			best, val = j-i, s[i]
+		}
+		i = j
+	}
+	return best, val
 }
 
 func allEqual(v []float64) bool {

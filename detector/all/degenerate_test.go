@@ -74,3 +74,30 @@ func TestIterationLimitWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestTiedMajorityWarns: when more training scores tie than the
+// 1 − contamination share the threshold leaves unflagged, the model tells
+// apart only the rows outside the tie. 59 copies of one row and one other
+// (kde, ocsvm) warn "59 of the 60"; half the rows copies (30 of 60, below
+// 0.9·60 = 54) do not.
+func TestTiedMajorityWarns(t *testing.T) {
+	for _, copies := range []int{59, 30} {
+		X := testmat.NormalSeed(60, 3, 5)
+		for i := 1; i < copies; i++ {
+			X.SetRow(i, X.RawRowView(0))
+		}
+		for _, m := range []string{"kde", "ocsvm"} {
+			d, err := detector.New(m, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Fit(context.Background(), X); err != nil {
+				t.Fatal(err)
+			}
+			w := d.(interface{ Warning() string }).Warning()
+			if got, want := strings.Contains(w, "59 of the 60 training scores are equal"), copies == 59; got != want {
+				t.Errorf("%s, %d copies: warning %q, want the tie one: %v", m, copies, w, want)
+			}
+		}
+	}
+}
