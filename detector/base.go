@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/kernelad/anomaly/internal/csr"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -113,7 +115,50 @@ type Base struct {
 	threshold float64
 	warning   string
 	columns   []string // the names of the fitted columns, or nil (SetColumns)
+
+	tieScore ScoreFunc // SettleTiesWith
+	caution  string    // Caution, during a fit
 }
+
+// Caution is for a method's fit: msg describes a degenerate model the
+// training scores need not show (a kernel width at which every row
+// resembles only itself, a solver stopped at its iteration limit), and
+// becomes the fit's Warning, before the shared ones. The first caution of
+// a fit is kept.
+func (b *Base) Caution(msg string) {
+	if b.caution == "" {
+		b.caution = msg
+	}
+}
+
+// CautionIterationLimit cautions (Caution) that the method's solver
+// stopped at its limit, after count steps of the kind unit ("iterations",
+// "passes"), before it met its tolerance: the model is not the solution
+// (LIBSVM's svm-train warns likewise). what names the limit's parameter.
+func (b *Base) CautionIterationLimit(count int, unit, what string) {
+	b.Caution(fmt.Sprintf("%s: the solver stopped at its limit of %d %s before it met its tolerance: the model is not converged and its scores are those of a partial solution (raise %s)", b.method, count, unit, what))
+}
+
+// CautionIsolating cautions (Caution) when the rbf or laplacian kernel of
+// kind at width gamma isolates the rows of X (kernel.Isolating).
+func (b *Base) CautionIsolating(kind string, X mat.Matrix, gamma float64) {
+	if iso, t := kernel.Isolating(kind, X, gamma); iso {
+		b.Caution(fmt.Sprintf("%s: at gamma %v the kernel value of most pairs of training rows is below float64's precision (the median over pairs of γ‖x−y‖², or γ‖x−y‖₁ for laplacian, is %.3g, above ln 2⁵² ≈ 36): each row resembles only itself, so the model scores alike every row it has not seen (lower gamma, or leave it to its rule)", b.method, gamma, t))
+	}
+}
+
+// SettleTiesWith is for a method whose training scores come from another
+// computation than Score (a solver's gradient over a float32 kernel
+// cache, an eigendecomposition): score scores scaled rows as Score does,
+// and after each fit the training rows are scored again by it and the
+// threshold is set from those scores, so that scoring the training rows
+// flags the rows the fit flagged. Without it, rows tied or nearly tied at
+// the threshold (duplicates, constant data, a width at which every kernel
+// value is 1) differed from their training scores by rounding of either
+// sign, and all of them could be flagged: 60 of 60 rows (59 identical)
+// with ocsvm, svdd and kpca, where the fit flagged one. It costs one Score
+// of the training rows.
+func (b *Base) SettleTiesWith(score ScoreFunc) { b.tieScore = score }
 
 // NewBase resolves cfg as New of the named method must: every unset field
 // takes its declared default and every set one is checked against its
@@ -234,6 +279,7 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	b.caution = ""
 	stage, Xs, err := b.fitStage(X)
 	if err != nil {
 		return err
@@ -243,6 +289,9 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 	}
 	train, err := fit(ctx, Xs, y)
 	if err != nil {
+		return err
+	}
+	if train, err = b.settleTies(train, Xs); err != nil {
 		return err
 	}
 	if err := b.finish(train, stage, X); err != nil {
@@ -368,18 +417,64 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 	}
 	b.threshold = ThresholdFromScores(train, b.cont)
 	b.warning = ""
-	if allEqual(train) {
+	if b.caution != "" {
+		b.warning = b.caution
+	} else if allEqual(train) {
 		hint := "choose another width or bandwidth, or leave it to its rule"
 		if b.rule == scale.None {
 			hint = "set scale=standard, or choose the width"
 		}
-		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0], hint)
+		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0]+0, hint)
+	} else if tie, v := mode(train); tie < len(train) && float64(tie) > (1-b.cont)*float64(len(train)) {
+		// A single 1e15 in one column, at scale=none: the width rule
+		// followed it, and ocsvm, svdd and kde gave the other 59 of 60
+		// rows one score, with no warning.
+		hint := "choose another width or bandwidth, or leave it to its rule"
+		if b.rule == scale.None {
+			hint = "set scale=standard, or choose the width"
+		}
+		b.warning = fmt.Sprintf("%s: %d of the %d training scores are equal (%v), more than the 1 − contamination share the threshold leaves unflagged: the model tells apart only the %d rows outside that tie. The data hold that many copies of one row, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, tie, len(train), v+0, len(train)-tie, hint)
 	} else if r, _ := X.Dims(); r == 1 {
 		b.warning = fmt.Sprintf("%s: fitted on a single row: the threshold is that row's own score, and a model of one point says little about which rows are typical (fit on more rows)", b.method)
+	} else if m := len(train); m < r && float64(m)*b.cont < 1 {
+		// threshold_rows=1: the threshold was one row's score, and
+		// scoring the training rows flagged 92 of 100 (expose) or 54 of
+		// 100 (kde) at contamination 0.1.
+		b.warning = fmt.Sprintf("%s: the threshold is set from the scores of %d of the %d training rows, too few to hold one expected anomaly at contamination %v (1/contamination = %v rows): it flags an arbitrary share of the rows (score more: threshold_rows, -1 for all rows; the sgd solver of expose scores the rows it visited, at most iterations)", b.method, m, r, b.cont, 1/b.cont)
 	}
 	_, cols := X.Dims()
 	b.stage, b.dim, b.fitted = stage, cols, true
 	return nil
+}
+
+// settleTies returns the training scores the threshold is set from: what
+// the method's Score gives the scaled training rows Xs when the method
+// asked for it (SettleTiesWith), train otherwise.
+func (b *Base) settleTies(train []float64, Xs mat.Matrix) ([]float64, error) {
+	n, _ := Xs.Dims()
+	if b.tieScore == nil || len(train) != n || nanRows(b.method, train, true) != nil {
+		return train, nil // finish reports NaN scores
+	}
+	return b.tieScore(nil, Xs)
+}
+
+// mode returns how many values of v equal its most frequent value, and
+// that value.
+func mode(v []float64) (int, float64) {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	best, val := 0, 0.0
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if j-i > best {
+			best, val = j-i, s[i]
+		}
+		i = j
+	}
+	return best, val
 }
 
 func allEqual(v []float64) bool {

@@ -204,6 +204,7 @@ func (d *EXPoSE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.CautionIsolating(d.cfg.Kernel.Kind, X, gamma)
 	fm := d.drawMap(dim, gamma)
 	reg := newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
 	var (

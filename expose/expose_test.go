@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
@@ -248,4 +249,20 @@ func TestInputErrors(t *testing.T) {
 
 func asValueError(err error, ve **detector.ValueError) bool {
 	return errors.As(err, ve)
+}
+
+// TestSGDFewIterationsWarns: the sgd solver sets the threshold from the
+// rows it visited; with iterations=1 that was one row's score, and
+// scoring the 100 training rows flagged 99 of them, with no warning.
+func TestSGDFewIterationsWarns(t *testing.T) {
+	d, err := detector.New("expose", map[string]string{"solver": "sgd", "iterations": "1", "features": "64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), testmat.NormalSeed(100, 3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if w := d.(interface{ Warning() string }).Warning(); !strings.Contains(w, "scores of 1 of the 100 training rows") {
+		t.Errorf("warning %q, want one naming the 1 scored row of 100", w)
+	}
 }

@@ -131,6 +131,10 @@ func (f *IForest) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		return nil, err
 	}
 	f.trees, f.psi, f.d = trees, min(f.cfg.Samples, n), d
+	if f.psi == 2 {
+		// The all-equal warning would blame the scale of the data.
+		f.Caution("iforest: each tree draws 2 rows (samples=2, or 2 training rows), so it is one split deep: every row's path, however far the row lies, is one edge long and every score is 2^(−1/c(2)) = 0.5; the forest cannot rank rows (raise samples, or fit on more rows)")
+	}
 	return f.score(make([]float64, n), X), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -82,4 +83,28 @@ func Example() {
 	s, _ := f.Score(nil, mat.NewDense(2, 2, []float64{0.5, 0.5, 6, 6}))
 	fmt.Println("far point more anomalous:", s[1] > s[0])
 	// Output: far point more anomalous: true
+}
+
+// TestTwoSamplesWarns: with ψ = 2 every tree is one split deep, every path
+// one edge, c(2) = 1, so every score is 2^(−1/1) = 0.5; the fit warned that
+// the data were constant and to set scale=standard, which changes nothing
+// for a forest. It now names samples. ψ = 3 does not warn.
+func TestTwoSamplesWarns(t *testing.T) {
+	X := testmat.NormalSeed(50, 3, 2)
+	for _, c := range []struct {
+		samples string
+		warn    bool
+	}{{"2", true}, {"3", false}} {
+		d, err := detector.New("iforest", map[string]string{"samples": c.samples})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		w := d.(*IForest).Warning()
+		if got := strings.Contains(w, "samples=2"); got != c.warn {
+			t.Errorf("samples=%s: warning %q, want the samples=2 one: %v", c.samples, w, c.warn)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
@@ -214,5 +215,30 @@ func TestThresholdRows(t *testing.T) {
 	big.Fit(context.Background(), X)
 	if all.Threshold() != big.Threshold() {
 		t.Errorf("threshold_rows=-1 gives %v, threshold_rows=n %v: both score every row", all.Threshold(), big.Threshold())
+	}
+}
+
+// TestThresholdFromTooFewRowsWarns: with threshold_rows=1 the threshold was
+// one row's score and, with no warning, scoring the 100 training rows
+// flagged 54 of them at contamination 0.1. Fewer than 1/contamination
+// scored rows cannot hold one expected anomaly: the fit warns. At 10 rows
+// (1/0.1) it does not.
+func TestThresholdFromTooFewRowsWarns(t *testing.T) {
+	X := testmat.NormalSeed(100, 3, 1)
+	for _, c := range []struct {
+		rows string
+		warn bool
+	}{{"1", true}, {"9", true}, {"10", false}, {"-1", false}} {
+		d, err := detector.New("kde", map[string]string{"threshold_rows": c.rows, "contamination": "0.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		w := d.(interface{ Warning() string }).Warning()
+		if got := strings.Contains(w, "too few to hold one expected anomaly"); got != c.warn {
+			t.Errorf("threshold_rows=%s: warning %q, want one: %v", c.rows, w, c.warn)
+		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/param"
 )
 
@@ -202,4 +204,74 @@ func (k Spec) Fit(X mat.Matrix, src rand.Source) (Kernel, float64, error) {
 	}
 	kern, err := k.New(g)
 	return kern, g, err
+}
+
+// isolationExponent is ln(1/ε), ε = 2⁻⁵² float64's relative precision: a
+// kernel value exp(−t) with t above it is below ε beside k(x, x) = 1.
+var isolationExponent = 52 * math.Ln2
+
+// Isolating reports whether, at width gamma, the rbf or laplacian kernel
+// (kind; others are never isolating) gives more than half of the pairs of
+// rows of X a value below float64's precision beside k(x, x) = 1: γ times
+// the median of their squared (rbf) or L1 (laplacian) distances above
+// ln(2⁵²) ≈ 36. The kernel matrix of such rows is then the identity to
+// rounding: each row resembles only itself, and a model on it scores every
+// row it has not seen alike. The pairs are consecutive rows of at most
+// 1,001 evenly spaced ones (a fixed sample: no random state), so it costs
+// at most 1,000 distances. It also returns the median exponent.
+func Isolating(kind string, X mat.Matrix, gamma float64) (bool, float64) {
+	if kind != "" && kind != "rbf" && kind != "laplacian" {
+		return false, 0
+	}
+	n, d := X.Dims()
+	if n < 2 {
+		return false, 0
+	}
+	m := min(n, 1001)
+	pick := func(i int) int { return int(int64(i) * int64(n-1) / int64(m-1)) } // the i-th of m evenly spaced rows
+	add := func(s, v float64) float64 {
+		if kind == "laplacian" {
+			return s + math.Abs(v)
+		}
+		return s + v*v
+	}
+	t := make([]float64, 0, m-1)
+	if sp, ok := csr.Input(X).(*sparse.CSR); ok {
+		for i := 1; i < m; i++ { // merge the two rows' sorted non-zeros
+			ai, av := csr.Row(sp, pick(i-1))
+			bi, bv := csr.Row(sp, pick(i))
+			var s float64
+			p, q := 0, 0
+			for p < len(ai) || q < len(bi) {
+				switch {
+				case q == len(bi) || (p < len(ai) && ai[p] < bi[q]):
+					s = add(s, av[p])
+					p++
+				case p == len(ai) || bi[q] < ai[p]:
+					s = add(s, bv[q])
+					q++
+				default:
+					s = add(s, av[p]-bv[q])
+					p++
+					q++
+				}
+			}
+			t = append(t, gamma*s)
+		}
+	} else {
+		prev, cur := make([]float64, d), make([]float64, d)
+		mat.Row(prev, 0, X)
+		for i := 1; i < m; i++ {
+			mat.Row(cur, pick(i), X)
+			var s float64
+			for j := range cur {
+				s = add(s, cur[j]-prev[j])
+			}
+			t = append(t, gamma*s)
+			prev, cur = cur, prev
+		}
+	}
+	slices.Sort(t)
+	med := t[len(t)/2]
+	return med > isolationExponent, med
 }

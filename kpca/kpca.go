@@ -123,7 +123,9 @@ func New(cfg Config) (*KPCA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &KPCA{Base: b, cfg: cfg}, nil
+	p := &KPCA{Base: b, cfg: cfg}
+	p.SettleTiesWith(p.score) // the training scores come from the eigendecomposition
+	return p, nil
 }
 
 // Config returns the resolved configuration.
@@ -164,6 +166,7 @@ func (p *KPCA) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
+	p.CautionIsolating(p.spec().Kind, X, gamma)
 	rng := rand.New(p.cfg.Src)
 	p.gamma, p.kern, p.d = gamma, kern, d
 	p.x, p.rowMean, p.grand, p.proj, p.pt, p.ny, p.zMean, p.vals, p.explained = nil, nil, 0, nil, nil, nil, nil, nil, 0
@@ -289,6 +292,7 @@ func (f *KPCA) fitExact(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]fl
 		pt.Zero()
 	}
 	f.x, f.rowMean, f.grand, f.pt = x, rowMean, grand, pt
+	f.cautionExhaustive(train, trace, q)
 	return train, nil
 }
 
@@ -398,7 +402,30 @@ func (f *KPCA) fitNystrom(ctx context.Context, X mat.Matrix, rng *rand.Rand) ([]
 		f.proj.Zero()
 	}
 	f.ny, f.zMean = ny, zMean
-	return f.nystromScores(nil, kxx, z, zc), nil
+	train := f.nystromScores(nil, kxx, z, zc)
+	f.cautionExhaustive(train, total, q)
+	return train, nil
+}
+
+// cautionExhaustive cautions (Base.Caution) when the q components kept
+// reconstruct every training row: the largest training score at most
+// √ε ≈ 1.5e-8 (half of float64's digits) of the mean squared norm
+// total/n of the centred training features. The training scores are then
+// rounding, and so is the threshold: components=n−1 or variance=1 flagged
+// every new row of the training distribution (100 of 100), with no
+// warning.
+func (f *KPCA) cautionExhaustive(train []float64, total float64, q int) {
+	n := len(train)
+	if n == 0 || !(total > 0) {
+		return
+	}
+	top := train[0]
+	for _, v := range train {
+		top = math.Max(top, v)
+	}
+	if top <= math.Sqrt(0x1p-52)*total/float64(n) {
+		f.Caution(fmt.Sprintf("kpca: the %d components kept reconstruct every training row (the largest training score, %.3g, is rounding beside the mean squared norm %.3g of the centred training features): the threshold is rounding noise, so every row not in the training data is flagged (keep fewer components: components below n−1 = %d, or variance below 1)", q, top, total/float64(n), n-1))
+	}
 }
 
 // nystromScores returns k(x,x) − ‖z‖² + ‖z − z̄‖² − ‖Vᵀ(z − z̄)‖² per row;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
@@ -223,6 +224,36 @@ func TestNystromStateWithoutNorm(t *testing.T) {
 			if got[i] != want[i] {
 				t.Fatalf("%s: row %d scores %v, %v before saving", tc.name, i, got[i], want[i])
 			}
+		}
+	}
+}
+
+// TestAllComponentsWarns: keeping every component (components = n−1, or
+// variance = 1) reconstructs each training row exactly, so the training
+// scores and the threshold are rounding (1.6e-15 on 100 Gaussian rows of 3
+// columns) and every new row of the same distribution was flagged (100 of
+// 100), with no warning. Now the fit warns; with 5 components it does not.
+func TestAllComponentsWarns(t *testing.T) {
+	X := testmat.NormalSeed(100, 3, 11)
+	for _, c := range []struct {
+		params map[string]string
+		warn   bool
+	}{
+		{map[string]string{"components": "99"}, true},
+		{map[string]string{"variance": "1"}, true},
+		{map[string]string{"method": "nystrom", "landmarks": "100", "variance": "1"}, true},
+		{map[string]string{"components": "5"}, false},
+	} {
+		d, err := detector.New("kpca", c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		w := d.(*KPCA).Warning()
+		if got := strings.Contains(w, "reconstruct every training row"); got != c.warn {
+			t.Errorf("%v: warning %q, want the all-components one: %v", c.params, w, c.warn)
 		}
 	}
 }

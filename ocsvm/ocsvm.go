@@ -87,7 +87,9 @@ func New(cfg Config) (*OCSVM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OCSVM{Base: b, cfg: cfg, precomp: cfg.Kernel.Kind == "precomputed"}, nil
+	m := &OCSVM{Base: b, cfg: cfg, precomp: cfg.Kernel.Kind == "precomputed"}
+	m.SettleTiesWith(m.score) // the training scores are ρ − the solver's gradient
+	return m, nil
 }
 
 // Config returns the resolved configuration.
@@ -116,6 +118,7 @@ func (m *OCSVM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		if k, gamma, err = m.cfg.Kernel.Fit(X, nil); err != nil {
 			return nil, fmt.Errorf("ocsvm: %w", err)
 		}
+		m.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
 		q = smo.NewKernelMatrix(k, X, nil, 1)
 	}
 	set := m.cfg.Solver
@@ -123,6 +126,9 @@ func (m *OCSVM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	sol, train, err := oneclass.Nu(ctx, q, m.cfg.Nu, set)
 	if err != nil {
 		return nil, fmt.Errorf("ocsvm: %w", err)
+	}
+	if sol.Stats.Status == smo.IterationLimit {
+		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
 	}
 	m.nTrain, m.rho = n, sol.Rho
 	m.stats = Stats{Stats: sol.Stats, Rho: sol.Rho, Gamma: gamma}

@@ -55,7 +55,16 @@ func NewOneSTM(cfg OneSTMConfig) (*OneSTM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OneSTM{tensorModel: t, cfg: cfg}, nil
+	m := &OneSTM{tensorModel: t, cfg: cfg}
+	// The training scores are ρ − the solver's gradient.
+	m.SettleTiesWith(func(dst []float64, X mat.Matrix) ([]float64, error) {
+		F, err := componentVectors(context.Background(), X, m.r, nil)
+		if err != nil {
+			return nil, fmt.Errorf("1stm: %w", err)
+		}
+		return m.score(dst, F), nil
+	})
+	return m, nil
 }
 
 // Config returns the resolved configuration.
@@ -98,6 +107,9 @@ func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		}
 	}
 	m.exp = smo.NewExpansion(kernel.RBF{Gamma: gamma}, F, coef)
+	if sol.Stats.Status == smo.IterationLimit {
+		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
+	}
 	m.rho, m.gamma, m.stats = sol.Rho, gamma, sol.Stats
 	return train, nil
 }

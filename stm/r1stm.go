@@ -90,6 +90,19 @@ type linearModel struct {
 
 var _ detector.Detector = (*R1STM)(nil)
 
+// cautionPasses cautions b when the linear machine used all of lin's
+// passes without meeting its tolerance (linearOC leaves its loop early
+// when it converges).
+func (lm *linearModel) cautionPasses(b *detector.Base, lin Linear) {
+	limit := lin.MaxPass
+	if limit <= 0 {
+		limit = 1000
+	}
+	if lm.passes >= limit {
+		b.CautionIterationLimit(lm.passes, "passes", "max_pass")
+	}
+}
+
 // NewR1STM validates cfg and returns an unfitted R1STM.
 func NewR1STM(cfg R1STMConfig) (*R1STM, error) {
 	t, err := newTensorModel("r1stm", &cfg, &cfg.Common)
@@ -220,6 +233,7 @@ func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if err != nil {
 		return nil, fitErr("r1stm", err)
 	}
+	m.lm.cautionPasses(&m.Base, m.cfg.Linear)
 	return train, nil
 }
 
@@ -292,6 +306,8 @@ func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 		if err != nil {
 			return nil, fitErr("r1svm", err)
 		}
+		m.CautionIsolating("rbf", X, m.lm.gamma)
+		m.lm.cautionPasses(&m.Base, m.cfg.Linear)
 		return train, nil
 	})
 }

@@ -96,7 +96,9 @@ func New(cfg Config) (*SVDD, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SVDD{Base: b, cfg: cfg}, nil
+	m := &SVDD{Base: b, cfg: cfg}
+	m.SettleTiesWith(m.score) // the training scores come from the solver's gradient
+	return m, nil
 }
 
 // Config returns the resolved configuration.
@@ -175,6 +177,7 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 	if err != nil {
 		return nil, fmt.Errorf("svdd: %w", err)
 	}
+	m.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
 	// Scaled dual (α' = sα, s = 1/C): bounds 1 (C_anomaly/C for labelled
 	// anomalies), Σ y_i α'_i = s, Q = 2·yyᵀ∘K, p_i = −s·y_i·K_ii.
 	s := 1 / cNormal
@@ -205,6 +208,9 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 	sol, err := oneclass.Solve(ctx, smo.Problem{Q: q, P: p, Y: ys, C: bounds, Delta: s}, set)
 	if err != nil {
 		return nil, fmt.Errorf("svdd: %w", err)
+	}
+	if sol.Stats.Status == smo.IterationLimit {
+		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
 	}
 	st := Stats{Stats: sol.Stats, Labeled: na, C: cNormal, Gamma: gamma}
 	coef := make([]float64, n) // y_i α_i

@@ -87,7 +87,7 @@ type Cancel struct {
 
 // CheckNames lists the suite's checks in the order they run.
 var CheckNames = []string{
-	"Shapes", "Predict", "Contamination", "ConfigUnchanged", "Seed",
+	"Shapes", "Predict", "Contamination", "Duplicates", "ConfigUnchanged", "Seed",
 	"GenericMatrix", "DimError", "NonFinite", "FarRows", "NotFitted", "Concurrent",
 	"Cancel", "Memory", "SaveLoad", "Defaults", "Affine", "Sparse", "AUC",
 }
@@ -150,6 +150,7 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		"Shapes":          s.shapes,
 		"Predict":         s.predict,
 		"Contamination":   s.contamination,
+		"Duplicates":      s.duplicates,
 		"ConfigUnchanged": s.configUnchanged,
 		"Seed":            s.seed,
 		"GenericMatrix":   s.genericMatrix,
@@ -359,6 +360,42 @@ func (s *suite) contamination(t *testing.T) {
 	if flagged < lo || flagged > hi {
 		t.Errorf("%d of %d training rows flagged at contamination %v; want %d..%d (%d ties); threshold %v",
 			flagged, len(sc), s.c, lo, hi, ties, thr)
+	}
+}
+
+// duplicates fits on training rows that are one row (each of the first
+// ten in turn) repeated but for
+// ⌊c·n/2⌋ of them, and on n copies of one row, and scores those rows: the
+// copies tie, so they are all flagged or none, and at most ⌈c·n⌉ rows may
+// be. Methods whose training scores came from another computation than
+// Score flagged every copy, the rounding of either sign putting them above
+// a threshold set on one of them.
+func (s *suite) duplicates(t *testing.T) {
+	n, d := s.train.Dims()
+	k := int(math.Floor(s.c * float64(n) / 2))
+	for _, distinct := range []int{k, 0} {
+		for r := 0; r < 10; r++ {
+			X := mat.DenseCopyOf(s.train)
+			for i := 0; i < n-distinct; i++ {
+				X.SetRow(i, s.train.RawRowView(r))
+			}
+			det, _ := s.newDet(t, nil)
+			if err := det.Fit(context.Background(), X); err != nil {
+				t.Fatalf("Fit on %d copies of one row and %d others: %v", n-distinct, distinct, err)
+			}
+			sc := mustScore(t, det, X)
+			thr := det.Threshold()
+			flagged := 0
+			for _, v := range sc {
+				if v > thr {
+					flagged++
+				}
+			}
+			if most := int(math.Ceil(s.c * float64(n))); flagged > most {
+				t.Errorf("%d copies of one row and %d others (%d columns): scoring them flags %d rows, at most %d at contamination %v; the copies score %v, threshold %v",
+					n-distinct, distinct, d, flagged, most, s.c, sc[0], thr)
+			}
+		}
 	}
 }
 

@@ -23,6 +23,10 @@
 //   - Contamination: on the n training rows, the number of rows flagged
 //     (score > Threshold) lies in [⌊c·n⌋ − t, ⌈c·n⌉ + t], where t is the
 //     number of ties at the threshold (see the rule below).
+//   - Duplicates: fitted on n copies of one row, and on copies but for
+//     ⌊c·n/2⌋ other rows, scoring those training rows flags at most ⌈c·n⌉
+//     of them (the copies tie: all or none), whatever computation gave
+//     the training scores.
 //   - ConfigUnchanged: Fit does not modify the parameter map nor, where the
 //     package exposes it through Options.Config, the Config value.
 //   - Seed: two detectors built from the same parameters (same seed) give

@@ -351,6 +351,32 @@ if [ -f $SHARED/adbench/16_http.npz ]; then
   echo "| Ctrl-C during fit | \`anomaly fit --method expose --data 16_http.npz --out h.bin --set features=16384\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (exited $(echo "$t1 - $t0" | bc | sed 's/^\./0./') s after the signal; h.bin exists: $( [ -e h.bin ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
   rm -f sig.err
 fi
+# Cases of the numerical sweep (2026-11-27, sweep-num).
+/usr/bin/python3 -c "
+print('a,b,c')
+for i in range(59): print('1,1,1')
+print('2,3,4')" > dup59.csv
+/usr/bin/python3 -c "
+import random
+random.seed(3)
+print('a,b,c')
+for i in range(100): print(','.join(repr(random.gauss(0, 1)) for _ in range(3)))" > g100.csv
+./anomaly-bin fit --method ocsvm --data dup59.csv --out dup.bin 2>/dev/null
+echo "| 59 identical rows and one other, ocsvm: scoring the training file flags the other (it flagged all 60) | \`anomaly score --model dup.bin --data dup59.csv --out - \\| grep -c ',1\$'\` | 0 | \`$(./anomaly-bin score --model dup.bin --data dup59.csv --out - | grep -c ',1$') row flagged\` |"
+run "kde threshold_rows=1: the threshold is one row's score (warning)" anomaly fit --method kde --data g100.csv --out m.bin --set threshold_rows=1
+run "expose solver=sgd iterations=1 (scores the one row it visited: warning)" anomaly fit --method expose --data g100.csv --out m.bin --set solver=sgd --set iterations=1
+run "ocsvm gamma=1000 on standardised rows (every kernel value between two rows is 0 to rounding: warning)" anomaly fit --method ocsvm --data g100.csv --out m.bin --set gamma=1000
+run "kpca variance=1 (every training row reconstructed: the threshold is rounding; warning)" anomaly fit --method kpca --data g100.csv --out m.bin --set variance=1
+run "ocsvm max_iter=1 (the solver stops unconverged: warning)" anomaly fit --method ocsvm --data g100.csv --out m.bin --set max_iter=1
+/usr/bin/python3 -c "
+import random
+random.seed(4)
+print('a,b,c')
+for i in range(60): print(','.join(repr(random.gauss(0, 1) if (i, j) != (10, 1) else 1e15) for j in range(3)))" > spike.csv
+run "one value of 1e15 in a column, scale=none: the width follows it and 59 of 60 rows tie (warning)" anomaly fit --method ocsvm --data spike.csv --out m.bin --set scale=none
+run "iforest samples=2 (every tree one split deep: every score 0.5; warning)" anomaly fit --method iforest --data g100.csv --out m.bin --set samples=2
+printf 'a,b,label\n1,2,1\n2,3,1\n3,1,1\n2,2,0\n' > majority.csv
+run "eval on labels whose 1s (anomalies) are the majority (note; evaluated)" anomaly eval --model model.bin --data majority.csv
 echo
 echo "files left in the scratch directory after all cases (no temporaries: successful fits wrote m.bin):"
 ls -A | tr '\n' ' '; echo
