@@ -39,8 +39,14 @@ func memory(p *KPCA, op detector.Op, s detector.Size) float64 {
 		// step, and half as much again for what kernel.Cross and the
 		// loaded model leave alongside (measured: peak/estimate 1.12 with
 		// one block, 0.60 with the three the estimate counted from before
-		// the block stopped being centred in a copy).
-		return 8*n + 1.5*8*scoreRows*float64(len(p.rowMean))
+		// the block stopped being centred in a copy). Each step's
+		// kernel.Cross also copies the training rows twice (centred for
+		// the RBF distance, and transposed from 1,024 rows on) and the
+		// block's rows once: at d = 200 these were 6.4 MB of a 2,000-row
+		// score the estimate had left out (peaks 19.7–26.1 MB against
+		// 15.5 MB; now 22.7 MB).
+		nt := float64(len(p.rowMean))
+		return 8*n + 1.5*8*scoreRows*nt + 8*d*(2*nt+scoreRows)
 	}
 	if p.cfg.Method == Nystrom {
 		// The landmarks; z, z − z̄ and the projection of the training
