@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
@@ -94,7 +96,34 @@ func (o dataFlags) load(features int, names ...string) (*dataset.Dataset, error)
 		}
 		return nil, dataFileErr(o.name(), err)
 	}
+	if err := indexPastModel(ds, features, o.name()); err != nil {
+		return nil, err
+	}
 	return ds, nil
+}
+
+// indexPastModel names the first row of a sparse (LIBSVM) file holding a
+// feature index past the features a model was fitted on (features > 0):
+// the file's width is its highest index, and "data has 5 columns, the
+// model was fitted on 2" did not say where the 5 came from.
+func indexPastModel(ds *dataset.Dataset, features int, name string) error {
+	m, ok := ds.X.(*sparse.CSR)
+	if !ok || features <= 0 {
+		return nil
+	}
+	rows, cols := m.Dims()
+	if cols <= features {
+		return nil
+	}
+	for i := 0; i < rows; i++ {
+		ind, _ := csr.Row(m, i)
+		for _, j := range ind {
+			if j >= features {
+				return dataErr(fmt.Errorf("%s: data row %d has feature index %d, past the %d features the model was fitted on (indices 1 to %d)", name, i+1, j+1, features, features))
+			}
+		}
+	}
+	return nil
 }
 
 // overBudgetErr is err, a data file refused for the memory budget

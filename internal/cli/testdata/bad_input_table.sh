@@ -133,6 +133,8 @@ run "pandas' row index (unnamed first column: not read; not an error)" anomaly f
 run "a column named id (a row identifier: not read; not an error)" anomaly fit --method kde --data ids.csv --out m.bin
 ./anomaly-bin fit --method ocsvm --data tr.libsvm --out sv.bin 2>/dev/null
 run "LIBSVM rows without the model's last features (implicitly zero: scored)" anomaly score --model sv.bin --data short.libsvm --out s.csv
+printf '0 1:1 2:2\n0 1:1 4:7\n' > past.libsvm
+run "a LIBSVM row with an index past the model's features" anomaly score --model sv.bin --data past.libsvm --out s.csv
 cp train.csv same.csv
 echo "| output file is the one standard input is redirected from | \`anomaly fit --method kde --data - --out same.csv < same.csv\` | $(./anomaly-bin fit --method kde --data - --out same.csv < same.csv 2>e.txt; echo $?) | \`$(head -1 e.txt)\` |"
 rm -f e.txt
