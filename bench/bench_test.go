@@ -306,7 +306,7 @@ func ExampleRun() {
 	for _, c := range res.Cells {
 		fmt.Printf("%s %s: %d/%d runs, median AUC %.2f\n", c.Data, c.Method, c.OK, len(c.Trials), c.AUC)
 	}
-	// Output: 4_breastw expose: 2/2 runs, median AUC 0.99
+	// Output: 4_breastw expose: 2/2 runs, median AUC 0.98
 }
 
 // The ADBench protocol of one task, and its figures.

@@ -47,9 +47,10 @@
 // T = ⌈M²/ε²⌉ (set Iterations, or Epsilon with Iterations = 0). The samples
 // x_t are training rows drawn uniformly without replacement (a fresh pass
 // when T > n), drawn in O(T) time, so a fit costs O(T·D·d) whatever n is.
-// For the same reason γ = scale is resolved, under the SGD solver, on a
-// uniform sample of at most 10,000 training rows (on all of them when n is
-// smaller, which gives the batch solver's γ); only the check of the input
+// For the same reason the width rule is resolved, under the SGD solver, on
+// a uniform sample of at most 10,000 training rows (on all of them when n
+// is smaller, which gives the batch solver's γ; scale_scott's factor
+// n^(2/(d+4)) counts all n rows); only the check of the input
 // for NaN and ±Inf still reads every row.
 //
 // # Regularisers (section 4.2 of the paper)

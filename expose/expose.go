@@ -79,10 +79,15 @@ type Config struct {
 	detector.Common
 }
 
+// DefaultWidthRule is the width rule of a Config whose Kernel names
+// neither γ nor a rule (Kernel.Rule ""): the scale width shrunk at Scott's
+// rate (kernel.ScaleScottRule), as kde's default bandwidth.
+const DefaultWidthRule = kernel.ScaleScottRule
+
 // Bind declares the parameters of EXPoSE. iterations defaults to 1000 only
 // when epsilon is not set (T then comes from ε).
 func (c *Config) Bind(s *param.Set) {
-	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian"}, Rules: []string{kernel.ScaleRule, kernel.MedianRule}})
+	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian"}, Rules: []string{DefaultWidthRule, kernel.ScaleRule, kernel.MedianRule}})
 	s.Int(&c.Features, "features", 2000, param.AtLeast(1), "number of random features D")
 	s.Choice(&c.Map, "map", RFF, []string{RFF, ORF}, nil, "random feature map: rff or orf (orthogonal, rbf only)")
 	s.Choice(&c.Solver, "solver", Batch, []string{Batch, SGD}, nil, "batch (exact mean embedding) or sgd (Algorithm 1)")
@@ -260,13 +265,25 @@ const scaleSampleRows = 10000
 // the batch solver, and for the SGD solver on a uniform sample of at most
 // scaleSampleRows rows (all rows when n is smaller), so an SGD fit reads
 // O(T) rows, not O(n).
+// The scale_scott rule's factor n^(2/(d+4)) counts all n rows, not the
+// sample's.
 func (d *EXPoSE) width(X mat.Matrix, n int) (float64, error) {
-	if d.cfg.Kernel.Gamma == 0 && d.cfg.Solver == SGD && n > scaleSampleRows {
+	sampled := d.cfg.Kernel.Gamma == 0 && d.cfg.Solver == SGD && n > scaleSampleRows
+	if sampled {
 		X = gatherRows(X, sampleWithoutReplacement(d.rng, n, scaleSampleRows))
 	}
 	g, err := d.cfg.Kernel.Width(X, rngSource{d.rng})
 	if err != nil {
 		return 0, fmt.Errorf("expose: %w", err)
+	}
+	rule := d.cfg.Kernel.Rule
+	if rule == "" {
+		rule = DefaultWidthRule
+	}
+	if sampled && rule == kernel.ScaleScottRule {
+		_, dim := X.Dims()
+		f := kernel.Scott(n, dim) / kernel.Scott(scaleSampleRows, dim)
+		g /= f * f
 	}
 	return g, nil
 }

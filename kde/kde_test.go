@@ -242,3 +242,33 @@ func TestThresholdFromTooFewRowsWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleScottDefault pins the default bandwidth rule, scale_scott: on
+// the 4×2 matrix of TestScaleWidth (Var = 1.25 over all entries, n = 4,
+// d = 2) h = √(d·Var/2)·n^(−1/(d+4)) = √1.25·4^(−1/6), the scale width
+// times Scott's factor; ×10 data give ×10 h, the rows twice over (n = 8)
+// give h × 2^(−1/6).
+func TestScaleScottDefault(t *testing.T) {
+	X := mat.NewDense(4, 2, []float64{1, 4, 2, 3, 3, 2, 4, 1})
+	X10 := mat.DenseCopyOf(X)
+	X10.Scale(10, X10)
+	X2 := mat.NewDense(8, 2, nil)
+	X2.Stack(X, X)
+	base := math.Sqrt(1.25) * math.Pow(4, -1.0/6)
+	for _, tc := range []struct {
+		name string
+		X    mat.Matrix
+		want float64
+	}{{"4×2", X, base}, {"4×2 ×10", X10, 10 * base}, {"8×2", X2, base * math.Pow(2, -1.0/6)}} {
+		d, err := New(Config{Common: detector.Common{Scale: scale.None}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), tc.X); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(d.Bandwidth()-tc.want) > 1e-14*tc.want {
+			t.Errorf("%s: bandwidth %.17g, want %.17g", tc.name, d.Bandwidth(), tc.want)
+		}
+	}
+}

@@ -16,7 +16,7 @@ const stateVersion = 1
 func init() {
 	detector.Register(detector.Info{
 		Name:    "kde",
-		Summary: "kernel density estimate; score −log p̂(x) (six kernels, scale/scott/silverman/cv bandwidth, exact or kd-tree)",
+		Summary: "kernel density estimate; score −log p̂(x) (six kernels, scale_scott/scale/scott/silverman/cv bandwidth, exact or kd-tree)",
 		Version: stateVersion,
 	}, New, memory)
 }

@@ -149,3 +149,32 @@ func TestScaleGammaCompensated(t *testing.T) {
 		t.Fatalf("ScaleGamma = %.17g, want %.17g (relative error %.2g)", got, want, rel)
 	}
 }
+
+// TestScaleScottRule pins the scale_scott width rule to its formula
+// γ = ScaleGamma(X)·n^(2/(d+4)): on the 4×2 matrix below every entry has
+// population variance 1.25 (the entries 1…4 twice), so ScaleGamma =
+// 1/(2·1.25) = 0.4 and γ = 0.4·4^(1/3). The rule is scale-free (data ×10
+// divides γ by 100) and shrinks the width with n at Scott's rate (the
+// rows twice over, n = 8 at the same variance: γ × 2^(1/3)).
+func TestScaleScottRule(t *testing.T) {
+	X := mat.NewDense(4, 2, []float64{1, 4, 2, 3, 3, 2, 4, 1})
+	spec := Spec{Rule: ScaleScottRule}
+	check := func(name string, X mat.Matrix, want float64) {
+		t.Helper()
+		g, err := spec.Width(X, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(g-want) > 1e-14*want {
+			t.Errorf("%s: γ = %.17g, want %.17g", name, g, want)
+		}
+	}
+	base := 0.4 * math.Cbrt(4)
+	check("4×2", X, base)
+	Y := mat.DenseCopyOf(X)
+	Y.Scale(10, Y)
+	check("4×2 ×10", Y, base/100)
+	Z := mat.NewDense(8, 2, nil)
+	Z.Stack(X, X)
+	check("8×2 (rows twice)", Z, base*math.Cbrt(2))
+}

@@ -96,6 +96,14 @@
 //	Scott(n, d)        n^(−1/(d+4))
 //	Silverman(n, d)    (n(d+2)/4)^(−1/(d+4))
 //
+// A Spec's width rules (Spec.Width): scale (ScaleGamma), median
+// (MedianGamma) and scale_scott, γ = ScaleGamma(X)·n^(2/(d+4)): the scale
+// rule's Gaussian width √(1/(2γ)) times Scott's factor, so the width keeps
+// the scale rule's dependence on the spread and the dimension and shrinks
+// with the number of rows at the rate of Scott's rule (the AMISE-optimal
+// rate for a Gaussian reference density). It is the default of expose,
+// ocsvm and svdd, and kde's bandwidth=scale_scott is the same width.
+//
 // Scott and Silverman return scikit-learn's KernelDensity bandwidths, the
 // bare factors (not multiplied by the data's standard deviation, unlike
 // scipy's gaussian_kde); for 6_cardio's training split (n = 1281, d = 21)

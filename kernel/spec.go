@@ -23,6 +23,11 @@ const (
 	// MedianRule is the median heuristic γ = 1/median ‖x_i − x_j‖² over
 	// pairs of rows (MedianGamma).
 	MedianRule = "median"
+	// ScaleScottRule is the scale width shrunk at Scott's rate: γ =
+	// ScaleGamma(X)·n^(2/(d+4)), i.e. the Gaussian width h = √(1/(2γ))
+	// of the scale rule times Scott's factor n^(−1/(d+4)) (Scott) for the
+	// n rows of X in d dimensions.
+	ScaleScottRule = "scale_scott"
 )
 
 // Spec is a kernel as one configuration value: its kind, its width γ or
@@ -81,6 +86,8 @@ func ruleHelp(rules []string) string {
 			parts = append(parts, "scale = 1/(d·Var(X))")
 		case MedianRule:
 			parts = append(parts, "median = 1/median ‖x−y‖²")
+		case ScaleScottRule:
+			parts = append(parts, "scale_scott = scale·n^(2/(d+4)) (the scale width shrunk at Scott's rate)")
 		default:
 			parts = append(parts, r)
 		}
@@ -150,6 +157,10 @@ func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
 	switch k.Rule {
 	case ScaleRule, "":
 		g = ScaleGamma(X)
+	case ScaleScottRule:
+		n, d := X.Dims()
+		f := Scott(n, d)
+		g = ScaleGamma(X) / (f * f)
 	case MedianRule:
 		if n, _ := X.Dims(); n < 2 {
 			return 0, fmt.Errorf("kernel: the median width rule needs at least 2 rows")

@@ -79,7 +79,7 @@ type Config struct {
 // Bind declares the parameters of kernel PCA. variance defaults to
 // DefaultVariance only when components is not set.
 func (c *Config) Bind(s *param.Set) {
-	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian", "poly", "linear"}, Rules: []string{kernel.ScaleRule, kernel.MedianRule}})
+	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian", "poly", "linear"}, Rules: []string{kernel.ScaleRule, kernel.MedianRule, kernel.ScaleScottRule}})
 	s.OptionalInt(&c.Components, "components", param.AtLeast(1), "number of principal components, at most n−1 (instead of variance)")
 	const varHelp = "keep the fewest components explaining this share of the centred kernel's trace (unset when components is set)"
 	if c.Components > 0 {

@@ -18,7 +18,8 @@ import (
 
 // DefaultNu is ν when Config.Nu is 0, chosen by make defaults (the
 // selection protocol in the README): on standardised features with
-// γ = scale, ν = 0.9 ranked first of the label-free candidates.
+// γ = scale, ν = 0.9 ranked first of the label-free candidates, and again
+// with the later width rule γ = scale_scott, the default.
 const DefaultNu = 0.9
 
 // Config configures a one-class SVM. The zero value is the default.
@@ -27,7 +28,8 @@ type Config struct {
 	// the fraction of support vectors from below; 0 means DefaultNu.
 	Nu float64
 	// Kernel is the kernel: rbf (default), laplacian, poly, linear or
-	// precomputed, with the width rule scale (default) or median. With
+	// precomputed, with the width rule scale_scott (default), scale or
+	// median. With
 	// precomputed, Fit takes the n × n kernel matrix of the training rows
 	// and Score the m × n matrix k(x_test, x_train), and the scale stage
 	// is off.
@@ -44,7 +46,7 @@ type Config struct {
 // Bind declares the parameters of the one-class SVM.
 func (c *Config) Bind(s *param.Set) {
 	s.Float(&c.Nu, "nu", DefaultNu, param.Interval(0, 1, true, false), "upper bound on the training outlier fraction, lower bound on the support-vector fraction")
-	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian", "poly", "linear", "precomputed"}, Rules: []string{kernel.ScaleRule, kernel.MedianRule}, PolyParams: true})
+	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian", "poly", "linear", "precomputed"}, Rules: []string{kernel.ScaleScottRule, kernel.ScaleRule, kernel.MedianRule}, PolyParams: true})
 	c.Solver.Bind(s)
 }
 

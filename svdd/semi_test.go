@@ -9,6 +9,7 @@ import (
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
+	"github.com/kernelad/anomaly/kernel"
 )
 
 // labelSome returns labels for FitLabeled: a share frac of the anomalies of
@@ -40,13 +41,16 @@ func labelSome(y []int, frac float64, seed uint64) []int {
 // TestSemiSupervisedHelps is issue 3, item 4: on cardio with 5 % of the
 // train anomalies labelled (the rest of the train split unlabeled), SVDD
 // with negative examples beats unlabeled SVDD in test AUC, median over split
-// seeds 1–3, at ν = 0.5 (the default) and ν = 0.1, with c_anomaly = C.
+// seeds 1–3, at ν = 0.5 (the default then) and ν = 0.1, with c_anomaly = C,
+// at γ = scale, the width the issue was stated at. (At the later default
+// γ = scale_scott the labels still help at ν = 0.5, median 0.9193 →
+// 0.9234, and not at ν = 0.1, 0.8624 → 0.8617.)
 func TestSemiSupervisedHelps(t *testing.T) {
 	for _, nu := range []float64{0.5, 0.1} {
 		var sup, uns []float64
 		for seed := uint64(1); seed <= 3; seed++ {
 			train, test := shareddata.ADBenchSplit(t, "6_cardio", seed)
-			m, err := New(Config{Nu: nu})
+			m, err := New(Config{Nu: nu, Kernel: kernel.Spec{Rule: kernel.ScaleRule}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 const DefaultNu = 0.9
 
 // Config configures SVDD. The zero value is the default (ν = DefaultNu, RBF
-// kernel with gamma = scale).
+// kernel with gamma = scale_scott).
 type Config struct {
 	// C is the bound on each α_i of the normal (and unlabeled) rows; it must
 	// be ≥ 1/n. Set C or Nu, not both; with neither, Nu = DefaultNu.
@@ -32,7 +32,7 @@ type Config struct {
 	// 0 means the same C as the normal rows.
 	CAnomaly float64
 	// Kernel is rbf (default), laplacian, poly or linear, with the width
-	// rule scale (default) or median.
+	// rule scale_scott (default), scale or median.
 	Kernel kernel.Spec
 	// Solver holds the solver's settings (tolerance, cache, shrinking,
 	// iteration limit).
@@ -52,7 +52,7 @@ func (c *Config) Bind(s *param.Set) {
 	}
 	s.OptionalFloat(&c.C, "c", param.Above(0), "bound C ≥ 1/n on each α (instead of nu); unset: from nu")
 	s.OptionalFloat(&c.CAnomaly, "c_anomaly", param.Above(0), "bound on the α of labelled anomalies (fit --labeled); unset: C")
-	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian", "poly", "linear"}, Rules: []string{kernel.ScaleRule, kernel.MedianRule}, PolyParams: true})
+	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian", "poly", "linear"}, Rules: []string{kernel.ScaleScottRule, kernel.ScaleRule, kernel.MedianRule}, PolyParams: true})
 	c.Solver.Bind(s)
 }
 

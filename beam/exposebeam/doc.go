@@ -29,7 +29,8 @@
 // the rows' count per shard and the mean and squared deviations of all
 // entries and of every column, merged pairwise) gives n, the scale stage
 // and, for gamma = scale, γ = 1/(d·Var(X)) as kernel.ScaleGamma computes it
-// on the scaled rows. The stage is scale=standard (the default: per-column
+// on the scaled rows (for gamma = scale_scott, expose's default, that γ
+// times n^(2/(d+4))). The stage is scale=standard (the default: per-column
 // mean and standard deviation, Moments.Stage) or none; robust and minmax
 // need order statistics or extremes per column, which this pass does not
 // compute, and are refused. The stage travels with the feature map

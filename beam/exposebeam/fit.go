@@ -60,7 +60,8 @@ type FitReport struct {
 //
 //  1. statistics: read the shards, combine (MomentsFn) the rows of each
 //     shard, the column count and the mean and M2 of all entries (for
-//     gamma = scale), and write them where the launcher reads them;
+//     gamma = scale and scale_scott), and write them where the launcher
+//     reads them;
 //  2. embedding: the launcher draws the feature map and the threshold
 //     sample from the seed (expose.PlanBatch, the draws Fit makes); the map
 //     travels inside EmbedFn, which combines the sum of φ over all rows; the
@@ -139,12 +140,20 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	// The feature map and the threshold sample, drawn once from the seed.
 	gamma := cfg.Kernel.Gamma
 	if gamma == 0 {
-		if cfg.Kernel.Rule != "" && cfg.Kernel.Rule != kernel.ScaleRule {
-			return nil, fmt.Errorf("exposebeam: gamma=%s cannot be distributed; use gamma=scale or a number", cfg.Kernel.Rule)
+		r := cfg.Kernel.Rule
+		if r == "" {
+			r = expose.DefaultWidthRule
+		}
+		if r != kernel.ScaleRule && r != kernel.ScaleScottRule {
+			return nil, fmt.Errorf("exposebeam: gamma=%s cannot be distributed; use gamma=scale_scott, gamma=scale or a number", r)
 		}
 		gamma = mom.Gamma()
 		if rule == scale.Standardize {
 			gamma = mom.StandardGamma()
+		}
+		if r == kernel.ScaleScottRule { // the Spec.Width rule, from the moments' n and d
+			f := kernel.Scott(int(n), int(mom.Cols))
+			gamma /= f * f
 		}
 	}
 	fm, rows, err := expose.PlanBatch(cfg, int(n), int(mom.Cols), gamma)

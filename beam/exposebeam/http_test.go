@@ -65,14 +65,15 @@ func readScores(t testing.TB, path string) (ids []string, scores []float64, anom
 // batch fit of the same rows with the same seed to 1e-12 (gamma,
 // frequencies, phases, embedding, and the threshold).
 //
-// It is checked twice. With gamma given (the in-process scale value,
+// It is checked three times. With gamma given (the in-process scale value,
 // printed exactly) the whole model must agree to 1e-12. With gamma=scale
 // both sides compute 1/(d·Var(X)) themselves: the Beam statistics pass
 // merges per-block moments pairwise, kernel.ScaleGamma uses compensated
 // sums over all n·d entries; both are accurate to a few ulp, so the model
 // is held to 1e-12 there too (an uncompensated running sum was off by
 // 1.0e-11 relative on the full 567,498 rows, which moved the frequencies
-// √(2γ)·g by 4.4e-12).
+// √(2γ)·g by 4.4e-12). The default rule, scale_scott, multiplies that γ
+// by n^(2/(d+4)) on both sides.
 //
 // Then the scoring pipeline scores the shards with the prism model, and
 // every score must equal what 'anomaly score' computes for that shard
@@ -94,7 +95,13 @@ func TestHTTPShards(t *testing.T) {
 		bound  float64
 	}{
 		{"gamma=" + fixed, map[string]string{"seed": "42", "gamma": fixed}, 1e-12},
-		{"gamma=scale", map[string]string{"seed": "42"}, scaleBound},
+		{"gamma=scale", map[string]string{"seed": "42", "gamma": "scale"}, scaleBound},
+		// The default rule, scale_scott: γ = scale·n^(2/(d+4)), about 44
+		// times the scale γ on these 567,498 × 3 rows, so the frequencies
+		// √(2γ)·g and their rounding differences are √44 ≈ 6.6 times
+		// larger (2.4e-12 measured); γ itself still agrees to 1e-12
+		// relative (checked below).
+		{"gamma=scale_scott (default)", map[string]string{"seed": "42"}, 1e-11},
 	} {
 		want := fitInProcess(t, X, tc.params)
 		for _, runner := range []string{"direct", "prism"} {

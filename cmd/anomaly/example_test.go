@@ -46,5 +46,5 @@ func Example() {
 	fmt.Printf("eval: %d, auc_roc %.3f, n %d, anomalies %d, flagged %d\n", code, r.AUC, r.N, r.Anomalies, r.Flagged)
 	// Output:
 	// fit: 0
-	// eval: 0, auc_roc 1.000, n 300, anomalies 10, flagged 30
+	// eval: 0, auc_roc 0.992, n 300, anomalies 10, flagged 30
 }
