@@ -143,7 +143,7 @@ func (b *Base) CautionIterationLimit(count int, unit, what string) {
 // kind at width gamma isolates the rows of X (kernel.Isolating).
 func (b *Base) CautionIsolating(kind string, X mat.Matrix, gamma float64) {
 	if iso, t := kernel.Isolating(kind, X, gamma); iso {
-		b.Caution(fmt.Sprintf("%s: at gamma %v the kernel value of most pairs of training rows is below float64's precision (the median over pairs of γ‖x−y‖², or γ‖x−y‖₁ for laplacian, is %.3g, above ln 2⁵² ≈ 36): each row resembles only itself, so the model scores alike every row it has not seen (lower gamma, or leave it to its rule)", b.method, gamma, t))
+		b.Caution(fmt.Sprintf("%s: at gamma %v most training rows have no other row with a kernel value above float64's precision (the median over rows of γ‖x−y‖² to the nearest other row, or γ‖x−y‖₁ for laplacian, is about %.3g, above ln 2⁵² ≈ 36): each row resembles only itself, so the model scores alike every row it has not seen (lower gamma, or leave it to its rule)", b.method, gamma, t))
 	}
 }
 

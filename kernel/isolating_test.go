@@ -41,3 +41,25 @@ func TestIsolating(t *testing.T) {
 		t.Error("one row: isolating, want not")
 	}
 }
+
+// TestIsolatingLargeSample: a Gaussian sample of 50,000 rows in one
+// dimension at its default width (scale_scott: γ = n^(2/5)/Var ≈ 76 here)
+// is not isolating: each row has thousands of neighbours within a kernel
+// value of 1/2. The first version took the median over pairs of rows,
+// γ·2·0.455·Var ≈ 69 > 36, and warned. The nearest neighbour of a row is
+// about 1/(n·density) ≈ 10⁻⁴ away, so γ·d² ≈ 10⁻⁶; at γ = 10¹² it is
+// about 10⁴ (isolating).
+func TestIsolatingLargeSample(t *testing.T) {
+	const n = 50000
+	X := testmat.NormalSeed(n, 1, 7)
+	g, err := Spec{Rule: ScaleScottRule}.Width(X, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iso, med := Isolating("rbf", X, g); iso {
+		t.Errorf("γ = %.4g on %d Gaussian rows: isolating (median exponent %.3g), want not", g, n, med)
+	}
+	if iso, med := Isolating("rbf", X, 1e12); !iso {
+		t.Errorf("γ = 1e12: not isolating (median exponent %.3g), want isolating", med)
+	}
+}

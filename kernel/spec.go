@@ -221,36 +221,48 @@ func (k Spec) Fit(X mat.Matrix, src rand.Source) (Kernel, float64, error) {
 // kernel value exp(−t) with t above it is below ε beside k(x, x) = 1.
 var isolationExponent = 52 * math.Ln2
 
+// isolationWork bounds the entries Isolating reads (sample rows squared
+// times their length): about 2·10⁷, some tens of milliseconds.
+const isolationWork = 2e7
+
 // Isolating reports whether, at width gamma, the rbf or laplacian kernel
-// (kind; others are never isolating) gives more than half of the pairs of
-// rows of X a value below float64's precision beside k(x, x) = 1: γ times
-// the median of their squared (rbf) or L1 (laplacian) distances above
-// ln(2⁵²) ≈ 36. The kernel matrix of such rows is then the identity to
-// rounding: each row resembles only itself, and a model on it scores every
-// row it has not seen alike. The pairs are consecutive rows of at most
-// 1,001 evenly spaced ones (a fixed sample: no random state), so it costs
-// at most 1,000 distances. It also returns the median exponent.
+// (kind; others are never isolating) gives most rows of X no other row
+// with a kernel value above float64's precision beside k(x, x) = 1: the
+// median over rows of γ times the squared (rbf) or L1 (laplacian)
+// distance to the nearest other row above ln(2⁵²) ≈ 36. The kernel
+// matrix of such rows is the identity to rounding: each row resembles
+// only itself, and a model on it scores every row it has not seen alike.
+//
+// It reads a fixed sample (no random state) of m evenly spaced rows, at
+// most 1,001 and fewer for wide rows (m²·d ≤ 2·10⁷), finds each one's
+// nearest neighbour among them, and scales that distance to what n rows
+// give: the nearest of k rows in d dimensions is about k^(−1/d) away, so
+// squared distances shrink by (m/n)^(2/d) and L1 ones by (m/n)^(1/d). A
+// median over all pairs (the first version) said "isolating" of a
+// Gaussian sample of 50,000 rows in one dimension at its default width,
+// where every row has thousands of close neighbours. It also returns the
+// median exponent.
 func Isolating(kind string, X mat.Matrix, gamma float64) (bool, float64) {
 	if kind != "" && kind != "rbf" && kind != "laplacian" {
 		return false, 0
 	}
 	n, d := X.Dims()
-	if n < 2 {
+	if n < 2 || d == 0 {
 		return false, 0
 	}
-	m := min(n, 1001)
+	m := max(2, min(n, 1001, int(math.Sqrt(isolationWork/float64(d)))))
 	pick := func(i int) int { return int(int64(i) * int64(n-1) / int64(m-1)) } // the i-th of m evenly spaced rows
-	add := func(s, v float64) float64 {
-		if kind == "laplacian" {
-			return s + math.Abs(v)
-		}
-		return s + v*v
+	power := 2.0
+	add := func(s, v float64) float64 { return s + v*v }
+	if kind == "laplacian" {
+		power = 1
+		add = func(s, v float64) float64 { return s + math.Abs(v) }
 	}
-	t := make([]float64, 0, m-1)
+	var dist func(a, b int) float64
 	if sp, ok := csr.Input(X).(*sparse.CSR); ok {
-		for i := 1; i < m; i++ { // merge the two rows' sorted non-zeros
-			ai, av := csr.Row(sp, pick(i-1))
-			bi, bv := csr.Row(sp, pick(i))
+		dist = func(a, b int) float64 { // merge the two rows' sorted non-zeros
+			ai, av := csr.Row(sp, pick(a))
+			bi, bv := csr.Row(sp, pick(b))
 			var s float64
 			p, q := 0, 0
 			for p < len(ai) || q < len(bi) {
@@ -267,22 +279,37 @@ func Isolating(kind string, X mat.Matrix, gamma float64) (bool, float64) {
 					q++
 				}
 			}
-			t = append(t, gamma*s)
+			return s
 		}
 	} else {
-		prev, cur := make([]float64, d), make([]float64, d)
-		mat.Row(prev, 0, X)
-		for i := 1; i < m; i++ {
-			mat.Row(cur, pick(i), X)
+		rows := mat.NewDense(m, d, nil)
+		for i := range m {
+			mat.Row(rows.RawRowView(i), pick(i), X)
+		}
+		dist = func(a, b int) float64 {
+			ra, rb := rows.RawRowView(a), rows.RawRowView(b)
 			var s float64
-			for j := range cur {
-				s = add(s, cur[j]-prev[j])
+			for j := range ra {
+				s = add(s, ra[j]-rb[j])
 			}
-			t = append(t, gamma*s)
-			prev, cur = cur, prev
+			return s
 		}
 	}
-	slices.Sort(t)
-	med := t[len(t)/2]
+	nn := make([]float64, m)
+	for i := range nn {
+		nn[i] = math.Inf(1)
+	}
+	for a := range m {
+		for b := a + 1; b < m; b++ {
+			s := dist(a, b)
+			nn[a], nn[b] = min(nn[a], s), min(nn[b], s)
+		}
+	}
+	shrink := math.Pow(float64(m)/float64(n), power/float64(d))
+	for i := range nn {
+		nn[i] *= gamma * shrink
+	}
+	slices.Sort(nn)
+	med := nn[len(nn)/2]
 	return med > isolationExponent, med
 }
