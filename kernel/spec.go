@@ -70,8 +70,7 @@ func (k *Spec) Bind(s *param.Set, c Choices) {
 		panic("kernel: Spec.Bind needs at least one kind and one rule")
 	}
 	s.Choice(&k.Kind, "kernel", c.Kinds[0], c.Kinds, kindAliases, "kernel: "+strings.Join(c.Kinds, ", "))
-	s.Var(&gammaValue{k: k, rules: c.Rules}, "gamma", c.Rules[0],
-		fmt.Sprintf("kernel width γ > 0, or the rule that picks it from the training data: %s", ruleHelp(c.Rules)))
+	BindWidth(s, &k.Gamma, &k.Rule, c.Rules)
 	if c.PolyParams {
 		s.Float(&k.Coef0, "coef0", 0, param.Any, "polynomial kernel offset: (γ xᵀy + coef0)^degree")
 		s.Int(&k.Degree, "degree", 3, param.AtLeast(1), "polynomial kernel degree")
@@ -95,48 +94,61 @@ func ruleHelp(rules []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// gammaValue binds Gamma and Rule to one parameter.
+// BindWidth declares the parameter gamma: a width γ > 0 (*gamma) or one
+// of rules (*rule; the first is the default), as Spec.Bind declares it for
+// a Spec's Gamma and Rule. It serves methods that choose an RBF width
+// without the rest of a Spec (r1svm).
+func BindWidth(s *param.Set, gamma *float64, rule *string, rules []string) {
+	if len(rules) == 0 {
+		panic("kernel: BindWidth needs at least one rule")
+	}
+	s.Var(&gammaValue{gamma: gamma, rule: rule, rules: rules}, "gamma", rules[0],
+		fmt.Sprintf("kernel width γ > 0, or the rule that picks it from the training data: %s", ruleHelp(rules)))
+}
+
+// gammaValue binds a width and its rule to one parameter.
 type gammaValue struct {
-	k     *Spec
+	gamma *float64
+	rule  *string
 	rules []string
 }
 
 func (g *gammaValue) Set(t string) error {
 	if slices.Contains(g.rules, t) {
-		g.k.Gamma, g.k.Rule = 0, t
+		*g.gamma, *g.rule = 0, t
 		return nil
 	}
 	f, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(f > 0) || math.IsInf(f, 0) {
 		return fmt.Errorf("must be a number > 0, or %s", strings.Join(g.rules, " or "))
 	}
-	g.k.Gamma, g.k.Rule = f, ""
+	*g.gamma, *g.rule = f, ""
 	return nil
 }
 
 func (g *gammaValue) String() (string, bool) {
-	if g.k.Gamma > 0 {
-		return strconv.FormatFloat(g.k.Gamma, 'g', -1, 64), true
+	if *g.gamma > 0 {
+		return strconv.FormatFloat(*g.gamma, 'g', -1, 64), true
 	}
-	if g.k.Rule == "" {
+	if *g.rule == "" {
 		return g.rules[0], true
 	}
-	return g.k.Rule, true
+	return *g.rule, true
 }
 
 func (g *gammaValue) Resolve() (bool, error) {
-	if g.k.Gamma != 0 {
-		if !(g.k.Gamma > 0) || math.IsInf(g.k.Gamma, 0) {
+	if *g.gamma != 0 {
+		if !(*g.gamma > 0) || math.IsInf(*g.gamma, 0) {
 			return false, fmt.Errorf("must be a finite number > 0, or 0 for a rule")
 		}
 		return false, nil
 	}
-	defaulted := g.k.Rule == ""
+	defaulted := *g.rule == ""
 	if defaulted {
-		g.k.Rule = g.rules[0]
+		*g.rule = g.rules[0]
 	}
-	if !slices.Contains(g.rules, g.k.Rule) {
-		return false, fmt.Errorf("unknown width rule %q (want %s)", g.k.Rule, strings.Join(g.rules, " or "))
+	if !slices.Contains(g.rules, *g.rule) {
+		return false, fmt.Errorf("unknown width rule %q (want %s)", *g.rule, strings.Join(g.rules, " or "))
 	}
 	return defaulted, nil
 }

@@ -96,7 +96,12 @@
 // The scale stage of 1STM and R1STM defaults to min-max per entry of the
 // flattened sample (TensorScale), fitted on the training rows; R1SVM, a
 // vector method, standardises (detector.DefaultScale) and takes ν = 0.9
-// (DefaultR1SVMNu). Per-entry standard and robust scaling and per-channel
+// (DefaultR1SVMNu), and its width rule is scale_scott, the scale width
+// shrunk at Scott's rate, γ = n^(2/(d+4))/(d·Var(X)), as kde, expose,
+// ocsvm and svdd have it (gamma=median gives the median rule above). On
+// the 15 ADBench sets it raised R1SVM's mean AUC from 0.8827 to 0.8981,
+// and on the README's held-out tasks from 0.835 to 0.862 (means of the
+// per-family means of the median over seeds). Per-entry standard and robust scaling and per-channel
 // standardisation (scale=channel, one mean and spread per index of the first
 // mode) all lost AUC under the class protocol; min-max ties with no scaling
 // there (the protocol has min-max scaled already) and keeps the same AUC on

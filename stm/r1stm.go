@@ -126,17 +126,27 @@ func seeds(src rand.Source) (median, features rand.Source) {
 
 // fit trains the linear machine on the inputs V (rows; R consecutive rows
 // make one sample, summed after the feature map) and returns the training
-// scores. gamma is the fixed width, or 0 for gfac times the median rule.
+// scores. gamma is the fixed width, or 0 for gfac times the width rule
+// (rule: "" or median for the median rule on pairs drawn by src, any
+// other one of kernel's rules as kernel.Spec.Width computes it).
 //
 // newMap builds the feature map for the resolved γ; nil means random
 // Fourier features on the rows of V.
-func (lm *linearModel) fit(ctx context.Context, name string, V mat.Matrix, R int, gamma, gfac, nu float64, lin Linear, src rand.Source,
+func (lm *linearModel) fit(ctx context.Context, name string, V mat.Matrix, R int, gamma float64, rule string, gfac, nu float64, lin Linear, src rand.Source,
 	newMap func(gamma float64, D int, src rand.Source) featureMap, progress detector.ProgressFunc) ([]float64, error) {
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
 	if gamma == 0 {
-		gamma = gfac * medianGamma(V, ms)
-		if err := checkWidth(name, gamma, gfac); err != nil {
+		if rule == "" || rule == kernel.MedianRule {
+			gamma = gfac * medianGamma(V, ms)
+		} else {
+			g, err := kernel.Spec{Rule: rule}.Width(V, nil)
+			if err != nil {
+				return nil, err
+			}
+			gamma = gfac * g
+		}
+		if err := checkWidth(name, gamma, gfac, rule); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +239,7 @@ func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 			return newPermodeMap(m.r.shape, gamma, m.cfg.ModeFeatures, D, src)
 		}
 	}
-	train, err := m.lm.fit(ctx, "r1stm", F, m.r.rank, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap, m.cfg.Progress)
+	train, err := m.lm.fit(ctx, "r1stm", F, m.r.rank, m.cfg.Gamma, kernel.MedianRule, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap, m.cfg.Progress)
 	if err != nil {
 		return nil, fitErr("r1stm", err)
 	}
@@ -250,9 +260,14 @@ func (m *R1STM) Gamma() float64 { return m.lm.gamma }
 // R1SVMConfig configures R1SVM, the same random features and linear
 // one-class machine on plain row vectors (the R1SVM baseline of the paper).
 type R1SVMConfig struct {
-	// Gamma is the RBF width; 0 means GammaFactor times the median rule on
+	// Gamma is the RBF width; 0 means GammaFactor times Rule's width on
 	// the rows (GammaFactor 0 means DefaultGammaFactor).
-	Gamma       float64
+	Gamma float64
+	// Rule is the width rule when Gamma is 0: scale_scott (the default,
+	// as kde, expose, ocsvm and svdd have it: "" means it), median (the
+	// paper's, and the default before the held-out check of the README's
+	// Defaults) or scale.
+	Rule        string
 	GammaFactor float64
 	// Nu ∈ (0, 1]; 0 means DefaultR1SVMNu (0.9).
 	Nu float64
@@ -268,8 +283,8 @@ type R1SVMConfig struct {
 
 // Bind declares the parameters of R1SVM.
 func (c *R1SVMConfig) Bind(s *param.Set) {
-	s.FloatOrRule(&c.Gamma, "gamma", "median", param.Above(0), "RBF width, or median = 1/median ‖x−y‖²")
-	s.Float(&c.GammaFactor, "gamma_factor", DefaultGammaFactor, param.Above(0), "factor on the median rule's γ (gamma=median)")
+	kernel.BindWidth(s, &c.Gamma, &c.Rule, []string{kernel.ScaleScottRule, kernel.MedianRule, kernel.ScaleRule})
+	s.Float(&c.GammaFactor, "gamma_factor", DefaultGammaFactor, param.Above(0), "factor on the width rule's γ (when gamma is a rule)")
 	s.Float(&c.Nu, "nu", DefaultR1SVMNu, param.Interval(0, 1, true, false), "ν of the one-class machine")
 	c.Linear.bind(s)
 	s.Seed(&c.Src, "seed", 1, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0x57a7) }, "seed of the median rule's pairs and the random features")
@@ -296,13 +311,16 @@ func NewR1SVM(cfg R1SVMConfig) (*R1SVM, error) {
 // Config returns the resolved configuration.
 func (m *R1SVM) Config() R1SVMConfig { return m.cfg }
 
+// Gamma returns the kernel width used by the last fit.
+func (m *R1SVM) Gamma() float64 { return m.lm.gamma }
+
 // Fit trains on the rows of X.
 func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
 	return m.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		if err := kernel.CheckRange(X); err != nil {
 			return nil, fmt.Errorf("r1svm: %w", err)
 		}
-		train, err := m.lm.fit(ctx, "r1svm", csr.Input(X), 1, m.cfg.Gamma, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
+		train, err := m.lm.fit(ctx, "r1svm", csr.Input(X), 1, m.cfg.Gamma, m.cfg.Rule, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
 		if err != nil {
 			return nil, fitErr("r1svm", err)
 		}

@@ -370,3 +370,34 @@ func TestPerModeUnbiased(t *testing.T) {
 		prev = rms
 	}
 }
+
+// TestR1SVMDefaultWidth pins R1SVM's default width rule, scale_scott: on
+// rows taken as given (scale=none) γ = ScaleGamma(X)·n^(2/(d+4)), here
+// n = 60, d = 3; gamma=median keeps the median rule on the seeded pairs,
+// the default before the README's held-out check.
+func TestR1SVMDefaultWidth(t *testing.T) {
+	X := testmat.NormalSeed(60, 3, 9)
+	fit := func(params map[string]string) float64 {
+		t.Helper()
+		d, err := detector.New("r1svm", params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		return d.(*R1SVM).Gamma()
+	}
+	want := kernel.ScaleGamma(X) * math.Pow(60, 2.0/7)
+	if g := fit(map[string]string{"scale": "none", "features": "50"}); math.Abs(g-want) > 1e-13*want {
+		t.Errorf("default γ = %.17g, want scale·n^(2/(d+4)) = %.17g", g, want)
+	}
+	ms, _ := seeds(rand.NewPCG(1, 0x57a7))
+	med := medianGamma(X, ms)
+	if g := fit(map[string]string{"scale": "none", "features": "50", "gamma": "median"}); g != med {
+		t.Errorf("gamma=median: γ = %.17g, want the median rule's %.17g", g, med)
+	}
+	if g := fit(map[string]string{"scale": "none", "features": "50", "gamma_factor": "2"}); math.Abs(g-2*want) > 2e-13*want {
+		t.Errorf("gamma_factor=2: γ = %.17g, want 2 × %.17g", g, want)
+	}
+}
