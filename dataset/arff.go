@@ -24,6 +24,9 @@ type arffAttr struct {
 // the CSV reader's does (growRows), projected from it.
 func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
 	br := bufio.NewReader(r)
+	if err := notText(br); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	skipBOM(br)
 	sc := bufio.NewScanner(br)
 	maxLine := lineLimit(opt)

@@ -54,6 +54,9 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	if isGzip(s.br) {
 		return nil, &Error{Path: path, Err: errGzipped}
 	}
+	if err := notText(s.br); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	skipBOM(s.br)
 	s.header = true
 	rec, err := s.next()

@@ -122,7 +122,26 @@ func TestLoadErrors(t *testing.T) {
 		{name: "semicolon-separated .csv", file: "a.csv", content: "a;b\n1;2\n", want: `the header is one column, "a;b", that holds semicolons: fields here are separated by commas (a .csv file)`, row: 1},
 		{name: "tab-separated .csv", file: "a.csv", content: "a\tb\n1\t2\n", want: "that holds tabs (a .tsv file)", row: 1},
 		{name: "comma-separated .tsv", file: "a.tsv", content: "a,b\n1,2\n", want: "that holds commas (a .csv file): fields here are separated by tabs (a .tsv file)", row: 1},
-		{name: "UTF-16 .csv", file: "a.csv", content: "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", want: "the file is UTF-16 text", row: 1},
+		{name: "UTF-16 .csv", file: "a.csv", content: "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", want: "the file is UTF-16 text"},
+		// Before the first line was read, UTF-16 with CRLF line ends
+		// (Excel's "Unicode text") was called classic Mac OS line
+		// endings, and a binary file UTF-16 text.
+		{name: "UTF-16LE .csv, CRLF", file: "a.csv", content: "\xff\xfea\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "UTF-16BE .csv, CRLF", file: "a.csv", content: "\xfe\xff\x00a\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n", want: "the file is UTF-16 text"},
+		{name: "UTF-16LE .csv without BOM", file: "a.csv", content: "a\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "UTF-16 .libsvm", file: "a.libsvm", content: "\xff\xfe1\x00 \x001\x00:\x002\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "UTF-16 .arff", file: "a.arff", content: "\xff\xfe@\x00r\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "xlsx named .csv", file: "a.csv", content: "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml", want: "a zip archive, as an Excel .xlsx"},
+		{name: "npz named .csv", file: "a.csv", content: "PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00!\x00X.npy\x01\x00", want: "an .npz: name it .npz"},
+		{name: "npy named .txt", file: "a.txt", content: "\x93NUMPY\x01\x00v\x00{'descr': '<f8'", want: "a NumPy .npy array: name the file .npy"},
+		{name: "pickle named .csv", file: "a.csv", content: "\x80\x04\x95\x10\x00\x00\x00", want: "a Python pickle"},
+		{name: "xls named .csv", file: "a.csv", content: "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", want: "Excel .xls workbook"},
+		{name: "HDF5 named .csv", file: "a.csv", content: "\x89HDF\r\n\x1a\n\x00\x00", want: "an HDF5 file"},
+		{name: "gzip named .libsvm", file: "a.libsvm", content: "\x1f\x8b\x08\x00\x00\x00", want: "the file is gzip-compressed"},
+		{name: "zeros named .csv", file: "a.csv", content: "\x00\x00\x00\x00\x00\x00", want: "the file is binary, not text (a control byte 0x00 at offset 0)"},
+		{name: "binary named .arff", file: "a.arff", content: "@r\x01\x02\x03\x04\x05\x06", want: "the file is binary, not text (a control byte 0x01 at offset 2)"},
+		// One stray NUL is left to the reader, which names its cell.
+		{name: "one NUL in a cell", file: "a.csv", content: "a,b\n1,2\n2,\x003\n", want: `"\x003" is not a number`, row: 3, col: 2},
 		{name: "no extension", file: "data", content: "x", want: "no file extension"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,4 +193,17 @@ func TestLoadFileErrors(t *testing.T) {
 	os.Chmod(locked, 0)
 	_, err = Load(locked, Options{})
 	checkErr(t, nil, err, locked, "permission denied", 0, 0, 0)
+}
+
+// TestLoadLatin1Text: a header in Latin-1 (é as the byte 0xe9) is not
+// binary: the text check lets it through and the file is read.
+func TestLoadLatin1Text(t *testing.T) {
+	path := writeFile(t, "a.csv", []byte("caf\xe9,b\n1,2\n2,3\n"))
+	ds, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := ds.X.Dims(); r != 2 || c != 2 {
+		t.Fatalf("read %d × %d, want 2 × 2", r, c)
+	}
 }

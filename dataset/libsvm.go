@@ -80,6 +80,9 @@ func checkEntry(tok []byte, idx int, ok bool, prev int, v float64, verr error) e
 // once 256 lines have been read.
 func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, error) {
 	br := bufio.NewReaderSize(r, csvBuffer)
+	if err := notText(br); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	skipBOM(br)
 	b := csr.NewBuilder(0)
 	var labels []float64

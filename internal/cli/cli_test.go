@@ -487,6 +487,16 @@ func TestBadInput(t *testing.T) {
 			files: map[string]string{"bad.csv": "a,b\n1,2\n3,x\n"},
 			args:  func(s setup) []string { return scoreArgsOut(s, filepath.Join(s.dir, "bad.csv"), s.out) },
 			code:  ExitData, want: []string{"{dir}/bad.csv: row 3, column 2"}},
+		// Fifth sweep: Excel's "Unicode text" (UTF-16LE, CRLF) was called
+		// classic Mac OS line endings, a workbook UTF-16 text.
+		{name: "UTF-16 CSV with CRLF line ends",
+			files: map[string]string{"u16.csv": "\xff\xfea\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n\x00"},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "u16.csv")) },
+			code:  ExitData, want: []string{"{dir}/u16.csv: the file is UTF-16 text", "save it as UTF-8"}},
+		{name: "xlsx workbook named .csv",
+			files: map[string]string{"book.csv": "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml"},
+			args:  func(s setup) []string { return scoreArgs(s, filepath.Join(s.dir, "book.csv")) },
+			code:  ExitData, want: []string{"{dir}/book.csv: the file is a zip archive, as an Excel .xlsx", "save the sheet as CSV UTF-8"}},
 		{name: "interrupted fit",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "block=true") },
 			code: ExitInterrupted, want: []string{"fit interrupted; no model written to {dir}/out"}},

@@ -340,6 +340,21 @@ run "bench --plot where a picture cannot be written (DIR/lab_roc.png a directory
 echo "| the same: its results on standard output (they were lost) | \`anomaly bench --methods gauss --data lab.csv --seeds 1 --plot plots > bench.out\` | $rc | \`bench.out: $(wc -l < bench.out) lines; $(grep gauss bench.out | tr -s ' ')\` |"
 rm -f bench.out
 echo "| a \\| in a data file's name, bench --format markdown | \`anomaly bench --methods gauss --data 'a\|b.csv' --seeds 1 --format markdown \| tail -1\` | 0 | \`$(./anomaly-bin bench --methods gauss --data 'a|b.csv' --seeds 1 --format markdown 2>/dev/null | tail -1 | cut -d'|' -f1-6 | sed 's/|/\\|/g') …\` |"
+# Cases of the fifth sweep (2026-11-27, files and formats).
+/usr/bin/python3 - <<'PY'
+import zipfile
+s = 'a,b,label\r\n1,2,0\r\n2,3,0\r\n3,1,1\r\n'
+open('u16.csv', 'wb').write(b'\xff\xfe' + s.encode('utf-16-le'))
+with zipfile.ZipFile('book.csv', 'w') as z:
+    z.writestr('[Content_Types].xml', '<Types/>')
+    z.writestr('xl/workbook.xml', '<workbook/>')
+import random
+random.seed(3)
+open('rand.csv', 'wb').write(bytes(random.randrange(256) for _ in range(4096)))
+PY
+run "UTF-16 text with CRLF line ends (Excel's \"Unicode text\") named .csv" anomaly fit --method kde --data u16.csv --out m.bin
+run "an Excel workbook (.xlsx, a zip archive) named .csv" anomaly fit --method kde --data book.csv --out m.bin
+run "random bytes named .csv" anomaly fit --method kde --data rand.csv --out m.bin
 ./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
