@@ -93,7 +93,12 @@ func TestLoadErrors(t *testing.T) {
 		{name: "arff CR-only", file: "a.arff", content: "@relation r\r@attribute a numeric\r@data\r1\r", want: "carriage return alone", line: 1},
 		{name: "svm fractional label", file: "a.svm", content: "0.5 1:2\n", want: `bad label "0.5"`, line: 1},
 		{name: "svm no label", file: "a.svm", content: "1:2 3:4\n", want: "missing label", line: 1},
-		{name: "svm no colon", file: "a.svm", content: "1 3\n", want: `bad token "3"`, line: 1},
+		{name: "svm no colon", file: "a.svm", content: "1 1:2\n1 3\n", want: `bad token "3"`, line: 2},
+		// A table in a .txt file (numpy.savetxt's, a header): it was "bad
+		// token" or "bad label", as if the line were a broken LIBSVM line.
+		{name: "txt table of numbers", file: "a.txt", content: "1.0 2.0\n3.0 4.0\n", want: `"1.0 2.0" holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read)`, line: 1},
+		{name: "txt tab-separated header", file: "a.txt", content: "# made by numpy\na\tb\n1\t2\n", want: `"a\tb" holds no index:value pair`, line: 2},
+		{name: "txt comma-separated", file: "a.txt", content: "1,2,3\n", want: "is read from a .csv file (commas)", line: 1},
 		{name: "svm late qid", file: "a.svm", content: "1 1:2 qid:3\n", want: "qid token", line: 1},
 		{name: "svm no features", file: "a.svm", content: "1\n0\n", want: "no feature index:value pairs"},
 

@@ -130,6 +130,13 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 			return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
 		}
 		tok := text[s:e]
+		if b.Rows() == 0 && bytes.IndexByte(text, ':') < 0 {
+			if s2, e2 := nextToken(text, e); s2 != e2 || bytes.ContainsAny(tok, ",;") {
+				// A header or a row of a table (numpy.savetxt writes .txt
+				// files so): it was "bad label" or "bad token".
+				return nil, lerr("%q holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read) has a label then index:value pairs on each line; a table of columns (as numpy.savetxt writes) is read from a .csv file (commas) or a .tsv file (tabs) with a header row naming the columns", clip(string(bytes.TrimSpace(text))))
+			}
+		}
 		lab, err := parseFloat(tok)
 		if err != nil || lab-lab != 0 || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
 			if bytes.IndexByte(tok, ':') >= 0 {
