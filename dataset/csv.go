@@ -94,6 +94,10 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 			break
 		}
 		if err != nil {
+			var tf *tooManyFields
+			if errors.As(err, &tf) {
+				tf.hint = commentHint(nil, l.header[0], hr)
+			}
 			return nil, csvErr(path, err)
 		}
 		row := s.recLine
@@ -104,7 +108,7 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 		}
 		n++
 		if len(rec) != ncol {
-			return nil, &Error{Path: path, Row: row, Err: fmt.Errorf("has %d fields, the header has %d", len(rec), ncol)}
+			return nil, &Error{Path: path, Row: row, Err: fmt.Errorf("has %d fields, the header has %d%s", len(rec), ncol, commentHint(rec[0], l.header[0], hr))}
 		}
 		if len(data)+d > cap(data) {
 			if data, err = growRows(data, d, n-1, s.offset-start, size-start, opt); err != nil {
@@ -129,7 +133,11 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 			}
 			v, err := parseCell(cell)
 			if err != nil {
-				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", l.header[j], err)}
+				hint := ""
+				if j == 0 {
+					hint = commentHint(cell, "", hr)
+				}
+				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v%s", l.header[j], err, hint)}
 			}
 			data = append(data, v)
 		}
@@ -149,6 +157,19 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	}
 	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: l.cols, ColumnNumbers: l.colNum, Source: path, Notes: l.notes}
 	return ds, nil
+}
+
+// commentHint is what a row error adds when a comment line is the likely
+// cause: the row's first field, first, or the header's, header (row hr),
+// starts with '#'. It is "" otherwise.
+func commentHint(first []byte, header string, hr int) string {
+	switch {
+	case bytes.HasPrefix(bytes.TrimSpace(first), []byte("#")):
+		return "; the row starts with #, as a comment line does: comment lines are not read (remove them)"
+	case strings.HasPrefix(header, "#"):
+		return fmt.Sprintf("; the header, row %d, starts with #: if it is a comment line, remove it (comment lines are not read)", hr)
+	}
+	return ""
 }
 
 // csvLayout is what a CSV header row decides: the label column (−1 if
@@ -278,6 +299,9 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 		return nil, &Error{Path: path, Row: hr, Err: errors.New("no header row: the first row is all numbers; add a header naming the columns")}
 	}
 	l := &csvLayout{header: header, label: -1, skip: make([]bool, len(header)), empty: -1}
+	if strings.HasPrefix(header[0], "# ") {
+		l.notes = append(l.notes, fmt.Sprintf("column 1 is named %q: numpy.savetxt writes its header after \"# \" (give it comments='' to leave that out)", header[0]))
+	}
 	if opt.Label != "" {
 		for j, h := range header {
 			if strings.EqualFold(h, opt.Label) {
@@ -508,6 +532,7 @@ type tooManyFields struct {
 	line   int
 	n, max int // n is 0 when not counted (a quoted record stops at max+1)
 	header bool
+	hint   string // a commentHint, appended
 }
 
 func (e *tooManyFields) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.text()) }
@@ -518,9 +543,9 @@ func (e *tooManyFields) text() string {
 		return fmt.Sprintf("the header has more than %d columns, as many as the memory budget allows", e.max)
 	}
 	if e.n > 0 {
-		return fmt.Sprintf("has %d fields, the header has %d", e.n, e.max)
+		return fmt.Sprintf("has %d fields, the header has %d%s", e.n, e.max, e.hint)
 	}
-	return fmt.Sprintf("has more than %d fields, the header has %d", e.max, e.max)
+	return fmt.Sprintf("has more than %d fields, the header has %d%s", e.max, e.max, e.hint)
 }
 
 // headerFieldBytes is about what one header column costs while the header

@@ -96,6 +96,11 @@ func TestLoadErrors(t *testing.T) {
 		{name: "svm no colon", file: "a.svm", content: "1 1:2\n1 3\n", want: `bad token "3"`, line: 2},
 		// A table in a .txt file (numpy.savetxt's, a header): it was "bad
 		// token" or "bad label", as if the line were a broken LIBSVM line.
+		// Comment lines in CSV (fifth sweep): the messages said only
+		// "has 2 fields, the header has 1" or "is not a number".
+		{name: "csv comment before the header", file: "a.csv", content: "# my data\na,b\n1,2\n", want: "row 2: has 2 fields, the header has 1; the header, row 1, starts with #: if it is a comment line, remove it", row: 2},
+		{name: "csv comment row", file: "a.csv", content: "a,b\n1,2\n# note\n2,3\n", want: "has 1 fields, the header has 2; the row starts with #, as a comment line does", row: 3},
+		{name: "csv comment row of as many fields", file: "a.csv", content: "a,b\n1,2\n# x,y\n", want: `"# x" is not a number; the row starts with #, as a comment line does`, row: 3, col: 1},
 		{name: "txt table of numbers", file: "a.txt", content: "1.0 2.0\n3.0 4.0\n", want: `"1.0 2.0" holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read)`, line: 1},
 		{name: "txt tab-separated header", file: "a.txt", content: "# made by numpy\na\tb\n1\t2\n", want: `"a\tb" holds no index:value pair`, line: 2},
 		{name: "txt comma-separated", file: "a.txt", content: "1,2,3\n", want: "is read from a .csv file (commas)", line: 1},
@@ -210,5 +215,21 @@ func TestLoadLatin1Text(t *testing.T) {
 	}
 	if r, c := ds.X.Dims(); r != 2 || c != 2 {
 		t.Fatalf("read %d × %d, want 2 × 2", r, c)
+	}
+}
+
+// TestLoadSavetxtHeader: numpy.savetxt(header="a,b") writes "# a,b": the
+// file is read, its first column named "# a", with a note that says why.
+func TestLoadSavetxtHeader(t *testing.T) {
+	path := writeFile(t, "a.csv", []byte("# a,b\n0.0,1.0\n2.0,3.0\n"))
+	ds, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Notes) != 1 || !strings.Contains(ds.Notes[0], `column 1 is named "# a": numpy.savetxt writes its header after "# "`) {
+		t.Errorf("notes %q, want one on numpy.savetxt's header", ds.Notes)
+	}
+	if ds.Columns[0] != "# a" || ds.Rows() != 2 {
+		t.Errorf("columns %q, %d rows; want \"# a\" first and 2 rows", ds.Columns, ds.Rows())
 	}
 }
