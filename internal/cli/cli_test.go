@@ -497,6 +497,14 @@ func TestBadInput(t *testing.T) {
 			files: map[string]string{"book.csv": "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml"},
 			args:  func(s setup) []string { return scoreArgs(s, filepath.Join(s.dir, "book.csv")) },
 			code:  ExitData, want: []string{"{dir}/book.csv: the file is a zip archive, as an Excel .xlsx", "save the sheet as CSV UTF-8"}},
+		// Fifth sweep: pflag kept the last of a repeated flag, so
+		// --out a --out b wrote only b and a was silently not written.
+		{name: "--out given twice",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--out", s.out+"2") },
+			code: ExitUsage, want: []string{`anomaly fit: --out is given twice ("{dir}/out", then "{dir}/out2"): give it once`}},
+		{name: "--data given twice",
+			args: func(s setup) []string { return append(scoreArgs(s, s.train), "--data", s.train) },
+			code: ExitUsage, want: []string{"anomaly score: --data is given twice"}},
 		{name: "interrupted fit",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "block=true") },
 			code: ExitInterrupted, want: []string{"fit interrupted; no model written to {dir}/out"}},

@@ -359,6 +359,7 @@ run "random bytes named .csv" anomaly fit --method kde --data rand.csv --out m.b
 run "a table written by numpy.savetxt as .txt (.txt is read as LIBSVM)" anomaly fit --method kde --data X.txt --out m.bin
 printf '# exported 2026-11-27\na,b\n1,2\n2,3\n' > comment.csv
 run "a comment line before the CSV header" anomaly fit --method kde --data comment.csv --out m.bin
+run "a one-value flag given twice (pflag kept the last: a.bin was not written)" anomaly fit --method kde --data train.csv --out a.bin --out b.bin
 ./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
