@@ -410,7 +410,7 @@ func parseMethods(list string) ([]string, error) {
 	var methods []string
 	for _, m := range splitList(list) {
 		if _, ok := detector.Lookup(m); !ok {
-			return nil, usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
+			return nil, unknownMethod("--methods: ", m)
 		}
 		if slices.Contains(methods, m) {
 			return nil, usagef("--methods: %s is listed twice", m)

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kernelad/anomaly/dataset"
@@ -80,7 +79,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	defer stop()
 	m, ok := detector.Lookup(o.method)
 	if !ok {
-		return usagef("unknown method %q (available: %s)", o.method, strings.Join(detector.Names(), ", "))
+		return unknownMethod("", o.method)
 	}
 	params, shape, err := fitParams(o, m)
 	if err != nil {
