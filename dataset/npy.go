@@ -890,6 +890,10 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 			trust = max(npzTrust, 16*c)
 		}
 		rc, err := f.Open()
+		if errors.Is(err, zip.ErrAlgorithm) {
+			// It said only "zip: unsupported compression algorithm".
+			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: compressed with %s, which is not read: numpy.savez and numpy.savez_compressed write stored or deflated members; save the arrays with one of them", key, zipMethod(f.Method))}
+		}
 		if err != nil {
 			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
 		}
@@ -1031,4 +1035,19 @@ func intVector(path, name string, a *npyArray, n int) ([]int, error) {
 		v[i] = int(f)
 	}
 	return v, nil
+}
+
+// zipMethod names a zip compression method for a message.
+func zipMethod(m uint16) string {
+	switch m {
+	case 12:
+		return "bzip2"
+	case 14:
+		return "LZMA"
+	case 93:
+		return "zstd"
+	case 95:
+		return "xz"
+	}
+	return fmt.Sprintf("zip compression method %d", m)
 }
