@@ -104,6 +104,11 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err := checkOutput(o.out, o.stdin, o.data); err != nil {
 		return err
 	}
+	if o.out == "-" && stdoutIsTerminal() {
+		// As gzip refuses to: the model was written to the terminal as
+		// binary bytes.
+		return usagef("--out -: the model is binary and standard output is a terminal; redirect it (> model.bin) or give a file name")
+	}
 
 	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
 	// Read beside the signals: a reader blocked on a named pipe or a
