@@ -135,7 +135,7 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 			if err != nil {
 				hint := ""
 				if j == 0 {
-					hint = commentHint(cell, "", hr)
+					hint = commentHint(cell, "", hr) + cellHint(cell, ncol, s.comma, s.quotes)
 				}
 				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v%s", l.header[j], err, hint)}
 			}
@@ -168,6 +168,31 @@ func commentHint(first []byte, header string, hr int) string {
 		return "; the row starts with #, as a comment line does: comment lines are not read (remove them)"
 	case strings.HasPrefix(header, "#"):
 		return fmt.Sprintf("; the header, row %d, starts with #: if it is a comment line, remove it (comment lines are not read)", hr)
+	}
+	return ""
+}
+
+// cellHint is what the error of a first cell that is not a number adds
+// when the cause is likely the file's format rather than the value: an
+// ARFF keyword (an ARFF file read as CSV, its header a comment line), the
+// numbers of a row separated by spaces in a file read as one column, or
+// quotes in a .tsv file (which has no quoting). It is "" otherwise.
+func cellHint(cell []byte, ncol int, comma byte, quotes bool) string {
+	c := string(bytes.TrimSpace(cell))
+	lc := strings.ToLower(c)
+	switch {
+	case strings.HasPrefix(lc, "@relation") || strings.HasPrefix(lc, "@attribute") || strings.HasPrefix(lc, "@data"):
+		return "; the row is an ARFF header line: read the data as ARFF (a file named .arff; on standard input, --data-format arff)"
+	case ncol == 1 && len(strings.Fields(c)) > 1:
+		for _, f := range strings.Fields(c) {
+			if _, err := strconv.ParseFloat(f, 64); err != nil {
+				return ""
+			}
+		}
+		what := map[byte]string{',': "commas (a .csv file)", '\t': "tabs (a .tsv file)"}[comma]
+		return fmt.Sprintf("; the file reads as one column whose cells hold numbers separated by spaces: fields here are separated by %s; convert the file", what)
+	case !quotes && len(c) >= 2 && c[0] == '"' && c[len(c)-1] == '"':
+		return "; a .tsv file has no quoting, so its quotes are read as characters: write it without quotes (R: write.table(..., quote = FALSE))"
 	}
 	return ""
 }

@@ -101,6 +101,12 @@ func TestLoadErrors(t *testing.T) {
 		{name: "csv comment before the header", file: "a.csv", content: "# my data\na,b\n1,2\n", want: "row 2: has 2 fields, the header has 1; the header, row 1, starts with #: if it is a comment line, remove it", row: 2},
 		{name: "csv comment row", file: "a.csv", content: "a,b\n1,2\n# note\n2,3\n", want: "has 1 fields, the header has 2; the row starts with #, as a comment line does", row: 3},
 		{name: "csv comment row of as many fields", file: "a.csv", content: "a,b\n1,2\n# x,y\n", want: `"# x" is not a number; the row starts with #, as a comment line does`, row: 3, col: 1},
+		// Format hints on a first cell that is not a number (fifth sweep:
+		// each said only `"1 2" is not a number`).
+		{name: "space-separated .csv", file: "a.csv", content: "a b\n1 2\n", want: `"1 2" is not a number; the file reads as one column whose cells hold numbers separated by spaces: fields here are separated by commas (a .csv file)`, row: 2, col: 1},
+		{name: "ARFF with a leading comment as .csv", file: "a.csv", content: "% made by Weka\n@relation r\n@attribute a numeric\n@data\n1\n", want: "the row is an ARFF header line: read the data as ARFF", row: 2, col: 1},
+		{name: "quoted .tsv (R's write.table)", file: "a.tsv", content: "\"a\"\t\"b\"\n\"1\"\t2\n", want: "a .tsv file has no quoting, so its quotes are read as characters", row: 2, col: 1},
+		{name: "one column, a word with a space", file: "a.csv", content: "value\n1\nx y\n", want: `"x y" is not a number`, row: 3, col: 1},
 		{name: "txt table of numbers", file: "a.txt", content: "1.0 2.0\n3.0 4.0\n", want: `"1.0 2.0" holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read)`, line: 1},
 		{name: "txt tab-separated header", file: "a.txt", content: "# made by numpy\na\tb\n1\t2\n", want: `"a\tb" holds no index:value pair`, line: 2},
 		{name: "txt comma-separated", file: "a.txt", content: "1,2,3\n", want: "is read from a .csv file (commas)", line: 1},

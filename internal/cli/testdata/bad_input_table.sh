@@ -361,6 +361,10 @@ printf '# exported 2026-11-27\na,b\n1,2\n2,3\n' > comment.csv
 run "a comment line before the CSV header" anomaly fit --method kde --data comment.csv --out m.bin
 run "a one-value flag given twice (pflag kept the last: a.bin was not written)" anomaly fit --method kde --data train.csv --out a.bin --out b.bin
 run "scikit-learn's name for a method" anomaly fit --method OneClassSVM --data train.csv --out m.bin
+printf 'a b\n1 2\n2 3\n' > spaced.csv
+run "a .csv whose fields are separated by spaces" anomaly fit --method kde --data spaced.csv --out m.bin
+printf '"a"\t"b"\n"1"\t"2"\n' > quoted.tsv
+run "a .tsv with quotes (R's write.table default)" anomaly fit --method kde --data quoted.tsv --out m.bin
 ./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
