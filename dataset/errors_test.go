@@ -81,7 +81,8 @@ func TestLoadErrors(t *testing.T) {
 		// LIBSVM
 		{name: "svm empty", file: "a.svm", content: "", want: "empty data: no sample lines"},
 		{name: "svm comments only", file: "a.libsvm", content: "# nothing\n\n", want: "empty data"},
-		{name: "svm zero index", file: "a.svm", content: "1 1:2\n0 0:1\n", want: `bad index in "0:1"`, line: 2},
+		{name: "svm zero index", file: "a.svm", content: "1 1:2\n0 0:1\n", want: `index 0 in "0:1": LIBSVM indices start at 1 (scikit-learn's dump_svmlight_file writes them from 0 unless given zero_based=False`, line: 2},
+		{name: "svm negative index", file: "a.svm", content: "1 -1:2\n", want: `bad index in "-1:2": want an integer from 1`, line: 1},
 		{name: "svm text index", file: "a.svm", content: "1 a:2\n", want: `bad index in "a:2"`, line: 1},
 		{name: "svm non-increasing", file: "a.svm", content: "1 2:1 2:3\n", want: `index 2 in "2:3" does not increase (previous index 2)`, line: 1},
 		{name: "svm decreasing", file: "a.svmlight", content: "1 1:1\n\n1 3:1 2:3\n", want: `index 2 in "2:3" does not increase`, line: 3},

@@ -51,6 +51,10 @@ func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Datase
 // previous index prev of its line; nil when the entry is valid.
 func checkEntry(tok []byte, idx int, ok bool, prev int, v float64, verr error) error {
 	switch {
+	case ok && idx == 0:
+		// scikit-learn's dump_svmlight_file writes zero-based indices
+		// unless told otherwise: said only "want an integer from 1".
+		return fmt.Errorf("index 0 in %q: LIBSVM indices start at 1 (scikit-learn's dump_svmlight_file writes them from 0 unless given zero_based=False; or add 1 to every index)", clip(string(tok)))
 	case !ok || idx < 1 || idx > maxLIBSVMIndex:
 		return fmt.Errorf("bad index in %q: want an integer from 1 to %d", clip(string(tok)), maxLIBSVMIndex)
 	case idx <= prev:
