@@ -120,6 +120,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "arff string attr", file: "a.arff", content: "@relation r\n@attribute s string\n@data\n", want: `attribute "s" has type "string"`, line: 2},
 		{name: "arff nominal feature", file: "a.arff", content: "@relation r\n@attribute c {x,y}\n@attribute a numeric\n@attribute class {0,1}\n@data\n", want: `attribute "c" is nominal`, line: 5},
 		{name: "arff ragged", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n1,2\n1\n", want: "has 1 values, the header declares 2", line: 6},
+		{name: "arff values separated by tabs", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n1\t2\n", want: "has 1 values, the header declares 2 attributes; its values are separated by spaces or tabs: separate them by commas", line: 5},
 		{name: "arff text", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\nfoo\n", want: `column 1 ("a"): "foo" is not a number`, line: 4},
 		{name: "arff missing", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n?\n", want: "missing value '?'", line: 4},
 		{name: "arff nan", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\nNaN\n", want: "NaN is not allowed", line: 4},
