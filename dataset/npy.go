@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -913,7 +914,14 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		return nil, err
 	}
 	if x == nil {
-		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)", strings.Join(keys, ", "))}
+		hint := ""
+		switch {
+		case slices.Contains(keys, "arr_0"):
+			hint = "; numpy.savez names the arrays given without a keyword arr_0, arr_1, ...: save them as numpy.savez(file, X=X, y=y)"
+		case slices.Contains(keys, "x"):
+			hint = "; array names are case-sensitive: save the data as X (numpy.savez(file, X=x, y=y))"
+		}
+		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)%s", strings.Join(keys, ", "), hint)}
 	}
 	// y is the labels or the class index (fromArrays decides); an array
 	// named by Options.Label is anomaly labels whatever X's shape.
