@@ -58,6 +58,9 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 		return nil, &Error{Path: path, Err: err}
 	}
 	skipBOM(s.br)
+	if err := s.sepLine(); err != nil {
+		return nil, &Error{Path: path, Row: 1, Err: err}
+	}
 	s.header = true
 	rec, err := s.next()
 	s.header = false
@@ -657,6 +660,32 @@ func (s *csvScanner) readLine() ([]byte, error) {
 		line = line[:n-1]
 	}
 	return line, err
+}
+
+// sepLine skips Excel's separator line ("sep=," as the first line, which
+// Excel writes and reads as the file's delimiter, not data) when it names
+// the scanner's delimiter, and is an error naming the other delimiter when
+// it does not. It read as a header "sep=" and a not-a-number "a" in row 2.
+func (s *csvScanner) sepLine() error {
+	b, _ := s.br.Peek(7)
+	if len(b) < 5 || !strings.EqualFold(string(b[:4]), "sep=") {
+		return nil
+	}
+	rest := string(b[5:])
+	if rest != "" && rest != "\n" && rest != "\r\n" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
+		return nil // a longer first line: a column named sep=...
+	}
+	c := b[4]
+	if c != s.comma {
+		name := map[byte]string{',': "commas (a .csv file)", '\t': "tabs (a .tsv file)", ';': "semicolons"}
+		what, ok := name[c]
+		if !ok {
+			what = fmt.Sprintf("%q", c)
+		}
+		return fmt.Errorf("the first line, %q, is Excel's separator line: the fields are separated by %s, and here by %s; convert the file (or rename it, if that is all that differs)", strings.TrimRight(string(b[:5]), "\r\n"), what, name[s.comma])
+	}
+	_, err := s.readLine()
+	return err
 }
 
 // errCROnly is the error of a file whose lines end in a carriage return

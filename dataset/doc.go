@@ -57,7 +57,9 @@
 // byte-level scanner over a 256 KiB buffer that parses numbers in place,
 // with no allocation per row or field, checked against encoding/csv by a
 // differential fuzz test. A header read as one column that holds
-// semicolons or tabs is an error that says so. Every text reader (CSV,
+// semicolons or tabs is an error that says so. Excel's separator line
+// ("sep=," as the first line) is skipped when it names the file's
+// delimiter and is an error naming the other delimiter otherwise. Every text reader (CSV,
 // TSV, LIBSVM, ARFF) first looks at the file's first bytes: UTF-16 or
 // UTF-32 text, gzip data under a text extension, a binary format known by
 // its magic number (an .xlsx or .xls workbook, .npy, .npz, pickle, HDF5,

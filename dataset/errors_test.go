@@ -110,6 +110,10 @@ func TestLoadErrors(t *testing.T) {
 		{name: "ARFF with a leading comment as .csv", file: "a.csv", content: "% made by Weka\n@relation r\n@attribute a numeric\n@data\n1\n", want: "the row is an ARFF header line: read the data as ARFF", row: 2, col: 1},
 		{name: "quoted .tsv (R's write.table)", file: "a.tsv", content: "\"a\"\t\"b\"\n\"1\"\t2\n", want: "a .tsv file has no quoting, so its quotes are read as characters", row: 2, col: 1},
 		{name: "one column, a word with a space", file: "a.csv", content: "value\n1\nx y\n", want: `"x y" is not a number`, row: 3, col: 1},
+		// Excel's separator line: it read as a header "sep=" and a
+		// not-a-number "a" in row 2.
+		{name: "csv with sep=; first", file: "a.csv", content: "sep=;\na;b\n1;2\n", want: `the first line, "sep=;", is Excel's separator line: the fields are separated by semicolons, and here by commas (a .csv file)`, row: 1},
+		{name: "csv with sep=, first: rows keep their line numbers", file: "a.csv", content: "sep=,\r\na,b\r\n1,x\r\n", want: `"b": "x" is not a number`, row: 3, col: 2},
 		{name: "txt table of numbers", file: "a.txt", content: "1.0 2.0\n3.0 4.0\n", want: `"1.0 2.0" holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read)`, line: 1},
 		{name: "txt tab-separated header", file: "a.txt", content: "# made by numpy\na\tb\n1\t2\n", want: `"a\tb" holds no index:value pair`, line: 2},
 		{name: "txt comma-separated", file: "a.txt", content: "1,2,3\n", want: "is read from a .csv file (commas)", line: 1},
@@ -241,5 +245,24 @@ func TestLoadSavetxtHeader(t *testing.T) {
 	}
 	if ds.Columns[0] != "# a" || ds.Rows() != 2 {
 		t.Errorf("columns %q, %d rows; want \"# a\" first and 2 rows", ds.Columns, ds.Rows())
+	}
+}
+
+// TestLoadExcelSepLine: Excel's "sep=," line naming the file's delimiter is
+// skipped, as Excel reads it, in .csv and .tsv.
+func TestLoadExcelSepLine(t *testing.T) {
+	for name, content := range map[string]string{
+		"a.csv": "sep=,\na,b\n1,2\n3,4\n",
+		"b.csv": "SEP=,\r\na,b\r\n1,2\r\n3,4\r\n",
+		"c.tsv": "sep=\t\na\tb\n1\t2\n3\t4\n",
+	} {
+		ds, err := Load(writeFile(t, name, []byte(content)), Options{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if ds.Rows() != 2 || len(ds.Columns) != 2 || ds.Columns[0] != "a" || ds.X.At(1, 1) != 4 {
+			t.Errorf("%s: columns %q, %d rows, want a, b and 2 rows", name, ds.Columns, ds.Rows())
+		}
 	}
 }

@@ -365,6 +365,8 @@ printf 'a b\n1 2\n2 3\n' > spaced.csv
 run "a .csv whose fields are separated by spaces" anomaly fit --method kde --data spaced.csv --out m.bin
 printf '"a"\t"b"\n"1"\t"2"\n' > quoted.tsv
 run "a .tsv with quotes (R's write.table default)" anomaly fit --method kde --data quoted.tsv --out m.bin
+printf 'sep=;\na;b\n1;2\n' > excelsep.csv
+run "Excel's separator line naming semicolons in a .csv (sep=, is skipped)" anomaly fit --method kde --data excelsep.csv --out m.bin
 ./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
