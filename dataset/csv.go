@@ -393,6 +393,16 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 	if len(l.cols) == 0 {
 		return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("no feature columns: the columns (%s) are the label, a row index or a row identifier", listCols(header))}
 	}
+	// A name given to two feature columns (a column pasted twice, a
+	// join): read, but said, as pandas renames the second a.1.
+	first := map[string]int{}
+	for i, h := range l.cols {
+		if k, ok := first[h]; ok {
+			l.notes = append(l.notes, fmt.Sprintf("columns %d and %d are both named %q (a column given twice?); both are read", l.colNum[k], l.colNum[i], h))
+			break
+		}
+		first[h] = i
+	}
 	return l, nil
 }
 

@@ -266,3 +266,18 @@ func TestLoadExcelSepLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadDuplicateColumnNames: two feature columns of one name are read
+// with a note naming both (they were read silently).
+func TestLoadDuplicateColumnNames(t *testing.T) {
+	ds, err := Load(writeFile(t, "a.csv", []byte("a,b,a\n1,2,3\n4,5,6\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Notes) != 1 || ds.Notes[0] != `columns 1 and 3 are both named "a" (a column given twice?); both are read` {
+		t.Errorf("notes %q", ds.Notes)
+	}
+	if _, c := ds.X.Dims(); c != 3 {
+		t.Errorf("%d columns read, want 3", c)
+	}
+}
