@@ -505,6 +505,20 @@ func TestBadInput(t *testing.T) {
 		{name: "--data given twice",
 			args: func(s setup) []string { return append(scoreArgs(s, s.train), "--data", s.train) },
 			code: ExitUsage, want: []string{"anomaly score: --data is given twice"}},
+		// eval on class labels: "--label y" was offered to ARFF and
+		// LIBSVM files too, where it means nothing.
+		{name: "eval on an ARFF of three classes",
+			files: map[string]string{"tri.arff": "@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {p,q,r}\n@data\n1,2,p\n2,3,q\n3,1,r\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "tri.arff")}
+			},
+			code: ExitUsage, want: []string{"{dir}/tri.arff holds classes, not anomaly labels: name the normal class with --normal-class N, N the 0-based position of its value"}},
+		{name: "eval on LIBSVM class labels",
+			files: map[string]string{"cls.libsvm": "3 1:1 2:2\n2 1:2 2:3\n1 1:3 2:1\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "cls.libsvm")}
+			},
+			code: ExitUsage, want: []string{"{dir}/cls.libsvm holds class labels, not anomaly labels (1/0, or +1/-1 by LIBSVM's one-class convention): name the normal class with --normal-class N, N its label"}},
 		{name: "interrupted fit",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "block=true") },
 			code: ExitInterrupted, want: []string{"fit interrupted; no model written to {dir}/out"}},
