@@ -75,6 +75,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "npz not zip", file: "a.npz", content: "hello", want: "not an .npz (zip) archive"},
 		{name: "npz no X", file: "a.npz", content: string(npzBytes(map[string][]byte{"A.npy": x23}, "A.npy")), want: "no array X in the archive (it holds: A)"},
 		{name: "npz of positional arrays", file: "a.npz", content: string(npzBytes(map[string][]byte{"arr_0.npy": x23, "arr_1.npy": x23}, "arr_0.npy", "arr_1.npy")), want: "no array X in the archive (it holds: arr_0, arr_1); numpy.savez names the arrays given without a keyword arr_0"},
+		{name: "npz member name with a line break", file: "a.npz", content: string(npzBytes(map[string][]byte{"A\nB.npy": x23}, "A\nB.npy")), want: `no array X in the archive (it holds: "A\nB")`},
 		{name: "npz of a lower-case x", file: "a.npz", content: string(npzBytes(map[string][]byte{"x.npy": x23}, "x.npy")), want: "(it holds: x); array names are case-sensitive"},
 		{name: "npz y length", file: "a.npz", content: string(xy(x23, npyBytes("<i8", false, []int{3}, []float64{0, 1, 0}))), want: "y has shape [3], want (2,)"},
 		{name: "npz y fraction", file: "a.npz", content: string(xy(x23, npyBytes("<f8", false, []int{2}, []float64{0, 0.5}))), want: "y holds 0.5, want an integer", row: 2},

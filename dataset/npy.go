@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
@@ -921,7 +923,7 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		case slices.Contains(keys, "x"):
 			hint = "; array names are case-sensitive: save the data as X (numpy.savez(file, X=x, y=y))"
 		}
-		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)%s", strings.Join(keys, ", "), hint)}
+		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)%s", memberList(keys), hint)}
 	}
 	// y is the labels or the class index (fromArrays decides); an array
 	// named by Options.Label is anomaly labels whatever X's shape.
@@ -937,7 +939,7 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		return nil, err
 	}
 	if y == nil && opt.Label != "" {
-		return nil, &Error{Path: path, Err: fmt.Errorf("no label array %q in the archive (it holds: %s)", opt.Label, strings.Join(keys, ", "))}
+		return nil, &Error{Path: path, Err: fmt.Errorf("no label array %q in the archive (it holds: %s)", opt.Label, memberList(keys))}
 	}
 	split, err := get("split")
 	if err != nil {
@@ -1058,4 +1060,18 @@ func zipMethod(m uint16) string {
 		return "xz"
 	}
 	return fmt.Sprintf("zip compression method %d", m)
+}
+
+// memberList lists an archive's member names for a message, a name that is
+// not printable text quoted (a line break in a name broke the one-line
+// message).
+func memberList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = k
+		if !utf8.ValidString(k) || strings.IndexFunc(k, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			q[i] = strconv.Quote(k)
+		}
+	}
+	return strings.Join(q, ", ")
 }
