@@ -158,6 +158,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "UTF-16 .arff", file: "a.arff", content: "\xff\xfe@\x00r\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
 		{name: "xlsx named .csv", file: "a.csv", content: "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml", want: "a zip archive, as an Excel .xlsx"},
 		{name: "npz named .csv", file: "a.csv", content: "PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00!\x00X.npy\x01\x00", want: "an .npz: name it .npz"},
+		{name: "a model named .csv", file: "a.csv", content: "ANOMALY-MODEL\r\n\xea\x00\x00\x00{", want: "the file is a model written by 'anomaly fit', not data: give it with --model"},
 		{name: "npy named .txt", file: "a.txt", content: "\x93NUMPY\x01\x00v\x00{'descr': '<f8'", want: "a NumPy .npy array: name the file .npy"},
 		{name: "pickle named .csv", file: "a.csv", content: "\x80\x04\x95\x10\x00\x00\x00", want: "a Python pickle"},
 		{name: "xls named .csv", file: "a.csv", content: "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", want: "Excel .xls workbook"},

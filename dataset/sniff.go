@@ -18,6 +18,7 @@ var errUTF16 = errors.New("the file is UTF-16 text (as Excel's \"Unicode text\")
 // as text (an Excel workbook saved as .csv, an array file renamed) to what
 // the file is and what to do with it.
 var binaryMagic = []struct{ magic, what string }{
+	{"ANOMALY-MODEL", "a model written by 'anomaly fit', not data: give it with --model"},
 	{"\x93NUMPY", "a NumPy .npy array: name the file .npy"},
 	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an OLE2 document, as an Excel .xls workbook: save the sheet as CSV UTF-8 and read that"},
 	{"\x89HDF\r\n\x1a\n", "an HDF5 file (as pandas' to_hdf and h5py write), which is not read: save the array with numpy.save (.npy) or as CSV"},
