@@ -519,6 +519,13 @@ func TestBadInput(t *testing.T) {
 				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "cls.libsvm")}
 			},
 			code: ExitUsage, want: []string{"{dir}/cls.libsvm holds class labels, not anomaly labels (1/0, or +1/-1 by LIBSVM's one-class convention): name the normal class with --normal-class N, N its label"}},
+		// fit --out naming an existing data file: the model replaced it.
+		{name: "fit --out an existing data file",
+			files: map[string]string{"test.csv": trainCSV},
+			args: func(s setup) []string {
+				return append(fitArgs(s, s.train)[:5:5], "--out", filepath.Join(s.dir, "test.csv"))
+			},
+			code: ExitUsage, want: []string{"--out {dir}/test.csv: the file exists and is named as a data file; a model would replace it"}},
 		{name: "interrupted fit",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "block=true") },
 			code: ExitInterrupted, want: []string{"fit interrupted; no model written to {dir}/out"}},

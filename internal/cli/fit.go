@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -103,6 +104,13 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	// temporary file.
 	if err := checkOutput(o.out, o.stdin, o.data); err != nil {
 		return err
+	}
+	if o.out != "-" && dataset.Supported(o.out) {
+		// A model written over an existing data file destroyed it (a
+		// typo, fit for score: fit --data train.csv --out test.csv).
+		if st, err := os.Stat(o.out); err == nil && st.Mode().IsRegular() {
+			return usagef("--out %s: the file exists and is named as a data file; a model would replace it: name the model otherwise (as model.bin), or remove the file first", o.out)
+		}
 	}
 	if o.out == "-" && stdoutIsTerminal() {
 		// As gzip refuses to: the model was written to the terminal as
