@@ -370,6 +370,9 @@ run "Excel's separator line naming semicolons in a .csv (sep=, is skipped)" anom
 printf '@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {p,q,r}\n@data\n1,2,p\n2,3,q\n3,1,r\n' > tri.arff
 run "eval on an ARFF of three classes (no anomaly labels)" anomaly eval --model model.bin --data tri.arff
 run "bench --report naming a file that is not .html (it wrote HTML over the model)" anomaly bench --methods kde --data lab.csv --seeds 1 --report model.bin
+cp train.csv test.csv; cp model.bin model.csv
+run "fit --out an existing data file (the model replaced it)" anomaly fit --method kde --data train.csv --out test.csv
+run "a model given as data" anomaly score --model model.bin --data model.csv
 ./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
