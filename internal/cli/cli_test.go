@@ -526,6 +526,14 @@ func TestBadInput(t *testing.T) {
 				return append(fitArgs(s, s.train)[:5:5], "--out", filepath.Join(s.dir, "test.csv"))
 			},
 			code: ExitUsage, want: []string{"--out {dir}/test.csv: the file exists and is named as a data file; a model would replace it"}},
+		// score --out naming another model: the scores replaced it.
+		{name: "score --out an existing model file",
+			prep: func(t *testing.T, s setup) {
+				b, _ := os.ReadFile(s.model)
+				os.WriteFile(filepath.Join(s.dir, "other.bin"), b, 0o644)
+			},
+			args: func(s setup) []string { return scoreArgsOut(s, s.train, filepath.Join(s.dir, "other.bin")) },
+			code: ExitUsage, want: []string{"--out {dir}/other.bin: the file is a model written by 'anomaly fit'; the scores would replace it"}},
 		{name: "interrupted fit",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "block=true") },
 			code: ExitInterrupted, want: []string{"fit interrupted; no model written to {dir}/out"}},

@@ -373,6 +373,8 @@ run "bench --report naming a file that is not .html (it wrote HTML over the mode
 cp train.csv test.csv; cp model.bin model.csv
 run "fit --out an existing data file (the model replaced it)" anomaly fit --method kde --data train.csv --out test.csv
 run "a model given as data" anomaly score --model model.bin --data model.csv
+cp model.bin other.bin
+run "score --out another model file (the scores replaced it)" anomaly score --model model.bin --data train.csv --out other.bin
 ./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
