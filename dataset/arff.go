@@ -24,6 +24,9 @@ type arffAttr struct {
 // the CSV reader's does (growRows), projected from it.
 func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
 	br := bufio.NewReader(r)
+	if err := notText(br); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	skipBOM(br)
 	sc := bufio.NewScanner(br)
 	maxLine := lineLimit(opt)
@@ -142,7 +145,12 @@ func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, erro
 			return nil, lerr("%v", err)
 		}
 		if len(vals) != len(attrs) {
-			return nil, lerr("has %d values, the header declares %d attributes", len(vals), len(attrs))
+			hint := ""
+			if len(vals) == 1 && len(strings.Fields(text)) == len(attrs) {
+				// Weka's reader also takes white space between values.
+				hint = "; its values are separated by spaces or tabs: separate them by commas"
+			}
+			return nil, lerr("has %d values, the header declares %d attributes%s", len(vals), len(attrs), hint)
 		}
 		if len(data)+d > cap(data) {
 			total := int64(-1)

@@ -54,7 +54,13 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	if isGzip(s.br) {
 		return nil, &Error{Path: path, Err: errGzipped}
 	}
+	if err := notText(s.br); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	skipBOM(s.br)
+	if err := s.sepLine(); err != nil {
+		return nil, &Error{Path: path, Row: 1, Err: err}
+	}
 	s.header = true
 	rec, err := s.next()
 	s.header = false
@@ -91,6 +97,10 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 			break
 		}
 		if err != nil {
+			var tf *tooManyFields
+			if errors.As(err, &tf) {
+				tf.hint = commentHint(nil, l.header[0], hr)
+			}
 			return nil, csvErr(path, err)
 		}
 		row := s.recLine
@@ -101,7 +111,7 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 		}
 		n++
 		if len(rec) != ncol {
-			return nil, &Error{Path: path, Row: row, Err: fmt.Errorf("has %d fields, the header has %d", len(rec), ncol)}
+			return nil, &Error{Path: path, Row: row, Err: fmt.Errorf("has %d fields, the header has %d%s", len(rec), ncol, commentHint(rec[0], l.header[0], hr))}
 		}
 		if len(data)+d > cap(data) {
 			if data, err = growRows(data, d, n-1, s.offset-start, size-start, opt); err != nil {
@@ -126,7 +136,11 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 			}
 			v, err := parseCell(cell)
 			if err != nil {
-				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v", l.header[j], err)}
+				hint := ""
+				if j == 0 {
+					hint = commentHint(cell, "", hr) + cellHint(cell, ncol, s.comma, s.quotes)
+				}
+				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v%s", l.header[j], err, hint)}
 			}
 			data = append(data, v)
 		}
@@ -146,6 +160,44 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	}
 	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: l.cols, ColumnNumbers: l.colNum, Source: path, Notes: l.notes}
 	return ds, nil
+}
+
+// commentHint is what a row error adds when a comment line is the likely
+// cause: the row's first field, first, or the header's, header (row hr),
+// starts with '#'. It is "" otherwise.
+func commentHint(first []byte, header string, hr int) string {
+	switch {
+	case bytes.HasPrefix(bytes.TrimSpace(first), []byte("#")):
+		return "; the row starts with #, as a comment line does: comment lines are not read (remove them)"
+	case strings.HasPrefix(header, "#"):
+		return fmt.Sprintf("; the header, row %d, starts with #: if it is a comment line, remove it (comment lines are not read)", hr)
+	}
+	return ""
+}
+
+// cellHint is what the error of a first cell that is not a number adds
+// when the cause is likely the file's format rather than the value: an
+// ARFF keyword (an ARFF file read as CSV, its header a comment line), the
+// numbers of a row separated by spaces in a file read as one column, or
+// quotes in a .tsv file (which has no quoting). It is "" otherwise.
+func cellHint(cell []byte, ncol int, comma byte, quotes bool) string {
+	c := string(bytes.TrimSpace(cell))
+	lc := strings.ToLower(c)
+	switch {
+	case strings.HasPrefix(lc, "@relation") || strings.HasPrefix(lc, "@attribute") || strings.HasPrefix(lc, "@data"):
+		return "; the row is an ARFF header line: read the data as ARFF (a file named .arff; on standard input, --data-format arff)"
+	case ncol == 1 && len(strings.Fields(c)) > 1:
+		for _, f := range strings.Fields(c) {
+			if _, err := strconv.ParseFloat(f, 64); err != nil {
+				return ""
+			}
+		}
+		what := map[byte]string{',': "commas (a .csv file)", '\t': "tabs (a .tsv file)"}[comma]
+		return fmt.Sprintf("; the file reads as one column whose cells hold numbers separated by spaces: fields here are separated by %s; convert the file", what)
+	case !quotes && len(c) >= 2 && c[0] == '"' && c[len(c)-1] == '"':
+		return "; a .tsv file has no quoting, so its quotes are read as characters: write it without quotes (R: write.table(..., quote = FALSE))"
+	}
+	return ""
 }
 
 // csvLayout is what a CSV header row decides: the label column (−1 if
@@ -275,6 +327,9 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 		return nil, &Error{Path: path, Row: hr, Err: errors.New("no header row: the first row is all numbers; add a header naming the columns")}
 	}
 	l := &csvLayout{header: header, label: -1, skip: make([]bool, len(header)), empty: -1}
+	if strings.HasPrefix(header[0], "# ") {
+		l.notes = append(l.notes, fmt.Sprintf("column 1 is named %q: numpy.savetxt writes its header after \"# \" (give it comments='' to leave that out)", header[0]))
+	}
 	if opt.Label != "" {
 		for j, h := range header {
 			if strings.EqualFold(h, opt.Label) {
@@ -337,6 +392,16 @@ func csvHeader(fields []string, comma byte, path string, hr int, opt Options) (*
 	}
 	if len(l.cols) == 0 {
 		return nil, &Error{Path: path, Row: hr, Err: fmt.Errorf("no feature columns: the columns (%s) are the label, a row index or a row identifier", listCols(header))}
+	}
+	// A name given to two feature columns (a column pasted twice, a
+	// join): read, but said, as pandas renames the second a.1.
+	first := map[string]int{}
+	for i, h := range l.cols {
+		if k, ok := first[h]; ok {
+			l.notes = append(l.notes, fmt.Sprintf("columns %d and %d are both named %q (a column given twice?); both are read", l.colNum[k], l.colNum[i], h))
+			break
+		}
+		first[h] = i
 	}
 	return l, nil
 }
@@ -505,6 +570,7 @@ type tooManyFields struct {
 	line   int
 	n, max int // n is 0 when not counted (a quoted record stops at max+1)
 	header bool
+	hint   string // a commentHint, appended
 }
 
 func (e *tooManyFields) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.text()) }
@@ -515,9 +581,9 @@ func (e *tooManyFields) text() string {
 		return fmt.Sprintf("the header has more than %d columns, as many as the memory budget allows", e.max)
 	}
 	if e.n > 0 {
-		return fmt.Sprintf("has %d fields, the header has %d", e.n, e.max)
+		return fmt.Sprintf("has %d fields, the header has %d%s", e.n, e.max, e.hint)
 	}
-	return fmt.Sprintf("has more than %d fields, the header has %d", e.max, e.max)
+	return fmt.Sprintf("has more than %d fields, the header has %d%s", e.max, e.max, e.hint)
 }
 
 // headerFieldBytes is about what one header column costs while the header
@@ -604,6 +670,32 @@ func (s *csvScanner) readLine() ([]byte, error) {
 		line = line[:n-1]
 	}
 	return line, err
+}
+
+// sepLine skips Excel's separator line ("sep=," as the first line, which
+// Excel writes and reads as the file's delimiter, not data) when it names
+// the scanner's delimiter, and is an error naming the other delimiter when
+// it does not. It read as a header "sep=" and a not-a-number "a" in row 2.
+func (s *csvScanner) sepLine() error {
+	b, _ := s.br.Peek(7)
+	if len(b) < 5 || !strings.EqualFold(string(b[:4]), "sep=") {
+		return nil
+	}
+	rest := string(b[5:])
+	if rest != "" && rest != "\n" && rest != "\r\n" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
+		return nil // a longer first line: a column named sep=...
+	}
+	c := b[4]
+	if c != s.comma {
+		name := map[byte]string{',': "commas (a .csv file)", '\t': "tabs (a .tsv file)", ';': "semicolons"}
+		what, ok := name[c]
+		if !ok {
+			what = fmt.Sprintf("%q", c)
+		}
+		return fmt.Errorf("the first line, %q, is Excel's separator line: the fields are separated by %s, and here by %s; convert the file (or rename it, if that is all that differs)", strings.TrimRight(string(b[:5]), "\r\n"), what, name[s.comma])
+	}
+	_, err := s.readLine()
+	return err
 }
 
 // errCROnly is the error of a file whose lines end in a carriage return

@@ -57,7 +57,14 @@
 // byte-level scanner over a 256 KiB buffer that parses numbers in place,
 // with no allocation per row or field, checked against encoding/csv by a
 // differential fuzz test. A header read as one column that holds
-// semicolons or tabs, or a file in UTF-16, is an error that says so.
+// semicolons or tabs is an error that says so. Excel's separator line
+// ("sep=," as the first line) is skipped when it names the file's
+// delimiter and is an error naming the other delimiter otherwise. Every text reader (CSV,
+// TSV, LIBSVM, ARFF) first looks at the file's first bytes: UTF-16 or
+// UTF-32 text, gzip data under a text extension, a binary format known by
+// its magic number (an .xlsx or .xls workbook, .npy, .npz, pickle, HDF5,
+// Parquet, bzip2, xz, zstd) and other binary data are each an error that
+// names what the file is.
 //
 // TSV. The CSV rules with a tab for the comma and no quoting (IANA
 // text/tab-separated-values): a quote is a character like any other, and

@@ -74,6 +74,9 @@ func TestLoadErrors(t *testing.T) {
 		{name: "npy nan", file: "a.npy", content: string(npyBytes("<f8", false, []int{2, 2}, []float64{1, 2, 3, nan()})), want: "NaN and infinite values are not allowed", row: 2, col: 2},
 		{name: "npz not zip", file: "a.npz", content: "hello", want: "not an .npz (zip) archive"},
 		{name: "npz no X", file: "a.npz", content: string(npzBytes(map[string][]byte{"A.npy": x23}, "A.npy")), want: "no array X in the archive (it holds: A)"},
+		{name: "npz of positional arrays", file: "a.npz", content: string(npzBytes(map[string][]byte{"arr_0.npy": x23, "arr_1.npy": x23}, "arr_0.npy", "arr_1.npy")), want: "no array X in the archive (it holds: arr_0, arr_1); numpy.savez names the arrays given without a keyword arr_0"},
+		{name: "npz member name with a line break", file: "a.npz", content: string(npzBytes(map[string][]byte{"A\nB.npy": x23}, "A\nB.npy")), want: `no array X in the archive (it holds: "A\nB")`},
+		{name: "npz of a lower-case x", file: "a.npz", content: string(npzBytes(map[string][]byte{"x.npy": x23}, "x.npy")), want: "(it holds: x); array names are case-sensitive"},
 		{name: "npz y length", file: "a.npz", content: string(xy(x23, npyBytes("<i8", false, []int{3}, []float64{0, 1, 0}))), want: "y has shape [3], want (2,)"},
 		{name: "npz y fraction", file: "a.npz", content: string(xy(x23, npyBytes("<f8", false, []int{2}, []float64{0, 0.5}))), want: "y holds 0.5, want an integer", row: 2},
 		{name: "npz bad member", file: "a.npz", content: string(xy([]byte("garbage"), x23)), want: "array X: not an .npy file"},
@@ -81,7 +84,8 @@ func TestLoadErrors(t *testing.T) {
 		// LIBSVM
 		{name: "svm empty", file: "a.svm", content: "", want: "empty data: no sample lines"},
 		{name: "svm comments only", file: "a.libsvm", content: "# nothing\n\n", want: "empty data"},
-		{name: "svm zero index", file: "a.svm", content: "1 1:2\n0 0:1\n", want: `bad index in "0:1"`, line: 2},
+		{name: "svm zero index", file: "a.svm", content: "1 1:2\n0 0:1\n", want: `index 0 in "0:1": LIBSVM indices start at 1 (scikit-learn's dump_svmlight_file writes them from 0 unless given zero_based=False`, line: 2},
+		{name: "svm negative index", file: "a.svm", content: "1 -1:2\n", want: `bad index in "-1:2": want an integer from 1`, line: 1},
 		{name: "svm text index", file: "a.svm", content: "1 a:2\n", want: `bad index in "a:2"`, line: 1},
 		{name: "svm non-increasing", file: "a.svm", content: "1 2:1 2:3\n", want: `index 2 in "2:3" does not increase (previous index 2)`, line: 1},
 		{name: "svm decreasing", file: "a.svmlight", content: "1 1:1\n\n1 3:1 2:3\n", want: `index 2 in "2:3" does not increase`, line: 3},
@@ -93,7 +97,27 @@ func TestLoadErrors(t *testing.T) {
 		{name: "arff CR-only", file: "a.arff", content: "@relation r\r@attribute a numeric\r@data\r1\r", want: "carriage return alone", line: 1},
 		{name: "svm fractional label", file: "a.svm", content: "0.5 1:2\n", want: `bad label "0.5"`, line: 1},
 		{name: "svm no label", file: "a.svm", content: "1:2 3:4\n", want: "missing label", line: 1},
-		{name: "svm no colon", file: "a.svm", content: "1 3\n", want: `bad token "3"`, line: 1},
+		{name: "svm no colon", file: "a.svm", content: "1 1:2\n1 3\n", want: `bad token "3"`, line: 2},
+		// A table in a .txt file (numpy.savetxt's, a header): it was "bad
+		// token" or "bad label", as if the line were a broken LIBSVM line.
+		// Comment lines in CSV (fifth sweep): the messages said only
+		// "has 2 fields, the header has 1" or "is not a number".
+		{name: "csv comment before the header", file: "a.csv", content: "# my data\na,b\n1,2\n", want: "row 2: has 2 fields, the header has 1; the header, row 1, starts with #: if it is a comment line, remove it", row: 2},
+		{name: "csv comment row", file: "a.csv", content: "a,b\n1,2\n# note\n2,3\n", want: "has 1 fields, the header has 2; the row starts with #, as a comment line does", row: 3},
+		{name: "csv comment row of as many fields", file: "a.csv", content: "a,b\n1,2\n# x,y\n", want: `"# x" is not a number; the row starts with #, as a comment line does`, row: 3, col: 1},
+		// Format hints on a first cell that is not a number (fifth sweep:
+		// each said only `"1 2" is not a number`).
+		{name: "space-separated .csv", file: "a.csv", content: "a b\n1 2\n", want: `"1 2" is not a number; the file reads as one column whose cells hold numbers separated by spaces: fields here are separated by commas (a .csv file)`, row: 2, col: 1},
+		{name: "ARFF with a leading comment as .csv", file: "a.csv", content: "% made by Weka\n@relation r\n@attribute a numeric\n@data\n1\n", want: "the row is an ARFF header line: read the data as ARFF", row: 2, col: 1},
+		{name: "quoted .tsv (R's write.table)", file: "a.tsv", content: "\"a\"\t\"b\"\n\"1\"\t2\n", want: "a .tsv file has no quoting, so its quotes are read as characters", row: 2, col: 1},
+		{name: "one column, a word with a space", file: "a.csv", content: "value\n1\nx y\n", want: `"x y" is not a number`, row: 3, col: 1},
+		// Excel's separator line: it read as a header "sep=" and a
+		// not-a-number "a" in row 2.
+		{name: "csv with sep=; first", file: "a.csv", content: "sep=;\na;b\n1;2\n", want: `the first line, "sep=;", is Excel's separator line: the fields are separated by semicolons, and here by commas (a .csv file)`, row: 1},
+		{name: "csv with sep=, first: rows keep their line numbers", file: "a.csv", content: "sep=,\r\na,b\r\n1,x\r\n", want: `"b": "x" is not a number`, row: 3, col: 2},
+		{name: "txt table of numbers", file: "a.txt", content: "1.0 2.0\n3.0 4.0\n", want: `"1.0 2.0" holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read)`, line: 1},
+		{name: "txt tab-separated header", file: "a.txt", content: "# made by numpy\na\tb\n1\t2\n", want: `"a\tb" holds no index:value pair`, line: 2},
+		{name: "txt comma-separated", file: "a.txt", content: "1,2,3\n", want: "is read from a .csv file (commas)", line: 1},
 		{name: "svm late qid", file: "a.svm", content: "1 1:2 qid:3\n", want: "qid token", line: 1},
 		{name: "svm no features", file: "a.svm", content: "1\n0\n", want: "no feature index:value pairs"},
 
@@ -103,6 +127,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "arff string attr", file: "a.arff", content: "@relation r\n@attribute s string\n@data\n", want: `attribute "s" has type "string"`, line: 2},
 		{name: "arff nominal feature", file: "a.arff", content: "@relation r\n@attribute c {x,y}\n@attribute a numeric\n@attribute class {0,1}\n@data\n", want: `attribute "c" is nominal`, line: 5},
 		{name: "arff ragged", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n1,2\n1\n", want: "has 1 values, the header declares 2", line: 6},
+		{name: "arff values separated by tabs", file: "a.arff", content: "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n1\t2\n", want: "has 1 values, the header declares 2 attributes; its values are separated by spaces or tabs: separate them by commas", line: 5},
 		{name: "arff text", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\nfoo\n", want: `column 1 ("a"): "foo" is not a number`, line: 4},
 		{name: "arff missing", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\n?\n", want: "missing value '?'", line: 4},
 		{name: "arff nan", file: "a.arff", content: "@relation r\n@attribute a numeric\n@data\nNaN\n", want: "NaN is not allowed", line: 4},
@@ -122,7 +147,27 @@ func TestLoadErrors(t *testing.T) {
 		{name: "semicolon-separated .csv", file: "a.csv", content: "a;b\n1;2\n", want: `the header is one column, "a;b", that holds semicolons: fields here are separated by commas (a .csv file)`, row: 1},
 		{name: "tab-separated .csv", file: "a.csv", content: "a\tb\n1\t2\n", want: "that holds tabs (a .tsv file)", row: 1},
 		{name: "comma-separated .tsv", file: "a.tsv", content: "a,b\n1,2\n", want: "that holds commas (a .csv file): fields here are separated by tabs (a .tsv file)", row: 1},
-		{name: "UTF-16 .csv", file: "a.csv", content: "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", want: "the file is UTF-16 text", row: 1},
+		{name: "UTF-16 .csv", file: "a.csv", content: "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", want: "the file is UTF-16 text"},
+		// Before the first line was read, UTF-16 with CRLF line ends
+		// (Excel's "Unicode text") was called classic Mac OS line
+		// endings, and a binary file UTF-16 text.
+		{name: "UTF-16LE .csv, CRLF", file: "a.csv", content: "\xff\xfea\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "UTF-16BE .csv, CRLF", file: "a.csv", content: "\xfe\xff\x00a\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n", want: "the file is UTF-16 text"},
+		{name: "UTF-16LE .csv without BOM", file: "a.csv", content: "a\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "UTF-16 .libsvm", file: "a.libsvm", content: "\xff\xfe1\x00 \x001\x00:\x002\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "UTF-16 .arff", file: "a.arff", content: "\xff\xfe@\x00r\x00\r\x00\n\x00", want: "the file is UTF-16 text"},
+		{name: "xlsx named .csv", file: "a.csv", content: "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml", want: "a zip archive, as an Excel .xlsx"},
+		{name: "npz named .csv", file: "a.csv", content: "PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00!\x00X.npy\x01\x00", want: "an .npz: name it .npz"},
+		{name: "a model named .csv", file: "a.csv", content: "ANOMALY-MODEL\r\n\xea\x00\x00\x00{", want: "the file is a model written by 'anomaly fit', not data: give it with --model"},
+		{name: "npy named .txt", file: "a.txt", content: "\x93NUMPY\x01\x00v\x00{'descr': '<f8'", want: "a NumPy .npy array: name the file .npy"},
+		{name: "pickle named .csv", file: "a.csv", content: "\x80\x04\x95\x10\x00\x00\x00", want: "a Python pickle"},
+		{name: "xls named .csv", file: "a.csv", content: "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", want: "Excel .xls workbook"},
+		{name: "HDF5 named .csv", file: "a.csv", content: "\x89HDF\r\n\x1a\n\x00\x00", want: "an HDF5 file"},
+		{name: "gzip named .libsvm", file: "a.libsvm", content: "\x1f\x8b\x08\x00\x00\x00", want: "the file is gzip-compressed"},
+		{name: "zeros named .csv", file: "a.csv", content: "\x00\x00\x00\x00\x00\x00", want: "the file is binary, not text (a control byte 0x00 at offset 0)"},
+		{name: "binary named .arff", file: "a.arff", content: "@r\x01\x02\x03\x04\x05\x06", want: "the file is binary, not text (a control byte 0x01 at offset 2)"},
+		// One stray NUL is left to the reader, which names its cell.
+		{name: "one NUL in a cell", file: "a.csv", content: "a,b\n1,2\n2,\x003\n", want: `"\x003" is not a number`, row: 3, col: 2},
 		{name: "no extension", file: "data", content: "x", want: "no file extension"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,4 +219,67 @@ func TestLoadFileErrors(t *testing.T) {
 	os.Chmod(locked, 0)
 	_, err = Load(locked, Options{})
 	checkErr(t, nil, err, locked, "permission denied", 0, 0, 0)
+}
+
+// TestLoadLatin1Text: a header in Latin-1 (é as the byte 0xe9) is not
+// binary: the text check lets it through and the file is read.
+func TestLoadLatin1Text(t *testing.T) {
+	path := writeFile(t, "a.csv", []byte("caf\xe9,b\n1,2\n2,3\n"))
+	ds, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := ds.X.Dims(); r != 2 || c != 2 {
+		t.Fatalf("read %d × %d, want 2 × 2", r, c)
+	}
+}
+
+// TestLoadSavetxtHeader: numpy.savetxt(header="a,b") writes "# a,b": the
+// file is read, its first column named "# a", with a note that says why.
+func TestLoadSavetxtHeader(t *testing.T) {
+	path := writeFile(t, "a.csv", []byte("# a,b\n0.0,1.0\n2.0,3.0\n"))
+	ds, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Notes) != 1 || !strings.Contains(ds.Notes[0], `column 1 is named "# a": numpy.savetxt writes its header after "# "`) {
+		t.Errorf("notes %q, want one on numpy.savetxt's header", ds.Notes)
+	}
+	if ds.Columns[0] != "# a" || ds.Rows() != 2 {
+		t.Errorf("columns %q, %d rows; want \"# a\" first and 2 rows", ds.Columns, ds.Rows())
+	}
+}
+
+// TestLoadExcelSepLine: Excel's "sep=," line naming the file's delimiter is
+// skipped, as Excel reads it, in .csv and .tsv.
+func TestLoadExcelSepLine(t *testing.T) {
+	for name, content := range map[string]string{
+		"a.csv": "sep=,\na,b\n1,2\n3,4\n",
+		"b.csv": "SEP=,\r\na,b\r\n1,2\r\n3,4\r\n",
+		"c.tsv": "sep=\t\na\tb\n1\t2\n3\t4\n",
+	} {
+		ds, err := Load(writeFile(t, name, []byte(content)), Options{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if ds.Rows() != 2 || len(ds.Columns) != 2 || ds.Columns[0] != "a" || ds.X.At(1, 1) != 4 {
+			t.Errorf("%s: columns %q, %d rows, want a, b and 2 rows", name, ds.Columns, ds.Rows())
+		}
+	}
+}
+
+// TestLoadDuplicateColumnNames: two feature columns of one name are read
+// with a note naming both (they were read silently).
+func TestLoadDuplicateColumnNames(t *testing.T) {
+	ds, err := Load(writeFile(t, "a.csv", []byte("a,b,a\n1,2,3\n4,5,6\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Notes) != 1 || ds.Notes[0] != `columns 1 and 3 are both named "a" (a column given twice?); both are read` {
+		t.Errorf("notes %q", ds.Notes)
+	}
+	if _, c := ds.X.Dims(); c != 3 {
+		t.Errorf("%d columns read, want 3", c)
+	}
 }

@@ -51,6 +51,10 @@ func readLIBSVMAt(ra io.ReaderAt, size int64, path string, opt Options) (*Datase
 // previous index prev of its line; nil when the entry is valid.
 func checkEntry(tok []byte, idx int, ok bool, prev int, v float64, verr error) error {
 	switch {
+	case ok && idx == 0:
+		// scikit-learn's dump_svmlight_file writes zero-based indices
+		// unless told otherwise: said only "want an integer from 1".
+		return fmt.Errorf("index 0 in %q: LIBSVM indices start at 1 (scikit-learn's dump_svmlight_file writes them from 0 unless given zero_based=False; or add 1 to every index)", clip(string(tok)))
 	case !ok || idx < 1 || idx > maxLIBSVMIndex:
 		return fmt.Errorf("bad index in %q: want an integer from 1 to %d", clip(string(tok)), maxLIBSVMIndex)
 	case idx <= prev:
@@ -80,6 +84,9 @@ func checkEntry(tok []byte, idx int, ok bool, prev int, v float64, verr error) e
 // once 256 lines have been read.
 func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, error) {
 	br := bufio.NewReaderSize(r, csvBuffer)
+	if err := notText(br); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	skipBOM(br)
 	b := csr.NewBuilder(0)
 	var labels []float64
@@ -127,6 +134,13 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 			return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
 		}
 		tok := text[s:e]
+		if b.Rows() == 0 && bytes.IndexByte(text, ':') < 0 {
+			if s2, e2 := nextToken(text, e); s2 != e2 || bytes.ContainsAny(tok, ",;") {
+				// A header or a row of a table (numpy.savetxt writes .txt
+				// files so): it was "bad label" or "bad token".
+				return nil, lerr("%q holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read) has a label then index:value pairs on each line; a table of columns (as numpy.savetxt writes) is read from a .csv file (commas) or a .tsv file (tabs) with a header row naming the columns", clip(string(bytes.TrimSpace(text))))
+			}
+		}
 		lab, err := parseFloat(tok)
 		if err != nil || lab-lab != 0 || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
 			if bytes.IndexByte(tok, ':') >= 0 {

@@ -40,6 +40,9 @@ func refReadLIBSVM(r io.Reader, path string, opt Options) (*Dataset, error) {
 		lerr := func(format string, a ...any) error {
 			return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
 		}
+		if b.Rows() == 0 && !strings.Contains(string(text), ":") && (len(fields) >= 2 || strings.ContainsAny(fields[0], ",;")) {
+			return nil, lerr("%q holds no index:value pair: a LIBSVM/SVMlight file (as .libsvm, .svm, .svmlight and .txt files are read) has a label then index:value pairs on each line; a table of columns (as numpy.savetxt writes) is read from a .csv file (commas) or a .tsv file (tabs) with a header row naming the columns", clip(strings.TrimSpace(string(text))))
+		}
 		lab, err := strconv.ParseFloat(fields[0], 64)
 		if err != nil || math.IsNaN(lab) || math.IsInf(lab, 0) || lab != math.Trunc(lab) || math.Abs(lab) > 1<<31 {
 			if strings.Contains(fields[0], ":") {

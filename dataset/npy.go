@@ -9,8 +9,11 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/kernelad/anomaly/internal/fastmath"
@@ -890,6 +893,10 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 			trust = max(npzTrust, 16*c)
 		}
 		rc, err := f.Open()
+		if errors.Is(err, zip.ErrAlgorithm) {
+			// It said only "zip: unsupported compression algorithm".
+			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: compressed with %s, which is not read: numpy.savez and numpy.savez_compressed write stored or deflated members; save the arrays with one of them", key, zipMethod(f.Method))}
+		}
 		if err != nil {
 			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
 		}
@@ -909,7 +916,14 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		return nil, err
 	}
 	if x == nil {
-		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)", strings.Join(keys, ", "))}
+		hint := ""
+		switch {
+		case slices.Contains(keys, "arr_0"):
+			hint = "; numpy.savez names the arrays given without a keyword arr_0, arr_1, ...: save them as numpy.savez(file, X=X, y=y)"
+		case slices.Contains(keys, "x"):
+			hint = "; array names are case-sensitive: save the data as X (numpy.savez(file, X=x, y=y))"
+		}
+		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)%s", memberList(keys), hint)}
 	}
 	// y is the labels or the class index (fromArrays decides); an array
 	// named by Options.Label is anomaly labels whatever X's shape.
@@ -925,7 +939,7 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 		return nil, err
 	}
 	if y == nil && opt.Label != "" {
-		return nil, &Error{Path: path, Err: fmt.Errorf("no label array %q in the archive (it holds: %s)", opt.Label, strings.Join(keys, ", "))}
+		return nil, &Error{Path: path, Err: fmt.Errorf("no label array %q in the archive (it holds: %s)", opt.Label, memberList(keys))}
 	}
 	split, err := get("split")
 	if err != nil {
@@ -1031,4 +1045,33 @@ func intVector(path, name string, a *npyArray, n int) ([]int, error) {
 		v[i] = int(f)
 	}
 	return v, nil
+}
+
+// zipMethod names a zip compression method for a message.
+func zipMethod(m uint16) string {
+	switch m {
+	case 12:
+		return "bzip2"
+	case 14:
+		return "LZMA"
+	case 93:
+		return "zstd"
+	case 95:
+		return "xz"
+	}
+	return fmt.Sprintf("zip compression method %d", m)
+}
+
+// memberList lists an archive's member names for a message, a name that is
+// not printable text quoted (a line break in a name broke the one-line
+// message).
+func memberList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = k
+		if !utf8.ValidString(k) || strings.IndexFunc(k, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			q[i] = strconv.Quote(k)
+		}
+	}
+	return strings.Join(q, ", ")
 }

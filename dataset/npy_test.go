@@ -521,3 +521,27 @@ func TestNPYStreamWithinBudgetOneBuffer(t *testing.T) {
 		t.Errorf("within a 10 MB budget the stream allocated %d bytes, want about the 8 MB array once", got)
 	}
 }
+
+// nopWriteCloser is a zip compressor that stores its input.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// TestNPZUnsupportedMethod: a member compressed with bzip2 (Python's
+// zipfile.ZIP_BZIP2; NumPy never writes it) is refused by name; it said
+// only "zip: unsupported compression algorithm".
+func TestNPZUnsupportedMethod(t *testing.T) {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	zw.RegisterCompressor(12, func(w io.Writer) (io.WriteCloser, error) { return nopWriteCloser{w}, nil })
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "X.npy", Method: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(testmat.NPY("<f8", false, []int{4, 2}, make([]byte, 64)))
+	zw.Close()
+	_, err = Read(bytes.NewReader(b.Bytes()), int64(b.Len()), "b.npz", Options{})
+	if err == nil || !strings.Contains(err.Error(), "b.npz: array X: compressed with bzip2, which is not read: numpy.savez and numpy.savez_compressed write stored or deflated members") {
+		t.Errorf("error %v, want one naming bzip2", err)
+	}
+}

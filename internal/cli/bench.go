@@ -227,6 +227,13 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		cfg.KeepScores = true
 	}
 	var report *output.File
+	if ext := strings.ToLower(filepath.Ext(o.report)); o.report != "" && o.report != "-" && ext != ".html" && ext != ".htm" {
+		// A report replaced whatever file it was named: --report m.bin
+		// wrote HTML over a model. A device or pipe is written in place.
+		if st, err := os.Stat(o.report); err != nil || st.Mode().IsRegular() {
+			return usagef("--report %q: the report is an HTML file; name it .html", o.report)
+		}
+	}
 	if o.report != "" {
 		// Open (and check) the report's output before any work: it must
 		// not be one of the data files.
@@ -410,7 +417,7 @@ func parseMethods(list string) ([]string, error) {
 	var methods []string
 	for _, m := range splitList(list) {
 		if _, ok := detector.Lookup(m); !ok {
-			return nil, usagef("--methods: unknown method %q (available: %s)", m, strings.Join(detector.Names(), ", "))
+			return nil, unknownMethod("--methods: ", m)
 		}
 		if slices.Contains(methods, m) {
 			return nil, usagef("--methods: %s is listed twice", m)

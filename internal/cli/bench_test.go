@@ -325,6 +325,14 @@ func TestBenchReport(t *testing.T) {
 			t.Errorf("report holds %q: not self-contained", bad)
 		}
 	}
+	// A report not named .html is refused before any work: it wrote
+	// HTML over whatever file it named (fifth sweep: a model).
+	model := filepath.Join(t.TempDir(), "m.bin")
+	os.WriteFile(model, []byte("model"), 0o644)
+	code, _, stderr = run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--in-process", "--report", model)
+	if b, _ := os.ReadFile(model); code != 1 || string(b) != "model" || !strings.Contains(stderr, "the report is an HTML file; name it .html") {
+		t.Errorf("--report m.bin: exit %d (%s), file now %q; want exit 1, unchanged", code, stderr, b)
+	}
 	before, _ := os.ReadFile(data)
 	code, _, stderr = run(context.Background(), "bench", "--methods", "benchvec", "--data", data, "--in-process", "--report", data)
 	if after, _ := os.ReadFile(data); code != 1 || !bytes.Equal(before, after) {

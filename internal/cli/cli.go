@@ -11,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/internal/output"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of the anomaly program.
@@ -165,7 +166,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	var twice *flagTwice
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if twice != nil {
+			return usagef("%s: --%s is given twice (%q, then %q): give it once", c.CommandPath(), twice.name, twice.first, twice.second)
+		}
 		return usageErr(fmt.Errorf("%s: %s (see '%s --help')", c.CommandPath(), flagMessage(err), c.CommandPath()))
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -180,7 +185,46 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newExportCmd(stderr),
 		newPlotCmd(stderr),
 	)
+	onceFlags(root, &twice)
 	return root
+}
+
+// flagTwice is a flag of one value given twice.
+type flagTwice struct{ name, first, second string }
+
+// onceValue is a flag value that refuses a second Set: pflag keeps the
+// last of --out a.bin --out b.bin, so the user's a.bin was silently not
+// written (and --data x --data y read only y).
+type onceValue struct {
+	pflag.Value
+	name  string
+	set   bool
+	first string
+	twice **flagTwice
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.set {
+		*v.twice = &flagTwice{v.name, v.first, s}
+		return errors.New("given twice")
+	}
+	v.set, v.first = true, s
+	return v.Value.Set(s)
+}
+
+// onceFlags wraps every flag of c and its subcommands that takes one value
+// (not a boolean, not a repeatable one as --set) in a onceValue reporting
+// to *twice.
+func onceFlags(c *cobra.Command, twice **flagTwice) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if _, ok := f.Value.(pflag.SliceValue); ok || f.Value.Type() == "bool" {
+			return
+		}
+		f.Value = &onceValue{Value: f.Value, name: f.Name, twice: twice}
+	})
+	for _, sub := range c.Commands() {
+		onceFlags(sub, twice)
+	}
 }
 
 // runE adapts a command's run function: errors that carry no exit code are

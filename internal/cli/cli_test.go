@@ -487,6 +487,53 @@ func TestBadInput(t *testing.T) {
 			files: map[string]string{"bad.csv": "a,b\n1,2\n3,x\n"},
 			args:  func(s setup) []string { return scoreArgsOut(s, filepath.Join(s.dir, "bad.csv"), s.out) },
 			code:  ExitData, want: []string{"{dir}/bad.csv: row 3, column 2"}},
+		// Fifth sweep: Excel's "Unicode text" (UTF-16LE, CRLF) was called
+		// classic Mac OS line endings, a workbook UTF-16 text.
+		{name: "UTF-16 CSV with CRLF line ends",
+			files: map[string]string{"u16.csv": "\xff\xfea\x00,\x00b\x00\r\x00\n\x001\x00,\x002\x00\r\x00\n\x00"},
+			args:  func(s setup) []string { return fitArgs(s, filepath.Join(s.dir, "u16.csv")) },
+			code:  ExitData, want: []string{"{dir}/u16.csv: the file is UTF-16 text", "save it as UTF-8"}},
+		{name: "xlsx workbook named .csv",
+			files: map[string]string{"book.csv": "PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml"},
+			args:  func(s setup) []string { return scoreArgs(s, filepath.Join(s.dir, "book.csv")) },
+			code:  ExitData, want: []string{"{dir}/book.csv: the file is a zip archive, as an Excel .xlsx", "save the sheet as CSV UTF-8"}},
+		// Fifth sweep: pflag kept the last of a repeated flag, so
+		// --out a --out b wrote only b and a was silently not written.
+		{name: "--out given twice",
+			args: func(s setup) []string { return append(fitArgs(s, s.train), "--out", s.out+"2") },
+			code: ExitUsage, want: []string{`anomaly fit: --out is given twice ("{dir}/out", then "{dir}/out2"): give it once`}},
+		{name: "--data given twice",
+			args: func(s setup) []string { return append(scoreArgs(s, s.train), "--data", s.train) },
+			code: ExitUsage, want: []string{"anomaly score: --data is given twice"}},
+		// eval on class labels: "--label y" was offered to ARFF and
+		// LIBSVM files too, where it means nothing.
+		{name: "eval on an ARFF of three classes",
+			files: map[string]string{"tri.arff": "@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {p,q,r}\n@data\n1,2,p\n2,3,q\n3,1,r\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "tri.arff")}
+			},
+			code: ExitUsage, want: []string{"{dir}/tri.arff holds classes, not anomaly labels: name the normal class with --normal-class N, N the 0-based position of its value"}},
+		{name: "eval on LIBSVM class labels",
+			files: map[string]string{"cls.libsvm": "3 1:1 2:2\n2 1:2 2:3\n1 1:3 2:1\n"},
+			args: func(s setup) []string {
+				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "cls.libsvm")}
+			},
+			code: ExitUsage, want: []string{"{dir}/cls.libsvm holds class labels, not anomaly labels (1/0, or +1/-1 by LIBSVM's one-class convention): name the normal class with --normal-class N, N its label"}},
+		// fit --out naming an existing data file: the model replaced it.
+		{name: "fit --out an existing data file",
+			files: map[string]string{"test.csv": trainCSV},
+			args: func(s setup) []string {
+				return append(fitArgs(s, s.train)[:5:5], "--out", filepath.Join(s.dir, "test.csv"))
+			},
+			code: ExitUsage, want: []string{"--out {dir}/test.csv: the file exists and is named as a data file; a model would replace it"}},
+		// score --out naming another model: the scores replaced it.
+		{name: "score --out an existing model file",
+			prep: func(t *testing.T, s setup) {
+				b, _ := os.ReadFile(s.model)
+				os.WriteFile(filepath.Join(s.dir, "other.bin"), b, 0o644)
+			},
+			args: func(s setup) []string { return scoreArgsOut(s, s.train, filepath.Join(s.dir, "other.bin")) },
+			code: ExitUsage, want: []string{"--out {dir}/other.bin: the file is a model written by 'anomaly fit'; the scores would replace it"}},
 		{name: "interrupted fit",
 			args: func(s setup) []string { return append(fitArgs(s, s.train), "--set", "block=true") },
 			code: ExitInterrupted, want: []string{"fit interrupted; no model written to {dir}/out"}},

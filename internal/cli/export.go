@@ -59,6 +59,9 @@ func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 	if err := checkOutput(o.out, nil, o.model); err != nil {
 		return err
 	}
+	if err := notOverModel(o.out, "the LIBSVM model"); err != nil {
+		return err
+	}
 	name, _, d, err := loadModel(o.model)
 	if err != nil {
 		return err

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kernelad/anomaly/dataset"
@@ -80,7 +80,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	defer stop()
 	m, ok := detector.Lookup(o.method)
 	if !ok {
-		return usagef("unknown method %q (available: %s)", o.method, strings.Join(detector.Names(), ", "))
+		return unknownMethod("", o.method)
 	}
 	params, shape, err := fitParams(o, m)
 	if err != nil {
@@ -104,6 +104,18 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	// temporary file.
 	if err := checkOutput(o.out, o.stdin, o.data); err != nil {
 		return err
+	}
+	if o.out != "-" && dataset.Supported(o.out) {
+		// A model written over an existing data file destroyed it (a
+		// typo, fit for score: fit --data train.csv --out test.csv).
+		if st, err := os.Stat(o.out); err == nil && st.Mode().IsRegular() {
+			return usagef("--out %s: the file exists and is named as a data file; a model would replace it: name the model otherwise (as model.bin), or remove the file first", o.out)
+		}
+	}
+	if o.out == "-" && stdoutIsTerminal() {
+		// As gzip refuses to: the model was written to the terminal as
+		// binary bytes.
+		return usagef("--out -: the model is binary and standard output is a terminal; redirect it (> model.bin) or give a file name")
 	}
 
 	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}

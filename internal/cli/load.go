@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -328,6 +329,15 @@ func rowsOfClass(ds *dataset.Dataset, path string, normal int) (*dataset.Dataset
 // noLabels is eval's error for a file without anomaly labels.
 func noLabels(ds *dataset.Dataset, path string) error {
 	if ds.Class != nil {
+		// The way out depends on the format: "--label y" means nothing to
+		// an ARFF or LIBSVM file.
+		ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz")))
+		switch ext {
+		case ".arff":
+			return usagef("%s holds classes, not anomaly labels: name the normal class with --normal-class N, N the 0-based position of its value in the class attribute's declaration", path)
+		case ".libsvm", ".svm", ".svmlight", ".txt":
+			return usagef("%s holds class labels, not anomaly labels (1/0, or +1/-1 by LIBSVM's one-class convention): name the normal class with --normal-class N, N its label", path)
+		}
 		return usagef("%s holds class indices, not anomaly labels: name the normal class with --normal-class N (or, if its y is 1 = anomaly, 0 = normal, give --label y)", path)
 	}
 	return dataErr(fmt.Errorf("%s: no labels: eval needs a label column (label or y, or --label NAME) or a y array", path))

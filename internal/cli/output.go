@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/kernelad/anomaly/internal/output"
 )
@@ -53,4 +54,29 @@ func outputErr(err error) error {
 		return usageErr(err)
 	}
 	return internalErr(err)
+}
+
+// modelMagic is how a model file written by fit starts (detector's
+// envelope).
+const modelMagic = "ANOMALY-MODEL\n"
+
+// notOverModel refuses (usage, exit 1) an output of a command that does
+// not write models (score's CSV, export's LIBSVM model) when the path is
+// an existing model file: --out other.bin replaced a model with scores.
+func notOverModel(path, what string) error {
+	// Stat before opening: opening a named pipe for reading waits for a
+	// writer, which is this command.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b := make([]byte, len(modelMagic))
+	if n, _ := io.ReadFull(f, b); n == len(b) && string(b) == modelMagic {
+		return usagef("--out %s: the file is a model written by 'anomaly fit'; %s would replace it: write the output to another file", path, what)
+	}
+	return nil
 }

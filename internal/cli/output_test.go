@@ -206,3 +206,34 @@ func TestAddressSpaceInUse(t *testing.T) {
 		t.Errorf("addressSpaceInUse = %d bytes, want the process's VmSize (hundreds of MB at least for a Go test binary)", got)
 	}
 }
+
+// TestFitModelToTerminal: fit --out - with a terminal on standard output
+// is refused before the data is read (it wrote the binary model to the
+// terminal); not a terminal, the model goes to standard output.
+func TestFitModelToTerminal(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	old := stdoutIsTerminal
+	defer func() { stdoutIsTerminal = old }()
+	stdoutIsTerminal = func() bool { return true }
+	code, stdout, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", "-")
+	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--out -: the model is binary and standard output is a terminal; redirect it") {
+		t.Errorf("to a terminal: exit %d, stdout %q, stderr %q; want exit %d and a refusal", code, stdout, stderr, ExitUsage)
+	}
+	assertFiles(t, dir, "train.csv")
+	// Not a terminal: fit writes to the process's standard output, here
+	// a file in place of it.
+	stdoutIsTerminal = func() bool { return false }
+	f, err := os.Create(filepath.Join(t.TempDir(), "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved := os.Stdout
+	os.Stdout = f
+	code, _, stderr = run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", "-")
+	os.Stdout = saved
+	if st, _ := f.Stat(); code != ExitOK || st.Size() == 0 {
+		t.Errorf("not a terminal: exit %d, stderr %q, %d bytes written", code, stderr, st.Size())
+	}
+}

@@ -55,6 +55,10 @@ func newPlotCmd(stderr io.Writer) *cobra.Command {
 			return usagef("plot: unknown picture %q (want roc, pr, map, sgd or cpals)", args[0])
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
+		// The flags of a picture given to a wrong or missing picture
+		// name are not the error: "plot bogus --out p.png" said
+		// "unknown flag: --out".
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 	}
 	c.AddCommand(newCurveCmd("roc", stderr), newCurveCmd("pr", stderr), newMapCmd(stderr), newSGDCmd(stderr), newCPALSCmd(stderr))
 	return c

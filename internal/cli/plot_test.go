@@ -140,3 +140,22 @@ func TestInterruptPlot(t *testing.T) {
 	}
 	assertFiles(t, dir)
 }
+
+// TestPlotUnknownPicture: a wrong or missing picture name is the error even
+// with the picture's flags after it; "plot bogus --out p.png" said
+// "unknown flag: --out".
+func TestPlotUnknownPicture(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plot", "bogus", "--out", "p.png"}, `plot: unknown picture "bogus" (want roc, pr, map, sgd or cpals)`},
+		{[]string{"plot", "rocc", "--data", "x.csv", "--methods", "kde", "--out", "p.png"}, `plot: unknown picture "rocc"`},
+		{[]string{"plot", "--out", "p.png"}, "plot: name a picture: roc, pr, map, sgd or cpals"},
+	} {
+		code, _, stderr := run(context.Background(), tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
+		}
+	}
+}

@@ -17,6 +17,10 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// stdoutIsTerminal reports whether the process's standard output is a
+// terminal (a variable, for the tests).
+var stdoutIsTerminal = func() bool { return term.IsTerminal(int(os.Stdout.Fd())) }
+
 // progressBar draws one self-overwriting status line on a terminal, at
 // most ten times a second.
 type progressBar struct {

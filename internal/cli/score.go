@@ -55,6 +55,9 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if err := checkOutput(path, o.stdin, o.model, o.data); err != nil {
 		return err
 	}
+	if err := notOverModel(path, "the scores"); err != nil {
+		return err
+	}
 	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
 	// process, so a temporary output file is always removed.
 	ctx, stop := stopSignals(ctx)

@@ -342,6 +342,41 @@ run "bench --plot where a picture cannot be written (DIR/lab_roc.png a directory
 echo "| the same: its results on standard output (they were lost) | \`anomaly bench --methods gauss --data lab.csv --seeds 1 --plot plots > bench.out\` | $rc | \`bench.out: $(wc -l < bench.out) lines; $(grep gauss bench.out | tr -s ' ')\` |"
 rm -f bench.out
 echo "| a \\| in a data file's name, bench --format markdown | \`anomaly bench --methods gauss --data 'a\|b.csv' --seeds 1 --format markdown \| tail -1\` | 0 | \`$(./anomaly-bin bench --methods gauss --data 'a|b.csv' --seeds 1 --format markdown 2>/dev/null | tail -1 | cut -d'|' -f1-6 | sed 's/|/\\|/g') …\` |"
+# Cases of the fifth sweep (2026-11-27, files and formats).
+/usr/bin/python3 - <<'PY'
+import zipfile
+s = 'a,b,label\r\n1,2,0\r\n2,3,0\r\n3,1,1\r\n'
+open('u16.csv', 'wb').write(b'\xff\xfe' + s.encode('utf-16-le'))
+with zipfile.ZipFile('book.csv', 'w') as z:
+    z.writestr('[Content_Types].xml', '<Types/>')
+    z.writestr('xl/workbook.xml', '<workbook/>')
+import random
+random.seed(3)
+open('rand.csv', 'wb').write(bytes(random.randrange(256) for _ in range(4096)))
+PY
+run "UTF-16 text with CRLF line ends (Excel's \"Unicode text\") named .csv" anomaly fit --method kde --data u16.csv --out m.bin
+run "an Excel workbook (.xlsx, a zip archive) named .csv" anomaly fit --method kde --data book.csv --out m.bin
+run "random bytes named .csv" anomaly fit --method kde --data rand.csv --out m.bin
+/usr/bin/python3 -c "import numpy as np; np.savetxt('X.txt', np.arange(6.).reshape(3, 2))"
+run "a table written by numpy.savetxt as .txt (.txt is read as LIBSVM)" anomaly fit --method kde --data X.txt --out m.bin
+printf '# exported 2026-11-27\na,b\n1,2\n2,3\n' > comment.csv
+run "a comment line before the CSV header" anomaly fit --method kde --data comment.csv --out m.bin
+run "a one-value flag given twice (pflag kept the last: a.bin was not written)" anomaly fit --method kde --data train.csv --out a.bin --out b.bin
+run "scikit-learn's name for a method" anomaly fit --method OneClassSVM --data train.csv --out m.bin
+printf 'a b\n1 2\n2 3\n' > spaced.csv
+run "a .csv whose fields are separated by spaces" anomaly fit --method kde --data spaced.csv --out m.bin
+printf '"a"\t"b"\n"1"\t"2"\n' > quoted.tsv
+run "a .tsv with quotes (R's write.table default)" anomaly fit --method kde --data quoted.tsv --out m.bin
+printf 'sep=;\na;b\n1;2\n' > excelsep.csv
+run "Excel's separator line naming semicolons in a .csv (sep=, is skipped)" anomaly fit --method kde --data excelsep.csv --out m.bin
+printf '@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {p,q,r}\n@data\n1,2,p\n2,3,q\n3,1,r\n' > tri.arff
+run "eval on an ARFF of three classes (no anomaly labels)" anomaly eval --model model.bin --data tri.arff
+run "bench --report naming a file that is not .html (it wrote HTML over the model)" anomaly bench --methods kde --data lab.csv --seeds 1 --report model.bin
+cp train.csv test.csv; cp model.bin model.csv
+run "fit --out an existing data file (the model replaced it)" anomaly fit --method kde --data train.csv --out test.csv
+run "a model given as data" anomaly score --model model.bin --data model.csv
+cp model.bin other.bin
+run "score --out another model file (the scores replaced it)" anomaly score --model model.bin --data train.csv --out other.bin
 ./anomaly-bin plot cpals --shape 300x300x300 --out sig.png 2>sig.err &
 pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.png\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (sig.png exists: $( [ -e sig.png ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
