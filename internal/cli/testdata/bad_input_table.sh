@@ -247,7 +247,7 @@ run "svdd C below 1/n" anomaly fit --method svdd --data train.csv --out m.bin --
 run "features × chunk past int64 (the estimate must not wrap round)" anomaly fit --method expose --data train.csv --out m.bin --set features=20000000 --set chunk=57646075227 --max-memory 500MB
 run "r1svm nu=1e-320 (νn < 1 fits as νn = 1)" anomaly fit --method r1svm --data train.csv --out m.bin --set nu=1e-320
 run "r1svm gamma=median, gamma_factor putting γ at 0" anomaly fit --method r1svm --data train.csv --out m.bin --set gamma=median --set gamma_factor=5e-324
-run "r1svm gamma_factor putting γ at +Inf (default rule scale_scott)" anomaly fit --method r1svm --data train.csv --out m.bin --set gamma_factor=1.79e308
+run "r1svm gamma_factor=1.79e308 at the default rule scale_scott (γ = 1.6e308 here: warned; a γ past float64's range is refused as above)" anomaly fit --method r1svm --data train.csv --out m.bin --set gamma_factor=1.79e308
 run "tensor method without a sample shape" anomaly fit --method r1stm --data train.csv --out m.bin
 run "svdd c and nu both" anomaly fit --method svdd --data train.csv --out m.bin --set c=0.5 --set nu=0.5
 run "--shape disagreeing with the file's sample shape (3x2 samples)" anomaly fit --method r1stm --data three.npy --out m.bin --shape 2x3
