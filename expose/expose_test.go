@@ -267,26 +267,6 @@ func TestSGDFewIterationsWarns(t *testing.T) {
 	}
 }
 
-// TestDefaultWidthScaleScott pins the default width rule, scale_scott:
-// γ = ScaleGamma(X)·n^(2/(d+4)) on the rows as given (scale=none), and
-// gamma=scale keeps ScaleGamma(X).
-func TestDefaultWidthScaleScott(t *testing.T) {
-	X := testmat.NormalSeed(40, 3, 5)
-	want := kernel.ScaleGamma(X) * math.Pow(40, 2.0/7)
-	for _, tc := range []struct {
-		rule string
-		want float64
-	}{{"", want}, {kernel.ScaleRule, kernel.ScaleGamma(X)}} {
-		d := mustNew(t, Config{Features: 50, Kernel: kernel.Spec{Rule: tc.rule}, Common: detector.Common{Scale: scale.None}})
-		if err := d.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		if g := d.Gamma(); math.Abs(g-tc.want) > 1e-14*tc.want {
-			t.Errorf("rule %q: γ = %.17g, want %.17g", tc.rule, g, tc.want)
-		}
-	}
-}
-
 // Under the SGD solver the width rule reads a sample of scaleSampleRows
 // rows when n is larger; scale_scott's factor n^(2/(d+4)) must still
 // count all n rows: with the same seed (the same sample) its γ is the

@@ -371,11 +371,12 @@ func TestPerModeUnbiased(t *testing.T) {
 	}
 }
 
-// TestR1SVMDefaultWidth pins R1SVM's default width rule, scale_scott: on
-// rows taken as given (scale=none) γ = ScaleGamma(X)·n^(2/(d+4)), here
-// n = 60, d = 3; gamma=median keeps the median rule on the seeded pairs,
-// the default before the README's held-out check.
-func TestR1SVMDefaultWidth(t *testing.T) {
+// TestR1SVMWidthRules: gamma=median keeps the median rule on the seeded
+// pairs (R1SVM's default before the README's held-out check; the default,
+// scale_scott, is pinned with the other methods' in detector/all), and
+// gamma_factor multiplies the default rule's γ = ScaleGamma(X)·n^(2/(d+4)),
+// here n = 60, d = 3.
+func TestR1SVMWidthRules(t *testing.T) {
 	X := testmat.NormalSeed(60, 3, 9)
 	fit := func(params map[string]string) float64 {
 		t.Helper()
@@ -389,9 +390,6 @@ func TestR1SVMDefaultWidth(t *testing.T) {
 		return d.(*R1SVM).Gamma()
 	}
 	want := kernel.ScaleGamma(X) * math.Pow(60, 2.0/7)
-	if g := fit(map[string]string{"scale": "none", "features": "50"}); math.Abs(g-want) > 1e-13*want {
-		t.Errorf("default γ = %.17g, want scale·n^(2/(d+4)) = %.17g", g, want)
-	}
 	ms, _ := seeds(rand.NewPCG(1, 0x57a7))
 	med := medianGamma(X, ms)
 	if g := fit(map[string]string{"scale": "none", "features": "50", "gamma": "median"}); g != med {

@@ -289,26 +289,3 @@ func TestCAnomalyHuge(t *testing.T) {
 		t.Errorf("scores differ: %v vs %v", scores[0][:3], scores[1][:3])
 	}
 }
-
-// TestDefaultWidthScaleScott pins the default width rule, scale_scott:
-// γ = ScaleGamma(X)·n^(2/(d+4)) on the rows as given (scale=none), and
-// gamma=scale keeps ScaleGamma(X).
-func TestDefaultWidthScaleScott(t *testing.T) {
-	X := testmat.NormalSeed(40, 3, 5)
-	want := kernel.ScaleGamma(X) * math.Pow(40, 2.0/7)
-	for _, tc := range []struct {
-		rule string
-		want float64
-	}{{"", want}, {kernel.ScaleRule, kernel.ScaleGamma(X)}} {
-		m, err := New(Config{Kernel: kernel.Spec{Rule: tc.rule}, Common: detector.Common{Scale: scale.None}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		if g := m.Stats().Gamma; math.Abs(g-tc.want) > 1e-14*tc.want {
-			t.Errorf("rule %q: γ = %.17g, want %.17g", tc.rule, g, tc.want)
-		}
-	}
-}

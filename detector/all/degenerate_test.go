@@ -10,8 +10,8 @@ import (
 )
 
 // TestNarrowWidthWarns: at gamma = 1000 on 200 standardised Gaussian rows
-// of 3 columns, γ‖x−y‖² has a median near 1000·2·3 = 6000, far above
-// ln 2⁵² ≈ 36: every off-diagonal kernel value is 0 to rounding and the
+// of 3 columns, γ times the squared distance from a row to its nearest
+// neighbour has a median of some hundreds, far above ln 2⁵² ≈ 36: every off-diagonal kernel value is 0 to rounding and the
 // model scores alike every row it has not seen. ocsvm and svdd scored the
 // training rows with solver noise (3 distinct values, 6 rows flagged),
 // kpca and expose with noise too, and none of them warned. At the default
