@@ -11,7 +11,7 @@ import (
 
 // TestNarrowWidthWarns: at gamma = 1000 on 200 standardised Gaussian rows
 // of 3 columns, γ times the squared distance from a row to its nearest
-// neighbour has a median of some hundreds, far above ln 2⁵² ≈ 36: every off-diagonal kernel value is 0 to rounding and the
+// neighbour has a median above 100, far above ln 2⁵² ≈ 36: every off-diagonal kernel value is 0 to rounding and the
 // model scores alike every row it has not seen. ocsvm and svdd scored the
 // training rows with solver noise (3 distinct values, 6 rows flagged),
 // kpca and expose with noise too, and none of them warned. At the default
