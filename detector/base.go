@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/kernelad/anomaly/internal/csr"
 
@@ -415,7 +414,11 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 	if len(train) == 0 {
 		return fmt.Errorf("%s: the method returned no training scores", b.method)
 	}
-	b.threshold = ThresholdFromScores(train, b.cont)
+	if !(b.cont > 0 && b.cont <= 0.5) {
+		panic(fmt.Sprintf("detector: contamination %v out of (0, 0.5]", b.cont))
+	}
+	sorted := sortedScores(train) // one sorted copy for the threshold and the tie count
+	b.threshold = thresholdOfSorted(sorted, b.cont)
 	b.warning = ""
 	if b.caution != "" {
 		b.warning = b.caution
@@ -425,7 +428,7 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 			hint = "set scale=standard, or choose the width"
 		}
 		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0]+0, hint)
-	} else if tie, v := mode(train); tie < len(train) && float64(tie) > (1-b.cont)*float64(len(train)) {
+	} else if tie, v := modeOfSorted(sorted); tie < len(train) && float64(tie) > (1-b.cont)*float64(len(train)) {
 		// A single 1e15 in one column, at scale=none: the width rule
 		// followed it, and ocsvm, svdd and kde gave the other 59 of 60
 		// rows one score, with no warning.
@@ -458,11 +461,9 @@ func (b *Base) settleTies(train []float64, Xs mat.Matrix) ([]float64, error) {
 	return b.tieScore(nil, Xs)
 }
 
-// mode returns how many values of v equal its most frequent value, and
-// that value.
-func mode(v []float64) (int, float64) {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
+// modeOfSorted returns how many values of the sorted s equal its most
+// frequent value, and that value.
+func modeOfSorted(s []float64) (int, float64) {
 	best, val := 0, 0.0
 	for i := 0; i < len(s); {
 		j := i

@@ -194,6 +194,12 @@ func ThresholdFromScores(scores []float64, c float64) float64 {
 	if !(c > 0 && c <= 0.5) {
 		panic(fmt.Sprintf("detector: contamination %v out of (0, 0.5]", c))
 	}
+	return thresholdOfSorted(sortedScores(scores), c)
+}
+
+// sortedScores returns a sorted copy of training scores, panicking on a
+// NaN (Fit reports NaN scores before it sets a threshold).
+func sortedScores(scores []float64) []float64 {
 	s := append([]float64(nil), scores...)
 	for _, v := range s {
 		if math.IsNaN(v) {
@@ -201,6 +207,11 @@ func ThresholdFromScores(scores []float64, c float64) float64 {
 		}
 	}
 	sort.Float64s(s)
+	return s
+}
+
+// thresholdOfSorted is ThresholdFromScores of scores already sorted.
+func thresholdOfSorted(s []float64, c float64) float64 {
 	pos := (1 - c) * float64(len(s)-1)
 	lo := int(math.Floor(pos))
 	hi := lo + 1
