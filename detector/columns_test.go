@@ -262,3 +262,18 @@ func TestColumnsJSONLen(t *testing.T) {
 		t.Errorf("total %d, encoding/json %d", total, len(j))
 	}
 }
+
+// TestIsModel: a saved model is recognised from its first line, and data
+// that only begin like one (or are shorter than the line) are not.
+func TestIsModel(t *testing.T) {
+	d, _ := fitted(t)
+	_, saved := saveLoad(t, d)
+	if !IsModel(bytes.NewReader(saved)) {
+		t.Error("a saved model: IsModel false")
+	}
+	for _, s := range []string{"", "ANOMALY-MODEL", "ANOMALY-MODEL,x\n", "a,b\n1,2\n"} {
+		if IsModel(strings.NewReader(s)) {
+			t.Errorf("%q: IsModel true", s)
+		}
+	}
+}

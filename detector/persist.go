@@ -27,6 +27,15 @@ const EnvelopeFormat = 2
 
 const magic = "ANOMALY-MODEL\n"
 
+// IsModel reports whether the bytes r begins with are a model file's
+// first line (what Save writes first): tools that must not write over a
+// model check it. It reads at most that line's length from r.
+func IsModel(r io.Reader) bool {
+	b := make([]byte, len(magic))
+	n, _ := io.ReadFull(r, b)
+	return n == len(b) && string(b) == magic
+}
+
 // Limits that keep Load from allocating without bound on a hostile file.
 const (
 	maxHeader = 64 << 20 // bytes of JSON header (the column names of a wide model; 1 MiB before they were kept)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/output"
 )
 
@@ -56,10 +57,6 @@ func outputErr(err error) error {
 	return internalErr(err)
 }
 
-// modelMagic is how a model file written by fit starts (detector's
-// envelope).
-const modelMagic = "ANOMALY-MODEL\n"
-
 // notOverModel refuses (usage, exit 1) an output of a command that does
 // not write models (score's CSV, export's LIBSVM model) when the path is
 // an existing model file: --out other.bin replaced a model with scores.
@@ -74,8 +71,7 @@ func notOverModel(path, what string) error {
 		return nil
 	}
 	defer f.Close()
-	b := make([]byte, len(modelMagic))
-	if n, _ := io.ReadFull(f, b); n == len(b) && string(b) == modelMagic {
+	if detector.IsModel(f) {
 		return usagef("--out %s: the file is a model written by 'anomaly fit'; %s would replace it: write the output to another file", path, what)
 	}
 	return nil
