@@ -45,8 +45,6 @@ type OneSTM struct {
 	rho   float64
 	gamma float64
 	stats oneclass.Stats
-
-	trainF *mat.Dense // the training rows' component vectors, from fit to the threshold's scoring
 }
 
 var _ detector.Detector = (*OneSTM)(nil)
@@ -58,17 +56,13 @@ func NewOneSTM(cfg OneSTMConfig) (*OneSTM, error) {
 		return nil, err
 	}
 	m := &OneSTM{tensorModel: t, cfg: cfg}
-	// The training scores are ρ − the solver's gradient. Score's path
-	// from the component vectors the fit computed (CP-ALS of every
-	// training sample again would double the fit's factorisation time).
+	// The training scores are ρ − the solver's gradient; the rows near
+	// the threshold are scored again through Score's path (detector's
+	// settleTies picks them, so CP-ALS runs again only for those).
 	m.SettleTiesWith(func(dst []float64, X mat.Matrix) ([]float64, error) {
-		F := m.trainF
-		m.trainF = nil
-		if F == nil {
-			var err error
-			if F, err = componentVectors(context.Background(), X, m.r, nil); err != nil {
-				return nil, fmt.Errorf("1stm: %w", err)
-			}
+		F, err := componentVectors(context.Background(), X, m.r, nil)
+		if err != nil {
+			return nil, fmt.Errorf("1stm: %w", err)
 		}
 		return m.score(dst, F), nil
 	})
@@ -84,7 +78,6 @@ func (m *OneSTM) Fit(ctx context.Context, X mat.Matrix) error {
 }
 
 func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	m.trainF = nil
 	F, err := m.fitComponents(ctx, X, m.cfg.Progress)
 	if err != nil {
 		return nil, err
@@ -119,7 +112,7 @@ func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 	if sol.Stats.Status == smo.IterationLimit {
 		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
 	}
-	m.rho, m.gamma, m.stats, m.trainF = sol.Rho, gamma, sol.Stats, F
+	m.rho, m.gamma, m.stats = sol.Rho, gamma, sol.Stats
 	return train, nil
 }
 
