@@ -294,6 +294,9 @@ func (b *Base) FitLabeledWith(ctx context.Context, X mat.Matrix, y []int, fit fu
 	if train, err = b.settleTies(train, Xs); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil { // the rescoring takes no context: stop after it
+		return err
+	}
 	if err := b.finish(train, stage, X); err != nil {
 		return err
 	}
@@ -324,6 +327,9 @@ func (b *Base) PartialFitWith(ctx context.Context, X mat.Matrix, fit FitFunc) er
 	}
 	if err != nil {
 		return err
+	}
+	if !b.fitted {
+		b.caution = "" // a fresh model: no caution of an earlier, failed fit
 	}
 	scores, err := fit(ctx, Xs)
 	if err != nil {
@@ -424,20 +430,14 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 	if b.caution != "" {
 		b.warning = b.caution
 	} else if allEqual(train) {
-		hint := "choose another width or bandwidth, or leave it to its rule"
-		if b.rule == scale.None {
-			hint = "set scale=standard, or choose the width"
-		}
-		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, train[0]+0, hint)
+		cause, hint := b.tieCause()
+		b.warning = fmt.Sprintf("%s: every training score is %v, so the model cannot rank rows: the data are constant%s (%s)", b.method, train[0]+0, cause, hint)
 	} else if tie, v := modeOfSorted(sorted); tie < len(train) && float64(tie) > (1-b.cont)*float64(len(train)) {
 		// A single 1e15 in one column, at scale=none: the width rule
 		// followed it, and ocsvm, svdd and kde gave the other 59 of 60
 		// rows one score, with no warning.
-		hint := "choose another width or bandwidth, or leave it to its rule"
-		if b.rule == scale.None {
-			hint = "set scale=standard, or choose the width"
-		}
-		b.warning = fmt.Sprintf("%s: %d of the %d training scores are equal (%v), more than the 1 − contamination share the threshold leaves unflagged: the model tells apart only the %d rows outside that tie. The data hold that many copies of one row, or the kernel width or bandwidth does not suit the scale of the data (%s)", b.method, tie, len(train), v+0, len(train)-tie, hint)
+		cause, hint := b.tieCause()
+		b.warning = fmt.Sprintf("%s: %d of the %d training scores are equal (%v), more than the 1 − contamination share the threshold leaves unflagged: the model tells apart only the %d rows outside that tie. The data hold that many copies of one row%s (%s)", b.method, tie, len(train), v+0, len(train)-tie, cause, hint)
 	} else if r, _ := X.Dims(); r == 1 {
 		b.warning = fmt.Sprintf("%s: fitted on a single row: the threshold is that row's own score, and a model of one point says little about which rows are typical (fit on more rows)", b.method)
 	} else if m := len(train); m < r && float64(m)*b.cont < 1 {
@@ -458,6 +458,23 @@ func (b *Base) finish(train []float64, stage *scale.Stage, X mat.Matrix) error {
 // row outside it is on the same side of the threshold by either
 // computation.
 const nearTie = 1e-6
+
+// tieCause completes the tied-scores warnings: the second cause they name
+// and what they advise. A method with a width (gamma or bandwidth) may
+// have one that does not suit the data; iforest and gauss have none to
+// choose.
+func (b *Base) tieCause() (cause, hint string) {
+	_, gamma := b.params["gamma"]
+	_, bw := b.params["bandwidth"]
+	if !gamma && !bw {
+		return "", "check the data for copies of one row and constant columns"
+	}
+	cause = ", or the kernel width or bandwidth does not suit the scale of the data"
+	if b.rule == scale.None {
+		return cause, "set scale=standard, or choose the width"
+	}
+	return cause, "choose another width or bandwidth, or leave it to its rule"
+}
 
 // settleTies returns the training scores the threshold is set from: when
 // the method asked for it (SettleTiesWith), the scores of the scaled

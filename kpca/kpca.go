@@ -424,7 +424,15 @@ func (f *KPCA) cautionExhaustive(train []float64, total float64, q int) {
 		top = math.Max(top, v)
 	}
 	if top <= math.Sqrt(0x1p-52)*total/float64(n) {
-		f.Caution(fmt.Sprintf("kpca: the %d components kept reconstruct every training row (the largest training score, %.3g, is rounding beside the mean squared norm %.3g of the centred training features): the threshold is rounding noise, so every row not in the training data is flagged (keep fewer components: components below n−1 = %d, or variance below 1)", q, top, total/float64(n), n-1))
+		// The scores are rounding of the eigendecomposition's, which
+		// Score's rounding differs from: set them to the exact 0 they
+		// stand for, so that the threshold's near-tie rescoring
+		// (detector's SettleTiesWith), whose tolerance is relative to the
+		// scores' own size, takes every row through Score's path and
+		// scoring the training rows flags the rows the fit flagged (it
+		// flagged 299 of 299 rows of one binary column).
+		clear(train)
+		f.Caution(fmt.Sprintf("kpca: the %d components kept reconstruct every training row (the largest training score, %.3g, is rounding beside the mean squared norm %.3g of the centred training features): the threshold is rounding noise, so rows are flagged by rounding, and every row not in the training data is flagged (keep fewer components: components below n−1 = %d, or variance below 1)", q, top, total/float64(n), n-1))
 	}
 }
 

@@ -257,3 +257,35 @@ func TestAllComponentsWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestExhaustiveScoresSettle: on one binary column (140 zeros, 159 ones)
+// the default rule keeps a component that reconstructs every row, and the
+// training scores are rounding. Scoring the training rows flagged all 299
+// of them: the threshold came from the eigendecomposition's rounding and
+// Score's differs. The fit now sets those scores to 0 and the near-tie
+// rescoring puts every row through Score's path, so the training rows
+// are flagged as the fit flagged them: at most the contamination share.
+func TestExhaustiveScoresSettle(t *testing.T) {
+	X := mat.NewDense(299, 1, nil)
+	for i := 140; i < 299; i++ {
+		X.Set(i, 0, 1)
+	}
+	d, err := detector.New("kpca", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	flags, err := detector.Predict(nil, d, X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, f := range flags {
+		n += f
+	}
+	if n > 30 {
+		t.Errorf("%d of 299 training rows flagged, want at most 10%% (contamination 0.1)", n)
+	}
+}

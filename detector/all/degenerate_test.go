@@ -7,6 +7,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/testmat"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestNarrowWidthWarns: at gamma = 1000 on 200 standardised Gaussian rows
@@ -98,6 +99,36 @@ func TestTiedMajorityWarns(t *testing.T) {
 			if got, want := strings.Contains(w, "59 of the 60 training scores are equal"), copies == 59; got != want {
 				t.Errorf("%s, %d copies: warning %q, want the tie one: %v", m, copies, w, want)
 			}
+		}
+	}
+}
+
+// TestTieWarningNamesWidthOnlyWhereThereIsOne: on constant data the
+// all-equal warning of a method without a width (iforest, gauss) named
+// "the kernel width or bandwidth" and advised choosing one; it now
+// points at the data, while kde's still names its bandwidth.
+func TestTieWarningNamesWidthOnlyWhereThereIsOne(t *testing.T) {
+	X := mat.NewDense(30, 2, nil)
+	for i := range 30 {
+		X.SetRow(i, []float64{1, 2})
+	}
+	for _, tc := range []struct {
+		method string
+		width  bool
+	}{{"kde", true}, {"iforest", false}, {"gauss", false}} {
+		d, err := detector.New(tc.method, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		w := d.(interface{ Warning() string }).Warning()
+		if !strings.Contains(w, "every training score is") {
+			t.Fatalf("%s: warning %q, want the all-equal one", tc.method, w)
+		}
+		if got := strings.Contains(w, "width"); got != tc.width {
+			t.Errorf("%s: warning %q names a width: %v, want %v", tc.method, w, got, tc.width)
 		}
 	}
 }

@@ -785,3 +785,19 @@ func signalChild(t *testing.T, sig syscall.Signal, env []string, ready func() bo
 	t.Logf("exited %v after %v", took, sig)
 	return stderr.String()
 }
+
+// TestFitReplacesItsOwnModel: fit refuses --out naming an existing data
+// file, but a model written earlier under a data-like name (model.txt,
+// m.npy) is replaced by the next fit, as any other model is.
+func TestFitReplacesItsOwnModel(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, filepath.Join(dir, "train.csv"), trainCSV)
+	for _, name := range []string{"model.txt", "m.npy", "m.svm"} {
+		out := filepath.Join(dir, name)
+		for i := range 2 {
+			if code, _, stderr := run(context.Background(), "fit", "--method", "meandist", "--data", train, "--out", out); code != 0 {
+				t.Fatalf("%s, fit %d: exit %d, %s", name, i+1, code, stderr)
+			}
+		}
+	}
+}

@@ -108,7 +108,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if o.out != "-" && dataset.Supported(o.out) {
 		// A model written over an existing data file destroyed it (a
 		// typo, fit for score: fit --data train.csv --out test.csv).
-		if st, err := os.Stat(o.out); err == nil && st.Mode().IsRegular() {
+		if st, err := os.Stat(o.out); err == nil && st.Mode().IsRegular() && !isModelFile(o.out) {
 			return usagef("--out %s: the file exists and is named as a data file; a model would replace it: name the model otherwise (as model.bin), or remove the file first", o.out)
 		}
 	}

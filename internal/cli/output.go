@@ -66,13 +66,19 @@ func notOverModel(path, what string) error {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if detector.IsModel(f) {
+	if isModelFile(path) {
 		return usagef("--out %s: the file is a model written by 'anomaly fit'; %s would replace it: write the output to another file", path, what)
 	}
 	return nil
+}
+
+// isModelFile reports whether the regular file at path begins as a model
+// written by fit does (detector.IsModel); false when it cannot be read.
+func isModelFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return detector.IsModel(f)
 }
