@@ -272,18 +272,18 @@ func (d *EXPoSE) width(X mat.Matrix, n int) (float64, error) {
 	if sampled {
 		X = gatherRows(X, sampleWithoutReplacement(d.rng, n, scaleSampleRows))
 	}
-	g, err := d.cfg.Kernel.Width(X, rngSource{d.rng})
+	spec := d.cfg.Kernel // its rule resolved by New (never "")
+	scott := sampled && spec.Rule == kernel.ScaleScottRule
+	if scott {
+		spec.Rule = kernel.ScaleRule // on the sample; the factor below counts all n rows
+	}
+	g, err := spec.Width(X, rngSource{d.rng})
 	if err != nil {
 		return 0, fmt.Errorf("expose: %w", err)
 	}
-	rule := d.cfg.Kernel.Rule
-	if rule == "" {
-		rule = DefaultWidthRule
-	}
-	if sampled && rule == kernel.ScaleScottRule {
+	if scott {
 		_, dim := X.Dims()
-		f := kernel.Scott(n, dim) / kernel.Scott(scaleSampleRows, dim)
-		g /= f * f
+		g = kernel.ScaleScottGamma(g, n, dim)
 	}
 	return g, nil
 }

@@ -171,8 +171,7 @@ func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
 		g = ScaleGamma(X)
 	case ScaleScottRule:
 		n, d := X.Dims()
-		f := Scott(n, d)
-		g = ScaleGamma(X) / (f * f)
+		g = ScaleScottGamma(ScaleGamma(X), n, d)
 	case MedianRule:
 		if n, _ := X.Dims(); n < 2 {
 			return 0, fmt.Errorf("kernel: the median width rule needs at least 2 rows")
@@ -188,6 +187,15 @@ func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
 		return 0, &WidthError{Rule: k.Rule, Gamma: g}
 	}
 	return g, nil
+}
+
+// ScaleScottGamma is the scale_scott rule's γ for n rows in d dimensions
+// whose scale rule gives γ = scale: the width shrunk by Scott's factor,
+// scale·n^(2/(d+4)). Callers that have the scale γ from elsewhere (a
+// sample of the rows, distributed moments) count all n rows here.
+func ScaleScottGamma(scale float64, n, d int) float64 {
+	f := Scott(n, d)
+	return scale / (f * f)
 }
 
 // WidthError reports a width rule whose γ is not a positive finite number:

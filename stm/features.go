@@ -214,9 +214,6 @@ func checkWidth(name string, gamma, factor float64, rule string) error {
 	if gamma > 0 && !math.IsInf(gamma, 1) {
 		return nil
 	}
-	if rule == "" {
-		rule = kernel.MedianRule
-	}
 	return &param.Error{Method: name, Name: "gamma_factor", Value: strconv.FormatFloat(factor, 'g', -1, 64),
 		Reason: fmt.Sprintf("times the %s rule's γ it makes γ = %v, outside float64's range of widths; choose a factor nearer 1", rule, gamma)}
 }

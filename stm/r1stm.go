@@ -127,8 +127,8 @@ func seeds(src rand.Source) (median, features rand.Source) {
 // fit trains the linear machine on the inputs V (rows; R consecutive rows
 // make one sample, summed after the feature map) and returns the training
 // scores. gamma is the fixed width, or 0 for gfac times the width rule
-// (rule: "" or median for the median rule on pairs drawn by src, any
-// other one of kernel's rules as kernel.Spec.Width computes it).
+// (rule: median for the median rule on pairs drawn by src, any other one
+// of kernel's rules as kernel.Spec.Width computes it).
 //
 // newMap builds the feature map for the resolved γ; nil means random
 // Fourier features on the rows of V.
@@ -137,7 +137,7 @@ func (lm *linearModel) fit(ctx context.Context, name string, V mat.Matrix, R int
 	rows, dim := V.Dims()
 	ms, fs := seeds(src)
 	if gamma == 0 {
-		if rule == "" || rule == kernel.MedianRule {
+		if rule == kernel.MedianRule {
 			gamma = gfac * medianGamma(V, ms)
 		} else {
 			g, err := kernel.Spec{Rule: rule}.Width(V, nil)

@@ -152,8 +152,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 			gamma = mom.StandardGamma()
 		}
 		if r == kernel.ScaleScottRule { // the Spec.Width rule, from the moments' n and d
-			f := kernel.Scott(int(n), int(mom.Cols))
-			gamma /= f * f
+			gamma = kernel.ScaleScottGamma(gamma, int(n), int(mom.Cols))
 		}
 	}
 	fm, rows, err := expose.PlanBatch(cfg, int(n), int(mom.Cols), gamma)
