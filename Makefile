@@ -16,7 +16,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 6
 
-.PHONY: all build test test-memory test-golearn test-beam vet bench fmt results bad-input defaults
+.PHONY: all build test test-memory test-latency test-golearn test-beam vet bench fmt results bad-input defaults
 
 all: build test
 
@@ -42,6 +42,13 @@ test: vet
 test-memory:
 	$(GO) test -count=1 -timeout 5m -run '^TestConformance$$/^(Memory|[a-z0-9-]+)$$/^Memory$$' $(PKGS)
 	$(GO) test -count=1 -timeout 5m -run '^TestColumnsLoadMemory$$' ./detector/
+
+# The conformance suite's Latency check: how late every method's
+# cancelled fits and scores return, and the longest time a fit goes
+# without a progress report, on problems of several seconds. It times
+# operations, which a loaded machine distorts, so make test skips it.
+test-latency:
+	ANOMALY_LATENCY=1 $(GO) test -count=1 -timeout 60m -v -run '^TestConformance$$/^(Latency|[a-z0-9-]+)$$/^Latency$$' $(PKGS) | grep -E 'LATENCY|FAIL|^ok|panic'
 
 # golearn/ is a separate module, so users of the core library do not pull
 # golearn's dependencies.

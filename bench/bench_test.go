@@ -43,7 +43,7 @@ func (c *norm2Config) Bind(s *param.Set) {
 }
 
 func init() {
-	detector.Register(detector.Info{Name: "testnorm", Summary: "test: squared norm", Version: 1},
+	detector.RegisterLegacy(detector.Info{Name: "testnorm", Summary: "test: squared norm", Version: 1},
 		func(c norm2Config) (*norm2, error) {
 			b, err := detector.NewBase("testnorm", &c)
 			return &norm2{Base: b, fail: c.Fail, wait: c.Wait}, err

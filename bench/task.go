@@ -141,7 +141,7 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 	}
 	out.TrainRows, out.TestRows, out.TestAnomalies = train.Rows(), test.Rows(), test.Anomalies()
 	seed := t.Seed
-	d, _, err := detector.Prepare(t.Method, t.Params, detector.Task{Shape: shape, Seed: &seed})
+	d, err := detector.New(t.Method, t.Params, detector.Options{Shape: shape, Seed: &seed})
 	if err != nil {
 		out.Err = err.Error()
 		return out

@@ -44,19 +44,25 @@ func (e *ColumnsTooLongError) Error() string {
 // byte replaced by U+FFFD as in the model file (CheckColumns compares the
 // data's names the same way).
 func SetColumns(d Detector, names []string) error {
-	b, err := baseOf(d, "detector")
-	if err != nil {
-		return err
-	}
-	if !b.fitted {
-		return ErrNotFitted
-	}
-	if names == nil {
-		b.columns = nil
-		return nil
-	}
-	if len(names) != b.dim {
-		return fmt.Errorf("%s: %d column names for a model of %d columns", b.method, len(names), b.dim)
+	km, kit := d.(kitModel)
+	var b *Base
+	if !kit {
+		var err error
+		if b, err = baseOf(d, "detector"); err != nil {
+			return err
+		}
+		if !b.fitted {
+			return ErrNotFitted
+		}
+		if names == nil {
+			b.columns = nil
+			return nil
+		}
+		if len(names) != b.dim {
+			return fmt.Errorf("%s: %d column names for a model of %d columns", b.method, len(names), b.dim)
+		}
+	} else if names == nil {
+		return km.SetColumns(nil)
 	}
 	cols := make([]string, len(names))
 	size := 1 // the bytes of the names as Save writes them: [, names and commas, ]
@@ -66,6 +72,9 @@ func SetColumns(d Detector, names []string) error {
 	}
 	if size > maxColumnsJSON {
 		return &ColumnsTooLongError{Bytes: size, Limit: maxColumnsJSON}
+	}
+	if kit {
+		return km.SetColumns(cols)
 	}
 	b.columns = cols
 	return nil
@@ -88,6 +97,9 @@ func jsonLen(s string) int {
 // Columns returns the names of the columns d was fitted on (a copy), or
 // nil when it has none.
 func Columns(d Detector) []string {
+	if km, ok := d.(kitModel); ok {
+		return km.Columns()
+	}
 	if md, ok := d.(model); ok {
 		return slices.Clone(md.base().columns)
 	}
@@ -144,11 +156,10 @@ func (e *ColumnsError) Error() string {
 // known and differ, nil otherwise (either side without names is not
 // checked, as scikit-learn only warns then).
 func CheckColumns(d Detector, names []string) error {
-	md, ok := d.(model)
-	if !ok || len(names) == 0 {
+	if len(names) == 0 {
 		return nil
 	}
-	want := md.base().columns
+	want := Columns(d)
 	if len(want) == 0 {
 		return nil
 	}

@@ -69,10 +69,18 @@ func (e *ValueError) Error() string {
 	return fmt.Sprintf("row %d, column %d: value %v is not finite", e.Row+1, e.Col+1, e.Value)
 }
 
-// EmptyError reports input with no rows or no columns.
-type EmptyError struct{ Rows, Cols int }
+// EmptyError reports input with no rows or no columns, or with fewer
+// training rows than the method needs (MinRows > 0: a mean and a spread,
+// a tree split).
+type EmptyError struct {
+	Rows, Cols int
+	MinRows    int
+}
 
 func (e *EmptyError) Error() string {
+	if e.Rows > 0 && e.Cols > 0 && e.MinRows > e.Rows {
+		return fmt.Sprintf("need at least %d training rows, got %d", e.MinRows, e.Rows)
+	}
 	return fmt.Sprintf("empty data: %d rows × %d columns", e.Rows, e.Cols)
 }
 
@@ -253,9 +261,16 @@ func thresholdOfSorted(s []float64, c float64) float64 {
 }
 
 // Predict scores X with d and labels each row: 1 when its score is greater
-// than d.Threshold(), 0 otherwise. dst is reused when it has the capacity.
-func Predict(dst []int, d Detector, X mat.Matrix) ([]int, error) {
-	scores, err := d.Score(nil, X)
+// than d's threshold, 0 otherwise; dst is reused when it has the
+// capacity. Scores and threshold come from one fitted model, even while
+// another goroutine refits d. It returns ctx.Err() soon after ctx ends.
+func Predict(ctx context.Context, dst []int, d Detector, X mat.Matrix) ([]int, error) {
+	if p, ok := d.(interface {
+		PredictContext(ctx context.Context, dst []int, X mat.Matrix) ([]int, error)
+	}); ok {
+		return p.PredictContext(ctx, dst, X)
+	}
+	scores, err := ScoreContext(ctx, d, nil, X)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func (m *meanDist) UnmarshalBinary(b []byte) error {
 }
 
 func init() {
-	Register(Info{Name: "test-meandist", Summary: "distance to the training mean (test only)", Version: 3},
+	RegisterLegacy(Info{Name: "test-meandist", Summary: "distance to the training mean (test only)", Version: 3},
 		newMeanDist, func(*meanDist, Op, Size) float64 { return 0 })
 }
 

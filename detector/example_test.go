@@ -21,7 +21,7 @@ func ExampleThresholdFromScores() {
 // A detector built from the registry with key=value parameters (the
 // command line's --set) describes the parameters it resolved: given ones
 // as given, the rest at their declared defaults.
-func ExampleBuild() {
+func ExampleDescribe() {
 	d, err := detector.New("test-meandist", map[string]string{"contamination": "0.2"})
 	if err != nil {
 		panic(err)

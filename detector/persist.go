@@ -68,35 +68,71 @@ type model interface {
 	base() *Base
 }
 
+// kitModel is what this package needs of a detector built on package
+// detector/method's Base, which provides every method: Save and Load, the
+// column names, Describe, Warning and Memory go through it.
+type kitModel interface {
+	Detector
+	// Describe returns the method's name and resolved parameters.
+	Describe() (method string, params map[string]string)
+	// Warning is the fitted model's warning, or "".
+	Warning() string
+	// Columns and SetColumns are the names of the fitted columns.
+	Columns() []string
+	SetColumns(names []string) error
+	// MarshalModel returns one fitted model's column names and the two
+	// sections of its saved state: the shared part (scale stage,
+	// threshold) and the method's own; ErrNotFitted before a fit.
+	MarshalModel() (columns []string, shared, state []byte, err error)
+	// UnmarshalModel installs a model read back from those sections.
+	UnmarshalModel(columns []string, shared, state []byte) error
+}
+
 // Save writes a fitted detector in the versioned envelope: its method name
 // and the parameters it was built with (both from the detector itself, so
 // a model cannot be saved under another name or other parameters), the
 // shared state of its Base and the method's own state (MarshalBinary).
 func Save(w io.Writer, d Detector) error {
-	b, err := baseOf(d, "save")
-	if err != nil {
-		return err
+	var (
+		method    string
+		params    map[string]string
+		columns   []string
+		bs, state []byte
+		err       error
+	)
+	if km, ok := d.(kitModel); ok {
+		method, params = km.Describe()
+		if columns, bs, state, err = km.MarshalModel(); err != nil {
+			if errors.Is(err, ErrNotFitted) {
+				return err
+			}
+			return fmt.Errorf("save %s: %w", method, err)
+		}
+	} else {
+		b, err := baseOf(d, "save")
+		if err != nil {
+			return err
+		}
+		if !b.fitted {
+			return ErrNotFitted
+		}
+		bm, ok := d.(encoding.BinaryMarshaler)
+		if !ok {
+			return fmt.Errorf("save: method %s cannot be saved (no MarshalBinary)", b.method)
+		}
+		method, params, columns = b.method, b.params, b.columns
+		if state, err = bm.MarshalBinary(); err != nil {
+			return fmt.Errorf("save %s: %w", b.method, err)
+		}
+		if bs, err = EncodeState(b.method, b.saveState()); err != nil {
+			return fmt.Errorf("save: %w", err)
+		}
 	}
-	if !b.fitted {
-		return ErrNotFitted
-	}
-	m, ok := Lookup(b.method)
+	m, ok := Lookup(method)
 	if !ok {
-		return fmt.Errorf("save: method %q is not registered", b.method)
+		return fmt.Errorf("save: method %q is not registered", method)
 	}
-	bm, ok := d.(encoding.BinaryMarshaler)
-	if !ok {
-		return fmt.Errorf("save: method %s cannot be saved (no MarshalBinary)", b.method)
-	}
-	state, err := bm.MarshalBinary()
-	if err != nil {
-		return fmt.Errorf("save %s: %w", b.method, err)
-	}
-	bs, err := EncodeState(b.method, b.saveState())
-	if err != nil {
-		return fmt.Errorf("save: %w", err)
-	}
-	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: b.method, Version: m.Version, Params: b.params, Columns: b.columns})
+	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: method, Version: m.Version, Params: params, Columns: columns})
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
@@ -212,9 +248,15 @@ func Load(r io.Reader) (Detector, error) {
 	if h.Version != m.Version {
 		return nil, fmt.Errorf("model of method %s has state version %d; this build reads version %d (refit the model)", h.Method, h.Version, m.Version)
 	}
-	det, err := m.build(h.Params, Options{})
+	det, err := m.New(h.Params, Options{})
 	if err != nil {
 		return nil, fmt.Errorf("model parameters: %w", err)
+	}
+	if km, ok := det.(kitModel); ok {
+		if err := km.UnmarshalModel(h.Columns, sections[0].Bytes(), sections[1].Bytes()); err != nil {
+			return nil, corrupt(fmt.Sprintf("method %s %v", h.Method, err))
+		}
+		return det, nil
 	}
 	md, ok := det.(model)
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
@@ -100,27 +101,46 @@ type Method struct {
 	// (semi-supervised).
 	Labeled bool
 
-	build  func(params map[string]string, opts Options) (Detector, error)
-	check  func(params map[string]string) error
-	memory func(d Detector, op Op, s Size) float64
+	// New builds an unfitted detector from key=value parameters.
+	New func(params map[string]string, opts Options) (Detector, error)
+	// Parse parses params as New would and reports the first unknown
+	// key, unparsable value or value out of its declared range, without
+	// building a detector.
+	Parse func(params map[string]string) error
+	// Estimate is the method's estimate of the peak bytes op allocates
+	// on data of size s with d, beyond the data itself (Memory adds the
+	// threshold's sorted scores and the chunk the scale stage scores
+	// through).
+	Estimate func(d Detector, op Op, s Size) float64
+
+	legacy bool // the method embeds the legacy Base, which scales a whole copy
 }
 
 // Check parses params as the method's constructor would and reports the
 // first unknown key, unparsable value or value out of its declared range,
 // without building a detector (checks between parameters, and against the
 // data, come when it is built).
-func (m Method) Check(params map[string]string) error { return m.check(params) }
+func (m Method) Check(params map[string]string) error { return m.Parse(params) }
 
 // Has reports whether the method declares a parameter of that name.
 func (m Method) Has(name string) bool {
 	return slices.ContainsFunc(m.Params, func(p Param) bool { return p.Name == name })
 }
 
-// Options carries what a caller of the registry sets besides the method's
+// Options carries what a caller of New sets besides the method's
 // parameters.
 type Options struct {
-	// Progress is installed as the configuration's progress callback.
+	// Progress receives the fit's progress reports (see ProgressFunc).
 	Progress ProgressFunc
+	// Seed, when not nil, is the seed of the run: it becomes the
+	// method's seed parameter unless the parameters name one (a method
+	// that makes no random choice ignores it).
+	Seed *uint64
+	// Shape is the sample shape of the data (an N-d array's trailing
+	// dimensions), or nil for vector data: it becomes the shape
+	// parameter of a tensor method unless the parameters name one, and a
+	// shape they name must be this one.
+	Shape []int
 }
 
 var (
@@ -128,17 +148,9 @@ var (
 	registry = map[string]Method{}
 )
 
-// Register adds a method to the registry: its name, summary and state
-// version; New, its constructor from a typed configuration (whose Bind
-// declares the parameters); and memory, its estimate of the peak bytes an
-// operation allocates on data of a given size (beyond the input itself and
-// the scale stage's copy, which the registry adds), in float64 arithmetic:
-// products of parameters and data sizes (features × columns × workers)
-// that pass int64's range give a huge estimate, or +Inf, not one wrapped
-// round to a small or negative number. Register panics if the
-// name is empty or taken or a function is nil: registration happens in
-// init functions, where such a mistake is a programming error.
-func Register[C any, P interface {
+// RegisterLegacy registers a method that embeds the legacy Base (see
+// package detector/method for Base and Register).
+func RegisterLegacy[C any, P interface {
 	*C
 	Config
 }, D Detector](info Info, New func(C) (D, error), memory func(d D, op Op, s Size) float64) {
@@ -149,7 +161,7 @@ func Register[C any, P interface {
 	m := Method{Info: info, Params: bindWith(info.Name, info.Scale, P(&zero)).Params()}
 	var d D
 	_, m.Labeled = any(d).(LabeledFitter)
-	m.build = func(params map[string]string, opts Options) (Detector, error) {
+	m.New = func(params map[string]string, opts Options) (Detector, error) {
 		var cfg C
 		if err := bindWith(info.Name, info.Scale, P(&cfg)).Apply(params); err != nil {
 			return nil, err
@@ -157,19 +169,32 @@ func Register[C any, P interface {
 		P(&cfg).Shared().Progress = opts.Progress
 		return New(cfg)
 	}
-	m.check = func(params map[string]string) error {
+	m.Parse = func(params map[string]string) error {
 		var cfg C
 		return bindWith(info.Name, info.Scale, P(&cfg)).Apply(params)
 	}
-	m.memory = func(d Detector, op Op, s Size) float64 {
+	m.Estimate = func(d Detector, op Op, s Size) float64 {
 		return memory(d.(D), op, s)
+	}
+	m.legacy = true
+	Register(m)
+}
+
+// Register adds a method to the registry, under m.Name; package
+// detector/method's Register builds m from a method's typed
+// configuration. It panics if the name is empty or taken or a function
+// of m is nil: registration happens in init functions, where such a
+// mistake is a programming error.
+func Register(m Method) {
+	if m.Name == "" || m.New == nil || m.Parse == nil || m.Estimate == nil {
+		panic("detector: Register needs a name, New, Parse and Estimate")
 	}
 	regMu.Lock()
 	defer regMu.Unlock()
-	if _, dup := registry[info.Name]; dup {
-		panic("detector: method " + info.Name + " registered twice")
+	if _, dup := registry[m.Name]; dup {
+		panic("detector: method " + m.Name + " registered twice")
 	}
-	registry[info.Name] = m
+	registry[m.Name] = m
 }
 
 // Names returns the registered method names in sorted order.
@@ -193,19 +218,123 @@ func Lookup(name string) (Method, bool) {
 }
 
 // New builds an unfitted detector of the named method from key=value
-// parameters. Unknown methods and parameters, and values out of range, are
-// errors.
-func New(name string, params map[string]string) (Detector, error) {
-	return Build(name, params, Options{})
-}
-
-// Build is New with options (a progress callback).
-func Build(name string, params map[string]string, opts Options) (Detector, error) {
+// parameters (what the command line's --set gives; nil for the
+// defaults). Options, when given, add a progress callback, the run's
+// seed and the data's sample shape (see Options). An unknown method is
+// an *UnknownMethodError; unknown parameters and values out of range are
+// errors naming the method and the key.
+func New(name string, params map[string]string, opts ...Options) (Detector, error) {
 	m, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("unknown method %q (available: %s)", name, strings.Join(Names(), ", "))
+		return nil, &UnknownMethodError{Name: name, Suggest: suggestMethod(name), Available: Names()}
 	}
-	return m.build(params, opts)
+	var o Options
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		panic("detector: New takes at most one Options")
+	}
+	p := make(map[string]string, len(params)+2)
+	for k, v := range params {
+		p[k] = v
+	}
+	if _, given := p["seed"]; !given && o.Seed != nil && m.Has("seed") {
+		p["seed"] = strconv.FormatUint(*o.Seed, 10)
+	}
+	if len(o.Shape) > 0 && m.Has("shape") {
+		if given, ok := p["shape"]; ok {
+			sh, err := tensor.ParseShape(given)
+			if err == nil && !slices.Equal(sh, o.Shape) {
+				return nil, &param.Error{Method: name, Name: "shape", Value: given,
+					Reason: fmt.Sprintf("the data's samples have shape %s; give that shape or drop the parameter", tensor.FormatShape(o.Shape))}
+			}
+		} else {
+			p["shape"] = tensor.FormatShape(o.Shape)
+		}
+	}
+	return m.New(p, o)
+}
+
+// UnknownMethodError is New's error for a method name this build does not
+// have.
+type UnknownMethodError struct {
+	Name string
+	// Suggest is the registered method the name most likely means (the
+	// name in another case, a near miss, or the name scikit-learn or
+	// PyOD gives it: OneClassSVM is ocsvm), or "".
+	Suggest   string
+	Available []string
+}
+
+func (e *UnknownMethodError) Error() string {
+	msg := fmt.Sprintf("unknown method %q", e.Name)
+	if e.Suggest != "" {
+		msg += fmt.Sprintf("; did you mean %s?", e.Suggest)
+	}
+	return fmt.Sprintf("%s (available: %s)", msg, strings.Join(e.Available, ", "))
+}
+
+// methodAliases maps other libraries' names of the methods (lower case,
+// without separators) to ours.
+var methodAliases = map[string]string{
+	"oneclasssvm": "ocsvm", "svm": "ocsvm", "ocsvm": "ocsvm",
+	"isolationforest": "iforest", "iforest": "iforest", "isoforest": "iforest",
+	"kerneldensity": "kde", "kde": "kde",
+	"kernelpca": "kpca", "kpca": "kpca",
+	"svdd": "svdd", "deepsvdd": "svdd",
+	"ellipticenvelope": "gauss", "mahalanobis": "gauss", "gaussian": "gauss", "gauss": "gauss",
+}
+
+// suggestMethod returns the registered method name is most likely meant
+// for, or "": the name in another case or with separators, a near miss
+// (one edit in a name of four letters or fewer, two in a longer one) or
+// another library's name of the method.
+func suggestMethod(name string) string {
+	key := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == ' ' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, name)
+	if m, ok := methodAliases[key]; ok {
+		if _, registered := Lookup(m); registered {
+			return m
+		}
+	}
+	best, bestD := "", 3
+	for _, m := range Names() {
+		limit := 2
+		if len(m) <= 4 {
+			limit = 1
+		}
+		if d := editDistance(key, m); d <= limit && d < bestD {
+			best, bestD = m, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Memory estimates the peak bytes that op allocates on data of size s with
@@ -215,27 +344,32 @@ func Build(name string, params map[string]string, opts Options) (Detector, error
 // need a fitted detector. An estimate beyond int64's range is
 // math.MaxInt64.
 func Memory(d Detector, op Op, s Size) (int64, error) {
-	b, err := baseOf(d, "detector")
-	if err != nil {
-		return 0, err
-	}
-	m, ok := Lookup(b.method)
+	name, params, ok := Describe(d)
 	if !ok {
-		return 0, fmt.Errorf("detector: method %q is not registered", b.method)
+		return 0, fmt.Errorf("detector: %T was not built by a registered method", d)
 	}
-	est := m.memory(d, op, s)
+	m, ok := Lookup(name)
+	if !ok {
+		return 0, fmt.Errorf("detector: method %q is not registered", name)
+	}
+	est := m.Estimate(d, op, s)
 	if op == FitOp {
 		// finish sorts a copy of the training scores for the threshold
 		// (ThresholdFromScores): at most one per row. Uncounted, a gauss
 		// fit of 10,000,000 × 2 rows held 610 MB live against 576.
 		est += 8 * float64(s.Rows)
 	}
-	if b.rule != "" && b.rule != "none" {
-		if s.Sparse {
-			est += 16 * float64(s.NonZeros)
-		} else {
-			est += 8 * float64(s.NonZeros)
+	if rule := params["scale"]; rule != "" && rule != "none" {
+		copied := s.Bytes()
+		if !m.legacy {
+			// Base scales the rows a chunk at a time: a method that
+			// holds every scaled row counts them in its own estimate.
+			copied = 0
+			if op == ScoreOp && s.Rows > 0 {
+				copied = s.Bytes() * math.Min(1, float64(ChunkRows(s.Cols))/float64(s.Rows))
+			}
 		}
+		est += copied
 	}
 	if !(est < math.MaxInt64) { // +Inf and NaN too
 		return math.MaxInt64, nil
@@ -246,6 +380,10 @@ func Memory(d Detector, op Op, s Size) (int64, error) {
 // Describe returns the method name and resolved parameters of a detector
 // built by the registry or by a method's New.
 func Describe(d Detector) (method string, params map[string]string, ok bool) {
+	if km, ok := d.(kitModel); ok {
+		method, params = km.Describe()
+		return method, params, true
+	}
 	md, ok := d.(model)
 	if !ok {
 		return "", nil, false
@@ -257,59 +395,11 @@ func Describe(d Detector) (method string, params map[string]string, ok bool) {
 // Warning returns the warning of a fit whose model is degenerate (every
 // training score equal), "" otherwise.
 func Warning(d Detector) string {
+	if km, ok := d.(kitModel); ok {
+		return km.Warning()
+	}
 	if md, ok := d.(model); ok {
 		return md.base().warning
 	}
 	return ""
-}
-
-// Task describes what a method is prepared for: the data's own sample
-// shape (nil for vector data) and the run's seed.
-type Task struct {
-	// Shape is the sample shape the data file carries (an N-d array), or
-	// nil.
-	Shape []int
-	// Seed, when not nil, is the seed of the run: it becomes the method's
-	// seed parameter unless the parameters name one.
-	Seed *uint64
-	// Options are passed to the method's constructor.
-	Options
-}
-
-// Prepare builds an unfitted detector of the named method for a data set:
-// the parameters as given, plus the run's seed (when the method has a seed
-// parameter and params do not set it) and the data's sample shape (when
-// the method takes a shape and params do not set it). A shape in params
-// that differs from the data's own is a parameter error, as is a method
-// that takes no shape asked to read tensor samples of another length. It
-// returns the detector and the parameters it was built from. This is the
-// one sequence the command line, bench and the Beam module use.
-func Prepare(name string, params map[string]string, t Task) (Detector, map[string]string, error) {
-	m, ok := Lookup(name)
-	if !ok {
-		return nil, nil, fmt.Errorf("unknown method %q (available: %s)", name, strings.Join(Names(), ", "))
-	}
-	p := make(map[string]string, len(params)+2)
-	for k, v := range params {
-		p[k] = v
-	}
-	if _, given := p["seed"]; !given && t.Seed != nil && m.Has("seed") {
-		p["seed"] = strconv.FormatUint(*t.Seed, 10)
-	}
-	if len(t.Shape) > 0 && m.Has("shape") {
-		if given, ok := p["shape"]; ok {
-			sh, err := tensor.ParseShape(given)
-			if err == nil && !slices.Equal(sh, t.Shape) {
-				return nil, nil, &param.Error{Method: name, Name: "shape", Value: given,
-					Reason: fmt.Sprintf("the data's samples have shape %s; give that shape or drop the parameter", tensor.FormatShape(t.Shape))}
-			}
-		} else {
-			p["shape"] = tensor.FormatShape(t.Shape)
-		}
-	}
-	d, err := m.build(p, t.Options)
-	if err != nil {
-		return nil, nil, err
-	}
-	return d, p, nil
 }

@@ -10,7 +10,7 @@ import (
 const StateVersion = 2
 
 func init() {
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "expose",
 		Summary: "EXPoSE kernel mean embedding on random features; batch or constant-time SGD (Schneider et al.)",
 		Version: StateVersion,

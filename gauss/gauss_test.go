@@ -10,6 +10,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -18,7 +19,7 @@ import (
 // log det Σ = 0 and −log density of the mean is d/2·log 2π.
 func TestNLL(t *testing.T) {
 	X := mat.NewDense(4, 2, []float64{1, 1, -1, -1, 1, -1, -1, 1}) // mean 0, variance 1 per column
-	g, _ := New(Config{Score: NLL, Shrinkage: 1, Common: detector.Common{Scale: scale.None}})
+	g, _ := New(Config{Score: NLL, Shrinkage: 1, Common: method.Common{Scale: scale.None}})
 	if err := g.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +72,12 @@ func TestLowRankEqualsDense(t *testing.T) {
 		}
 	}
 	for _, score := range []string{Mahalanobis, NLL} {
-		g, _ := New(Config{Score: score, Common: detector.Common{Scale: scale.None}})
+		g, _ := New(Config{Score: score, Common: method.Common{Scale: scale.None}})
 		if err := g.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
 		}
-		if g.xc == nil {
+		fm, _ := g.Model()
+		if fm.xc == nil {
 			t.Fatal("d > n did not take the low-rank form")
 		}
 		got, _ := g.Score(nil, Q)
@@ -84,7 +86,7 @@ func TestLowRankEqualsDense(t *testing.T) {
 		xc.CloneFrom(X)
 		for i := 0; i < n; i++ {
 			for j := 0; j < d; j++ {
-				xc.Set(i, j, X.At(i, j)-g.mean[j])
+				xc.Set(i, j, X.At(i, j)-fm.mean[j])
 			}
 		}
 		var S mat.SymDense
@@ -93,8 +95,11 @@ func TestLowRankEqualsDense(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dense := &Gauss{cfg: g.cfg, mean: g.mean, chol: chol, logDet: chol.LogDet()}
-		want := dense.score(make([]float64, 5), Q)
+		dense := &model{nll: score == NLL, mean: fm.mean, chol: chol, logDet: chol.LogDet()}
+		want := make([]float64, 5)
+		if err := dense.Score(context.Background(), want, Q); err != nil {
+			t.Fatal(err)
+		}
 		for i := range want {
 			if math.Abs(got[i]-want[i]) > 1e-9*math.Max(1, math.Abs(want[i])) {
 				t.Errorf("%s row %d: low-rank %.15g, dense %.15g", score, i, got[i], want[i])

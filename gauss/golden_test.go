@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/scale"
 )
 
@@ -47,7 +47,7 @@ var goldenCases = []struct {
 // where S is singular) and one with a constant column.
 func TestGoldenSklearn(t *testing.T) {
 	for _, c := range goldenCases {
-		g, err := New(Config{Common: detector.Common{Scale: scale.None}})
+		g, err := New(Config{Common: method.Common{Scale: scale.None}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -484,7 +484,7 @@ func memory(f *IForest, op detector.Op, s detector.Size) float64 {
 }
 
 func init() {
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "iforest",
 		Summary: "Isolation Forest (Liu, Ting & Zhou 2008): 100 trees on 256-row subsamples; score 2^(−E[h(x)]/c(ψ)) (a reference detector)",
 		Version: 2,

@@ -14,7 +14,7 @@ import (
 const stateVersion = 1
 
 func init() {
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "kde",
 		Summary: "kernel density estimate; score −log p̂(x) (six kernels, scale_scott/scale/scott/silverman/cv bandwidth, exact or kd-tree)",
 		Version: stateVersion,

@@ -277,7 +277,7 @@ func TestExhaustiveScoresSettle(t *testing.T) {
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
-	flags, err := detector.Predict(nil, d, X)
+	flags, err := detector.Predict(context.Background(), nil, d, X)
 	if err != nil {
 		t.Fatal(err)
 	}

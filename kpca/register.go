@@ -15,7 +15,7 @@ import (
 const stateVersion = 1
 
 func init() {
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "kpca",
 		Summary: "kernel PCA; score = squared reconstruction error of the centred φ(x) in feature space (exact or Nyström)",
 		Version: stateVersion,

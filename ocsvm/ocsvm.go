@@ -306,7 +306,7 @@ func (m *OCSVM) UnmarshalBinary(data []byte) error {
 }
 
 func init() {
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "ocsvm",
 		Summary: "Schölkopf's ν one-class SVM (kernel dual solved by the smo package); score ρ − Σα_i k(x_i, x)",
 		Version: 2,

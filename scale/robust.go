@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/kernelad/anomaly/internal/csr"
-
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,12 +47,14 @@ func percentile(sorted []float64, q float64) float64 {
 
 // Fit computes the per-column median, quartiles and, where needed, the
 // standard deviation.
-func (s *Robust) Fit(X mat.Matrix) error {
-	X = csr.Input(X)
+func (s *Robust) Fit(X mat.Matrix) error { return s.fit(rowsOf(X)) }
 
-	_, c := X.Dims()
+// fit is Fit on rows read in passes; it holds every value of the rows
+// (a quantile needs them all).
+func (s *Robust) fit(rs Rows) error {
+	c := rs.Cols
 	cols := make([][]float64, c)
-	_, zeros, err := columnStats(X, func(j int, v float64) { cols[j] = append(cols[j], v) })
+	_, zeros, err := columnStats(rs, func(j int, v float64) { cols[j] = append(cols[j], v) })
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,9 @@ func (s *Robust) Fit(X mat.Matrix) error {
 		if iqr == 0 || math.IsInf(iqr, 0) {
 			if sd == nil {
 				sd = &Standard{NoCenter: true}
-				sd.Fit(X)
+				if err := sd.fit(rs); err != nil {
+					return err
+				}
 			}
 			iqr = sd.Std[j]
 		}

@@ -55,51 +55,84 @@ var (
 	_ Scaler = (*MaxAbs)(nil)
 )
 
-// columnStats calls fn for every value of column j of X, implicit zeros of a
-// CSR matrix included once per column through zeros[j] (their count).
-func columnStats(X mat.Matrix, fn func(j int, v float64)) (n int, zeros []int, err error) {
-	r, c := X.Dims()
-	if r == 0 || c == 0 {
+// Rows is the data a stage is fitted on, read in passes: each call of
+// Pass calls fn with every chunk of rows, in order (a matrix in memory
+// is one chunk; a file read chunk by chunk, many). Statistics are
+// accumulated row by row in that order, so a stage fitted on the chunks
+// of a file equals the stage fitted on the same rows in one matrix, bit
+// for bit.
+type Rows struct {
+	Cols int
+	// Sparse says the chunks are *sparse.CSR (the stage then keeps the
+	// data sparse: it does not centre).
+	Sparse bool
+	Pass   func(fn func(X mat.Matrix) error) error
+}
+
+// rowsOf returns X as Rows of one chunk.
+func rowsOf(X mat.Matrix) Rows {
+	X = csr.Input(X)
+	_, c := X.Dims()
+	_, sp := X.(*sparse.CSR)
+	return Rows{Cols: c, Sparse: sp, Pass: func(fn func(X mat.Matrix) error) error { return fn(X) }}
+}
+
+// columnStats calls fn for every value of column j of the rows, implicit
+// zeros of sparse chunks excepted: for those it returns, per column, the
+// count of implicit zeros (nil for dense data). n is the number of rows.
+func columnStats(rs Rows, fn func(j int, v float64)) (n int, zeros []int, err error) {
+	c := rs.Cols
+	if rs.Sparse {
+		zeros = make([]int, c)
+	}
+	err = rs.Pass(func(X mat.Matrix) error {
+		r, _ := X.Dims()
+		n += r
+		switch m := X.(type) {
+		case *sparse.CSR:
+			for j := range zeros {
+				zeros[j] += r
+			}
+			m.DoNonZero(func(_, j int, v float64) {
+				zeros[j]--
+				fn(j, v)
+			})
+		case mat.RawMatrixer:
+			raw := m.RawMatrix()
+			for i := 0; i < r; i++ {
+				row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+				for j, v := range row {
+					fn(j, v)
+				}
+			}
+		default:
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					fn(j, X.At(i, j))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if n == 0 || c == 0 {
 		return 0, nil, errors.New("scale: cannot fit a scaler on empty data")
 	}
-	switch m := X.(type) {
-	case *sparse.CSR:
-		zeros = make([]int, c)
-		for j := range zeros {
-			zeros[j] = r
-		}
-		m.DoNonZero(func(_, j int, v float64) {
-			zeros[j]--
-			fn(j, v)
-		})
-	case mat.RawMatrixer:
-		raw := m.RawMatrix()
-		for i := 0; i < r; i++ {
-			row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-			for j, v := range row {
-				fn(j, v)
-			}
-		}
-	default:
-		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				fn(j, X.At(i, j))
-			}
-		}
-	}
-	return r, zeros, nil
+	return n, zeros, nil
 }
 
 // columnRange returns the per-column minimum and maximum of X, implicit
 // zeros of a sparse X included.
-func columnRange(X mat.Matrix) (lo, hi []float64, err error) {
-	_, c := X.Dims()
+func columnRange(rs Rows) (lo, hi []float64, err error) {
+	c := rs.Cols
 	lo = make([]float64, c)
 	hi = make([]float64, c)
 	for j := range lo {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
 	}
-	_, zeros, err := columnStats(X, func(j int, v float64) {
+	_, zeros, err := columnStats(rs, func(j int, v float64) {
 		lo[j] = math.Min(lo[j], v)
 		hi[j] = math.Max(hi[j], v)
 	})
@@ -116,9 +149,7 @@ func columnRange(X mat.Matrix) (lo, hi []float64, err error) {
 
 // Fit computes the per-column minimum and range of X.
 func (s *MinMax) Fit(X mat.Matrix) error {
-	X = csr.Input(X)
-
-	lo, hi, err := columnRange(X)
+	lo, hi, err := columnRange(rowsOf(X))
 	if err != nil {
 		return err
 	}
@@ -160,10 +191,10 @@ func (s *MinMax) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
 // Each column is first divided by the power of two nearest its largest
 // magnitude (an exact operation), so columns measured in units of 1e±300
 // neither overflow nor underflow in the sums of squares.
-func (s *Standard) Fit(X mat.Matrix) error {
-	X = csr.Input(X)
+func (s *Standard) Fit(X mat.Matrix) error { return s.fit(rowsOf(X)) }
 
-	amax, err := maxAbs(X)
+func (s *Standard) fit(rs Rows) error {
+	amax, err := maxAbs(rs)
 	if err != nil {
 		return err
 	}
@@ -177,17 +208,22 @@ func (s *Standard) Fit(X mat.Matrix) error {
 		}
 	}
 	sum := make([]float64, c)
-	n, zeros, _ := columnStats(X, func(j int, v float64) { sum[j] += v / unit[j] })
+	n, zeros, err := columnStats(rs, func(j int, v float64) { sum[j] += v / unit[j] })
+	if err != nil {
+		return err
+	}
 	mean := make([]float64, c)
 	for j := range sum {
 		mean[j] = sum[j] / float64(n)
 	}
 	// Second pass around the mean for accuracy.
 	ss := make([]float64, c)
-	columnStats(X, func(j int, v float64) {
+	if _, _, err := columnStats(rs, func(j int, v float64) {
 		d := v/unit[j] - mean[j]
 		ss[j] += d * d
-	})
+	}); err != nil {
+		return err
+	}
 	std := make([]float64, c)
 	for j := range ss {
 		if zeros != nil {
@@ -237,10 +273,9 @@ func divideSparse(X *sparse.CSR, noCenter bool, div []float64, who string) (*spa
 var errNoCenter = errors.New("scale: centring would densify sparse data; use NoCenter")
 
 // maxAbs returns the largest absolute value of every column of X.
-func maxAbs(X mat.Matrix) ([]float64, error) {
-	_, c := X.Dims()
-	m := make([]float64, c)
-	if _, _, err := columnStats(X, func(j int, v float64) { m[j] = math.Max(m[j], math.Abs(v)) }); err != nil {
+func maxAbs(rs Rows) ([]float64, error) {
+	m := make([]float64, rs.Cols)
+	if _, _, err := columnStats(rs, func(j int, v float64) { m[j] = math.Max(m[j], math.Abs(v)) }); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -248,7 +283,7 @@ func maxAbs(X mat.Matrix) ([]float64, error) {
 
 // Fit computes the per-column largest absolute value.
 func (s *MaxAbs) Fit(X mat.Matrix) error {
-	m, err := maxAbs(csr.Input(X))
+	m, err := maxAbs(rowsOf(X))
 	if err != nil {
 		return err
 	}

@@ -269,7 +269,7 @@ func TestCompactStage(t *testing.T) {
 			sc.Fit(dense)
 			ref.Divisor = sc.Spread
 		case MinMaxRule:
-			lo, hi, _ := columnRange(dense)
+			lo, hi, _ := columnRange(rowsOf(dense))
 			ref.Divisor = []float64{hi[0] - lo[0], hi[1] - lo[1]}
 		}
 		for k := range ref.Divisor {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -42,13 +43,6 @@ type Stage struct {
 	Width int
 }
 
-// isSparse reports whether X is a sparse matrix that the stage keeps
-// sparse.
-func isSparse(X mat.Matrix) bool {
-	_, ok := X.(*sparse.CSR)
-	return ok
-}
-
 // Fit learns the stage of a rule from the training rows X. On sparse input
 // the stage scales without centring (standard: x/std, robust: x/IQR,
 // minmax: x/range), so that its output stays sparse.
@@ -66,35 +60,46 @@ func Fit(rule string, X mat.Matrix) (*Stage, error) {
 // own channel. (detector.NewBase refuses channel for a method that reads
 // vector rows, where asking for it means the user expects channels.)
 func FitShape(rule string, X mat.Matrix, shape []int) (*Stage, error) {
-	X = csr.Input(X)
+	return FitRows(rule, rowsOf(X), shape)
+}
 
+// FitRows is FitShape on rows read in passes (a file read chunk by
+// chunk): the stage equals FitShape's on the same rows in one matrix, bit
+// for bit. Rules standard, minmax and channel make two or three passes
+// and hold a few values per column; rule robust holds every value (its
+// quantiles need them), so a large data set is better fitted on a sample.
+func FitRows(rule string, rs Rows, shape []int) (*Stage, error) {
 	if rule == ChannelRule {
-		return fitChannels(X, shape)
+		return fitChannels(rs, shape)
 	}
-	if m, ok := X.(*sparse.CSR); ok && rule != None {
-		if _, c := m.Dims(); c > m.NNZ() {
-			return fitCompact(rule, m)
+	if rs.Sparse && rule != None {
+		compact, cols, err := sparseColumns(rs)
+		if err != nil {
+			return nil, err
+		}
+		if compact {
+			return fitCompact(rule, rs, cols)
 		}
 	}
-	sp := isSparse(X)
+	sp := rs.Sparse
 	s := &Stage{Rule: rule}
 	switch rule {
 	case None:
 		return s, nil
 	case Standardize:
 		sc := Standard{NoCenter: sp}
-		if err := sc.Fit(X); err != nil {
+		if err := sc.fit(rs); err != nil {
 			return nil, err
 		}
 		s.Offset, s.Divisor = sc.Mean, sc.Std
 	case RobustRule:
 		sc := Robust{NoCenter: sp}
-		if err := sc.Fit(X); err != nil {
+		if err := sc.fit(rs); err != nil {
 			return nil, err
 		}
 		s.Offset, s.Divisor = sc.Median, sc.Spread
 	case MinMaxRule:
-		lo, hi, err := columnRange(X)
+		lo, hi, err := columnRange(rs)
 		if err != nil {
 			return nil, err
 		}
@@ -122,25 +127,44 @@ func FitShape(rule string, X mat.Matrix, shape []int) (*Stage, error) {
 	return s, s.check(-1)
 }
 
-// fitCompact fits the stage of a wide sparse matrix on its touched
-// columns only: memory and the saved stage grow with the non-zeros, not
-// with the column count.
-func fitCompact(rule string, X *sparse.CSR) (*Stage, error) {
-	_, c := X.Dims()
+// sparseColumns reports whether sparse rows have more columns than
+// non-zeros (a LIBSVM file with millions of feature indices), and then
+// the columns that hold a value, ascending.
+func sparseColumns(rs Rows) (compact bool, cols []int, err error) {
+	var nnz int64
 	seen := map[int]bool{}
-	X.DoNonZero(func(_, j int, _ float64) { seen[j] = true })
-	cols := slices.Sorted(maps.Keys(seen))
-	if len(cols) == 0 {
-		return &Stage{Rule: rule, Divisor: []float64{}, Index: []int{}, Width: c}, nil
+	err = rs.Pass(func(X mat.Matrix) error {
+		m := X.(*sparse.CSR)
+		nnz += int64(m.NNZ())
+		m.DoNonZero(func(_, j int, _ float64) { seen[j] = true })
+		return nil
+	})
+	if err != nil || int64(rs.Cols) <= nnz {
+		return false, nil, err
 	}
-	st, err := Fit(rule, mapCSR(X, len(cols), func(j int, v float64) (int, float64) {
-		pos, _ := slices.BinarySearch(cols, j)
-		return pos, v
-	}))
+	return true, slices.Sorted(maps.Keys(seen)), nil
+}
+
+// fitCompact fits the stage of wide sparse rows on their touched columns
+// cols only: memory and the saved stage grow with the non-zeros, not
+// with the column count.
+func fitCompact(rule string, rs Rows, cols []int) (*Stage, error) {
+	if len(cols) == 0 {
+		return &Stage{Rule: rule, Divisor: []float64{}, Index: []int{}, Width: rs.Cols}, nil
+	}
+	mapped := Rows{Cols: len(cols), Sparse: true, Pass: func(fn func(X mat.Matrix) error) error {
+		return rs.Pass(func(X mat.Matrix) error {
+			return fn(mapCSR(X.(*sparse.CSR), len(cols), func(j int, v float64) (int, float64) {
+				pos, _ := slices.BinarySearch(cols, j)
+				return pos, v
+			}))
+		})
+	}}
+	st, err := FitRows(rule, mapped, nil)
 	if err != nil {
 		return nil, err
 	}
-	st.Index, st.Width = cols, c
+	st.Index, st.Width = cols, rs.Cols
 	return st, nil
 }
 
@@ -214,6 +238,15 @@ func (s *Stage) Check(cols int) error { return s.check(cols) }
 // saturates at ±MaxFloat64; a non-finite value is an error naming its row
 // and column (1-based).
 func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
+	return s.ApplyInto(nil, X)
+}
+
+// ApplyInto is Apply writing a dense result into buf, which it resizes
+// (reusing its storage when that is large enough), so that a pass over
+// the chunks of a large data set scales them without allocating; nil buf
+// allocates. The result is X itself for rule none and a new CSR matrix
+// for sparse X when the stage does not centre.
+func (s *Stage) ApplyInto(buf *mat.Dense, X mat.Matrix) (mat.Matrix, error) {
 	X = csr.Input(X)
 
 	if s.Rule == None {
@@ -244,16 +277,33 @@ func (s *Stage) Apply(X mat.Matrix) (mat.Matrix, error) {
 		}
 		out = m
 	} else {
-		dst := mat.NewDense(r, c, nil)
-		if err := affine(dst, X, c, f, "stage"); err != nil {
+		if buf == nil {
+			buf = new(mat.Dense)
+		}
+		reuseAs(buf, r, c)
+		if err := affine(buf, X, c, f, "stage"); err != nil {
 			return nil, err
 		}
-		out = dst
+		out = buf
 	}
 	if err := finite(out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// reuseAs makes buf an r × c matrix, on its own storage when that holds
+// r·c values.
+func reuseAs(buf *mat.Dense, r, c int) {
+	if !buf.IsEmpty() {
+		raw := buf.RawMatrix()
+		if cap(raw.Data) >= r*c {
+			buf.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: raw.Data[:r*c]})
+			return
+		}
+		buf.Reset()
+	}
+	buf.ReuseAs(r, c)
 }
 
 // saturate maps a scaled value past float64's range to ±MaxFloat64: the
@@ -310,10 +360,10 @@ func finite(m mat.Matrix) error {
 // the mean and population standard deviation of the entries with that
 // index over every row (a constant channel is centred and left unscaled).
 // Sparse input and a missing shape fall back to rule standard.
-func fitChannels(X mat.Matrix, shape []int) (*Stage, error) {
-	_, c := X.Dims()
-	if len(shape) < 2 || isSparse(X) {
-		st, err := FitShape(Standardize, X, nil)
+func fitChannels(rs Rows, shape []int) (*Stage, error) {
+	c := rs.Cols
+	if len(shape) < 2 || rs.Sparse {
+		st, err := FitRows(Standardize, rs, nil)
 		if err == nil {
 			st.Rule = ChannelRule
 		}
@@ -327,7 +377,7 @@ func fitChannels(X mat.Matrix, shape []int) (*Stage, error) {
 		return nil, fmt.Errorf("scale: sample shape %v holds %d values, the rows %d", shape, prod, c)
 	}
 	block := c / shape[0]
-	n, _, err := columnStats(X, func(int, float64) {})
+	n, _, err := columnStats(rs, func(int, float64) {})
 	if err != nil {
 		return nil, err
 	}
@@ -337,23 +387,29 @@ func fitChannels(X mat.Matrix, shape []int) (*Stage, error) {
 	// squares pass it, 1e154 and up) overflow neither the mean nor the
 	// variance; other channels in units of 1, bit for bit as before.
 	unit := make([]float64, shape[0])
-	columnStats(X, func(j int, v float64) { unit[j/block] = max(unit[j/block], math.Abs(v)) })
+	if _, _, err := columnStats(rs, func(j int, v float64) { unit[j/block] = max(unit[j/block], math.Abs(v)) }); err != nil {
+		return nil, err
+	}
 	for ch, u := range unit {
 		if !(u >= 0x1p500) {
 			unit[ch] = 1
 		}
 	}
 	mean := make([]float64, shape[0])
-	columnStats(X, func(j int, v float64) { mean[j/block] += v / unit[j/block] })
+	if _, _, err := columnStats(rs, func(j int, v float64) { mean[j/block] += v / unit[j/block] }); err != nil {
+		return nil, err
+	}
 	for ch := range mean {
 		mean[ch] = mean[ch] / cnt * unit[ch]
 	}
 	ss := make([]float64, shape[0])
-	columnStats(X, func(j int, v float64) {
+	if _, _, err := columnStats(rs, func(j int, v float64) {
 		u := unit[j/block]
 		d := v/u - mean[j/block]/u
 		ss[j/block] += d * d
-	})
+	}); err != nil {
+		return nil, err
+	}
 	st := &Stage{Rule: ChannelRule, Offset: make([]float64, c), Divisor: make([]float64, c)}
 	for j := range st.Offset {
 		ch := j / block

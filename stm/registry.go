@@ -23,19 +23,19 @@ import (
 const TensorScale = scale.MinMaxRule
 
 func init() {
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "1stm",
 		Summary: "one-class support tensor machine: CP factors, the kernel of eq. 4.18, the OC-SVM dual through smo; score ρ − Σα_i K(X_i, X)",
 		Version: 2,
 		Scale:   TensorScale,
 	}, NewOneSTM, memoryOneSTM)
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "r1stm",
 		Summary: "randomised one-class support tensor machine: random Fourier features of the CP components, linear one-class machine; score ρ − ⟨w, z(X)⟩",
 		Version: 2,
 		Scale:   TensorScale,
 	}, NewR1STM, memoryR1STM)
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "r1svm",
 		Summary: "randomised one-class SVM: random Fourier features of the rows, linear one-class machine (the R1SVM baseline)",
 		Version: 2,

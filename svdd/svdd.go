@@ -329,7 +329,7 @@ func (m *SVDD) UnmarshalBinary(data []byte) error {
 }
 
 func init() {
-	detector.Register(detector.Info{
+	detector.RegisterLegacy(detector.Info{
 		Name:    "svdd",
 		Summary: "support vector data description (kernel SVDD dual by the smo package; fit --labeled uses labelled anomalies); score ‖φ(x)−c‖² − R²",
 		Version: 2,

@@ -60,6 +60,11 @@ type Options struct {
 	Config func(d detector.Detector) any
 	// Cancel sets up the long fit of the Cancel check.
 	Cancel Cancel
+	// Refit sets up the refit of the Transaction check: Rows × Cols rows
+	// of dataset.GaussianMixture with Params merged over the suite's
+	// (default 2,000 rows of the suite's columns). A fit of a few hundred
+	// milliseconds gives deadlines inside every stage.
+	Refit Cancel
 	// AffineParams are merged over the parameters in the Affine check: an
 	// iterative solver's tolerance tightened so that two fits on data that
 	// agree to rounding end at the same solution, not anywhere within the
@@ -83,13 +88,17 @@ type Options struct {
 type Cancel struct {
 	Rows, Cols int
 	Params     map[string]string
+	// ScoreRows is the number of rows the Latency check scores (the
+	// fit's rows repeated; default Rows): enough for a Score of well
+	// over a second.
+	ScoreRows int
 }
 
 // CheckNames lists the suite's checks in the order they run.
 var CheckNames = []string{
 	"Shapes", "Predict", "Contamination", "Duplicates", "ConfigUnchanged", "Seed",
 	"GenericMatrix", "DimError", "NonFinite", "FarRows", "NotFitted", "Concurrent",
-	"Cancel", "Memory", "SaveLoad", "Defaults", "Affine", "Sparse", "AUC",
+	"Cancel", "Transaction", "Progress", "Latency", "Memory", "SaveLoad", "Defaults", "Affine", "Sparse", "AUC",
 }
 
 // suite holds what the checks share: the method, its parameters and the
@@ -160,6 +169,9 @@ func Run(t *testing.T, name string, params map[string]string, opts Options) {
 		"NotFitted":       s.notFitted,
 		"Concurrent":      s.concurrent,
 		"Cancel":          s.cancel,
+		"Transaction":     s.transaction,
+		"Progress":        s.progressCheck,
+		"Latency":         s.latency,
 		"Memory":          s.memory,
 		"SaveLoad":        s.saveLoad,
 		"Defaults":        s.defaults,
@@ -292,7 +304,7 @@ func (s *suite) predict(t *testing.T) {
 	}
 	for _, X := range []*mat.Dense{s.train, s.test} {
 		sc := mustScore(t, d, X)
-		lab, err := detector.Predict(nil, d, X)
+		lab, err := detector.Predict(context.Background(), nil, d, X)
 		if err != nil {
 			t.Fatal(err)
 		}

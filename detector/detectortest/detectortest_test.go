@@ -11,23 +11,26 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 )
 
 // centroid scores a row by its distance to the training mean. Fit makes
-// `passes` passes over the data (checking ctx between rows), so a fit can
-// be made as long as the Cancel check needs.
+// `passes` passes over the data (checking ctx between chunks), so a fit
+// can be made as long as the Cancel check needs.
 type centroid struct {
-	detector.Base
+	method.Base[centroidModel]
 	passes int
-	mean   []float64
 }
+
+// centroidModel is the fitted training mean.
+type centroidModel []float64
 
 type centroidConfig struct {
 	Passes int
 	Shape  []int // accepted for TestRunShape; the mean ignores it
-	detector.Common
+	method.Common
 }
 
 func (c *centroidConfig) Bind(s *param.Set) {
@@ -36,61 +39,62 @@ func (c *centroidConfig) Bind(s *param.Set) {
 }
 
 func newCentroid(cfg centroidConfig) (*centroid, error) {
-	b, err := detector.NewBase("test-centroid", &cfg)
-	return &centroid{Base: b, passes: cfg.Passes}, err
+	m := &centroid{passes: cfg.Passes}
+	b, err := method.NewBase("test-centroid", &cfg, method.Hooks[centroidModel]{Fit: m.fit, Decode: decodeCentroid})
+	m.Base = b
+	return m, err
 }
 
-func (m *centroid) Fit(ctx context.Context, X mat.Matrix) error {
-	return m.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
-		r, c := X.Dims()
-		mean := make([]float64, c)
-		for p := 0; p < m.passes; p++ {
-			clear(mean)
-			for i := 0; i < r; i++ {
-				if i%256 == 0 && ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
+func (m *centroid) fit(ctx context.Context, f *method.Fitting) (centroidModel, []float64, error) {
+	r, c := f.Dims()
+	mean := make([]float64, c)
+	for p := 0; p < m.passes; p++ {
+		clear(mean)
+		err := f.Scan(ctx, 256, func(lo int, X mat.Matrix) error {
+			k, _ := X.Dims()
+			for i := range k {
 				for j := 0; j < c; j++ {
 					mean[j] += X.At(i, j) / float64(r)
 				}
 			}
+			f.Report("mean", p*r+lo+k, m.passes*r)
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
 		}
-		m.mean = mean
-		return m.score(nil, X)
+	}
+	model := centroidModel(mean)
+	train := make([]float64, r)
+	err := f.Scan(ctx, 256, func(lo int, X mat.Matrix) error {
+		k, _ := X.Dims()
+		return model.Score(ctx, train[lo:lo+k], X)
 	})
+	return model, train, err
 }
 
-func (m *centroid) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return m.ScoreWith(dst, X, m.score)
-}
-
-func (m *centroid) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	r, _ := X.Dims()
-	dst = testmat.SqDists(detector.ScoreDst(dst, r), X, m.mean)
+func (m centroidModel) Score(_ context.Context, dst []float64, X mat.Matrix) error {
+	testmat.SqDists(dst, X, m)
 	for i, s := range dst {
 		dst[i] = math.Sqrt(s)
 	}
-	return dst, nil
-}
-
-func (m *centroid) MarshalBinary() ([]byte, error) {
-	if m.mean == nil {
-		return nil, detector.ErrNotFitted
-	}
-	return testmat.AppendFloat64s(nil, m.mean), nil
-}
-
-func (m *centroid) UnmarshalBinary(b []byte) error {
-	mean, ok := testmat.Float64s(b)
-	if !ok {
-		return errors.New("centroid: bad state length")
-	}
-	m.mean = mean
 	return nil
 }
 
+func (m centroidModel) MarshalBinary() ([]byte, error) {
+	return testmat.AppendFloat64s(nil, m), nil
+}
+
+func decodeCentroid(b []byte, dim int) (centroidModel, error) {
+	mean, ok := testmat.Float64s(b)
+	if !ok || len(mean) != dim {
+		return nil, errors.New("centroid: bad state length")
+	}
+	return mean, nil
+}
+
 func init() {
-	detector.Register(detector.Info{Name: "test-centroid", Summary: "distance to the training mean (detectortest's own test)", Version: 1},
+	method.Register(detector.Info{Name: "test-centroid", Summary: "distance to the training mean (detectortest's own test)", Version: 1},
 		newCentroid, func(*centroid, detector.Op, detector.Size) float64 { return 0 })
 }
 
@@ -102,6 +106,7 @@ func TestRun(t *testing.T) {
 	detectortest.Run(t, "test-centroid", nil, detectortest.Options{
 		AUCFloor: 0.80,
 		Cancel:   detectortest.Cancel{Rows: 1000, Cols: 8, Params: map[string]string{"passes": "1000000"}},
+		Refit:    detectortest.Cancel{Params: map[string]string{"passes": "20"}},
 	})
 }
 

@@ -44,7 +44,7 @@ func (c *benchVecConfig) Bind(s *param.Set) {
 }
 
 func init() {
-	detector.Register(detector.Info{Name: "benchvec", Summary: "test method: squared distance to the training mean (bench tests)", Version: 1},
+	detector.RegisterLegacy(detector.Info{Name: "benchvec", Summary: "test method: squared distance to the training mean (bench tests)", Version: 1},
 		func(c benchVecConfig) (*benchVec, error) {
 			b, err := detector.NewBase("benchvec", &c)
 			return &benchVec{Base: b, fail: c.Fail, block: c.Block}, err

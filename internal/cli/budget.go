@@ -159,7 +159,7 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 	// when the user chose them), then the lighter settings with the user's
 	// parameters, then with the defaults.
 	fits := func(p map[string]string) (int64, bool) {
-		d, _, err := detector.Prepare(method, p, detector.Task{})
+		d, err := detector.New(method, p)
 		if err != nil {
 			return 0, false
 		}

@@ -44,10 +44,10 @@ func newMeanDist(name string, c meanDistConfig) (*meanDist, error) {
 }
 
 func init() {
-	detector.Register(detector.Info{Name: "meandist", Summary: "test method: squared distance to the training mean", Version: 1},
+	detector.RegisterLegacy(detector.Info{Name: "meandist", Summary: "test method: squared distance to the training mean", Version: 1},
 		func(c meanDistConfig) (*meanDist, error) { return newMeanDist("meandist", c) },
 		func(*meanDist, detector.Op, detector.Size) float64 { return 0 })
-	detector.Register(detector.Info{Name: "meanlabeled", Summary: "test method: meandist fitted on the rows labelled normal", Version: 1},
+	detector.RegisterLegacy(detector.Info{Name: "meanlabeled", Summary: "test method: meandist fitted on the rows labelled normal", Version: 1},
 		func(c meanDistConfig) (*meanLabeled, error) {
 			d, err := newMeanDist("meanlabeled", c)
 			return &meanLabeled{d}, err

@@ -150,7 +150,8 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		bar = newProgressBar(stderr)
 		opts.Progress = bar.update
 	}
-	d, _, err := detector.Prepare(o.method, params, detector.Task{Shape: ds.Shape, Options: opts})
+	opts.Shape = ds.Shape
+	d, err := detector.New(o.method, params, opts)
 	if err != nil {
 		return paramOrDataErr(o.name(), err)
 	}

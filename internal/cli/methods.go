@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/output"
@@ -83,74 +81,9 @@ func writeMethods(o methodsOptions, out io.Writer) error {
 	return tw.Flush()
 }
 
-// methodAliases maps the names scikit-learn and PyOD give their detectors
-// (lower case, without '-', '_' and spaces) to this build's method.
-var methodAliases = map[string]string{
-	"oneclasssvm": "ocsvm", "svm": "ocsvm", "ocsvm": "ocsvm",
-	"isolationforest": "iforest", "iforest": "iforest", "isoforest": "iforest",
-	"kerneldensity": "kde", "kde": "kde",
-	"kernelpca": "kpca", "kpca": "kpca",
-	"svdd": "svdd", "deepsvdd": "svdd",
-	"ellipticenvelope": "gauss", "mahalanobis": "gauss", "gaussian": "gauss", "gauss": "gauss",
-}
-
 // unknownMethod is the usage error of a method name this build does not
-// have, with a suggestion when the name is a registered one in another
-// case, a near miss (one edit in a name of four letters or fewer, two in
-// a longer one) or the name scikit-learn or
-// PyOD gives one ("OneClassSVM": ocsvm).
+// have, with detector's suggestion (detector.UnknownMethodError).
 func unknownMethod(prefix, name string) error {
-	msg := fmt.Sprintf("%sunknown method %q", prefix, name)
-	if s := suggestMethod(name); s != "" {
-		msg += fmt.Sprintf("; did you mean %s?", s)
-	}
-	return usagef("%s (available: %s)", msg, strings.Join(detector.Names(), ", "))
-}
-
-// suggestMethod returns the registered method name is most likely meant
-// for, or "".
-func suggestMethod(name string) string {
-	key := strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == ' ' {
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, name)
-	if m, ok := methodAliases[key]; ok {
-		if _, registered := detector.Lookup(m); registered {
-			return m
-		}
-	}
-	best, bestD := "", 3
-	for _, m := range detector.Names() {
-		limit := 2 // a near miss: one edit in a short name, two in a longer
-		if len(m) <= 4 {
-			limit = 1
-		}
-		if d := editDistance(key, m); d <= limit && d < bestD {
-			best, bestD = m, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	_, err := detector.New(name, nil)
+	return usagef("%s%v", prefix, err)
 }

@@ -301,7 +301,7 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, _, err := detector.Prepare(o.method, params, detector.Task{Seed: &o.seed})
+	d, err := detector.New(o.method, params, detector.Options{Seed: &o.seed})
 	if err != nil {
 		return usageErr(err)
 	}
@@ -389,7 +389,7 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	}
 	// The trace fits expose (batch and SGD) with D features on the split:
 	// its estimate, twice, bounds it (--features 10⁸ grew past 6 GB).
-	ex, _, err := detector.Prepare("expose", map[string]string{"features": strconv.Itoa(o.features)}, detector.Task{Seed: &o.seed})
+	ex, err := detector.New("expose", map[string]string{"features": strconv.Itoa(o.features)}, detector.Options{Seed: &o.seed})
 	if err != nil {
 		return usageErr(err)
 	}

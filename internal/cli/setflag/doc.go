@@ -2,5 +2,5 @@
 // anomaly command (package internal/cli) and the anomaly-beam command (the
 // Beam module) take method parameters, so that both accept and refuse the
 // same flags with the same messages. The map it returns is what
-// detector.Prepare and the methods' parameter sets (package param) take.
+// detector.New and the methods' parameter sets (package param) take.
 package setflag
