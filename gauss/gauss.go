@@ -69,7 +69,7 @@ type model struct {
 // New returns an unfitted Gaussian detector.
 func New(cfg Config) (*Gauss, error) {
 	g := &Gauss{cfg: cfg}
-	b, err := method.NewBase("gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode})
+	b, err := method.NewBase("gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
 	if err != nil {
 		return nil, err
 	}

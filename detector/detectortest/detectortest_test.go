@@ -39,9 +39,9 @@ func (c *centroidConfig) Bind(s *param.Set) {
 }
 
 func newCentroid(cfg centroidConfig) (*centroid, error) {
-	m := &centroid{passes: cfg.Passes}
+	m := &centroid{}
 	b, err := method.NewBase("test-centroid", &cfg, method.Hooks[centroidModel]{Fit: m.fit, Decode: decodeCentroid})
-	m.Base = b
+	m.Base, m.passes = b, cfg.Passes // cfg as NewBase resolved it
 	return m, err
 }
 

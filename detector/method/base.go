@@ -62,6 +62,14 @@ type Hooks[M Model] struct {
 	// and all of them could be flagged: 60 of 60 rows (59 identical)
 	// with ocsvm, svdd and kpca, where the fit flagged one.
 	Settle bool
+	// Densify says the method works on dense rows: sparse input is then
+	// densified a chunk at a time (in one pass over its non-zeros) before
+	// the scale stage, which centres it as it does dense rows, so that a
+	// sparse matrix and a dense copy of it give the same model and the
+	// same scores, bit for bit. A method that keeps sparse rows sparse
+	// (a kernel evaluated on their non-zeros) leaves it unset: the stage
+	// then scales them without centring.
+	Densify bool
 }
 
 // Base is embedded by every detector. It owns what all methods share, so
@@ -283,7 +291,7 @@ func (b *Base[M]) fitLocked(ctx context.Context, src detector.Source, mem mat.Ma
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", s.method, err)
 	}
-	f := &Fitting{method: s.method, src: src, mem: mem, progress: s.common.Progress}
+	f := &Fitting{method: s.method, src: src, mem: mem, progress: s.common.Progress, densify: s.hooks.Densify}
 	f.rows, f.cols = src.Dims()
 	if err := b.checkRows(f); err != nil {
 		return err
@@ -363,13 +371,13 @@ func (b *Base[M]) fitStage(ctx context.Context, f *Fitting) error {
 		}
 	}
 	var err error
-	if f.mem != nil {
+	if f.mem != nil && (!f.densify || !f.src.Sparse()) {
 		f.stage, err = scale.FitShape(s.common.Scale, f.mem, shape)
 	} else if s.common.Scale == scale.None {
 		f.stage = &scale.Stage{Rule: scale.None}
 		if f.rows < 0 {
 			f.rows = 0
-			err = scanChecked(ctx, s.method, f.src, detector.ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
+			err = f.scanRaw(ctx, detector.ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
 				r, _ := X.Dims()
 				f.rows += r
 				return nil
@@ -403,9 +411,9 @@ func (b *Base[M]) fitStageSource(ctx context.Context, f *Fitting, shape []int) (
 		return scale.FitShape(s.common.Scale, X, shape)
 	}
 	total := f.rows
-	rows := scale.Rows{Cols: f.cols, Sparse: f.src.Sparse(), Pass: func(fn func(X mat.Matrix) error) error {
+	rows := scale.Rows{Cols: f.cols, Sparse: f.Sparse(), Pass: func(fn func(X mat.Matrix) error) error {
 		n, pass := 0, 0
-		err := scanChecked(ctx, s.method, f.src, detector.ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
+		err := f.scanRaw(ctx, detector.ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
 			r, _ := X.Dims()
 			n += r
 			if pass++; pass%16 == 0 {
@@ -439,8 +447,8 @@ func drawSample(ctx context.Context, f *Fitting, k int, rng *rand.Rand) (mat.Mat
 		f.Report("sample", len(idx), len(idx))
 		return X, idx, nil
 	}
-	res := newReservoir(k, f.cols, f.src.Sparse(), rng)
-	err := scanChecked(ctx, f.method, f.src, detector.ChunkRows(f.cols), func(lo int, X mat.Matrix) error {
+	res := newReservoir(k, f.cols, f.Sparse(), rng)
+	err := f.scanRaw(ctx, detector.ChunkRows(f.cols), func(lo int, X mat.Matrix) error {
 		res.add(lo, X)
 		f.Report("sample", res.seen, -1)
 		return nil
@@ -567,7 +575,7 @@ func (b *Base[M]) PartialFitWith(ctx context.Context, X mat.Matrix, fit func(ctx
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", s.method, err)
 	}
-	f := &Fitting{method: s.method, src: matrixSource{X}, mem: X, stage: prev.stage, progress: s.common.Progress}
+	f := &Fitting{method: s.method, src: matrixSource{X}, mem: X, stage: prev.stage, progress: s.common.Progress, densify: s.hooks.Densify}
 	f.rows, f.cols = X.Dims()
 	model, scores, err := fit(ctx, f, prev.model, true)
 	if err == nil {
@@ -628,14 +636,20 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 	}
 	n, cols := X.Dims()
 	dst = detector.ScoreDst(dst, n)
+	sp, _ := X.(*sparse.CSR)
+	densify := sp != nil && b.s.hooks.Densify
 	chunk := n
-	if cur.stage.Rule != scale.None {
+	if cur.stage.Rule != scale.None || densify {
 		chunk = detector.ChunkRows(cols)
 	}
-	var buf mat.Dense
+	var buf, dense mat.Dense
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)
-		Xs, err := cur.stage.ApplyInto(&buf, csr.Rows(X, lo, hi))
+		rows := csr.Rows(X, lo, hi)
+		if densify {
+			rows = densifyInto(&dense, rows.(*sparse.CSR))
+		}
+		Xs, err := cur.stage.ApplyInto(&buf, rows)
 		if err == nil {
 			err = cur.model.Score(ctx, dst[lo:hi], Xs)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
@@ -39,6 +40,7 @@ type Fitting struct {
 	rows, cols int
 	progress   detector.ProgressFunc
 	caution    string
+	densify    bool // Hooks.Densify: sparse rows are densified before the stage
 
 	scaled   mat.Matrix // Matrix's copy, once made
 	shared   bool       // scaled was handed out by Matrix
@@ -51,7 +53,7 @@ func (f *Fitting) Dims() (rows, cols int) { return f.rows, f.cols }
 
 // Sparse reports whether the rows come as *sparse.CSR matrices (they
 // then stay sparse: the stage scales them without centring).
-func (f *Fitting) Sparse() bool { return f.src.Sparse() }
+func (f *Fitting) Sparse() bool { return f.src.Sparse() && !f.densify }
 
 // Matrix returns every training row, scaled, in memory: the fit's own
 // matrix when the scale stage is none and the rows are in memory,
@@ -94,6 +96,13 @@ func (f *Fitting) Dense(ctx context.Context) (*mat.Dense, error) {
 // all reads every row, scaled, into one new matrix (or returns the
 // fit's own matrix when there is nothing to scale).
 func (f *Fitting) all(ctx context.Context) (mat.Matrix, error) {
+	if sp, ok := f.mem.(*sparse.CSR); ok && f.densify {
+		X := densify(sp) // then scaled in place: one copy
+		if _, err := f.stage.ApplyInto(X, X); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.method, err)
+		}
+		return X, nil
+	}
 	if f.mem != nil {
 		X, err := f.stage.Apply(f.mem)
 		if err != nil {
@@ -169,10 +178,36 @@ func (f *Fitting) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matri
 // scanRaw passes over the unscaled rows, checking each chunk's values
 // when they come from a source (a matrix in memory was checked whole).
 func (f *Fitting) scanRaw(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
+	if f.densify && f.src.Sparse() {
+		var buf mat.Dense
+		inner := fn
+		fn = func(lo int, X mat.Matrix) error { return inner(lo, densifyInto(&buf, X.(*sparse.CSR))) }
+	}
 	if f.mem != nil {
 		return scanMatrix(ctx, f.mem, max, fn)
 	}
 	return scanChecked(ctx, f.method, f.src, max, fn)
+}
+
+// densifyInto writes the sparse rows X into buf (resized, reusing its
+// storage) in one pass over their non-zeros, and returns it.
+func densifyInto(buf *mat.Dense, X *sparse.CSR) *mat.Dense {
+	r, c := X.Dims()
+	if raw := buf.RawMatrix(); !buf.IsEmpty() && cap(raw.Data) >= r*c {
+		buf.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: raw.Data[:r*c]})
+		clear(buf.RawMatrix().Data)
+	} else {
+		buf.Reset()
+		buf.ReuseAs(r, c)
+	}
+	for i := range r {
+		row := buf.RawRowView(i)
+		ind, val := csr.Row(X, i)
+		for k, j := range ind {
+			row[j] = val[k]
+		}
+	}
+	return buf
 }
 
 // scanMatrix is Scan over a matrix in memory: its rows are sliced, not
@@ -237,10 +272,19 @@ func (f *Fitting) readRows(ctx context.Context, idx []int) (mat.Matrix, error) {
 			panic(fmt.Sprintf("method: row %d out of range [0, %d)", i, f.rows))
 		}
 	}
+	var X mat.Matrix
 	if f.mem != nil {
-		return gather(f.mem, idx), nil
+		X = gather(f.mem, idx)
+	} else {
+		var err error
+		if X, err = readSource(ctx, f.method, f.src, idx); err != nil {
+			return nil, err
+		}
 	}
-	return readSource(ctx, f.method, f.src, idx)
+	if sp, ok := X.(*sparse.CSR); ok && f.densify {
+		X = densify(sp)
+	}
+	return X, nil
 }
 
 // readSource reads the rows idx of a source: by index through a
