@@ -39,7 +39,12 @@ const (
 // float class, "1" and "0" (the module's label convention); for a nominal
 // class with two values, the obvious pair (dataset.BinaryClasses: {0, 1},
 // {normal, anomaly}, {no, yes}, …). Anything else is an error that asks
-// for the two values.
+// for the two values. A float class of integer labels reads as "1" and "0"
+// (its Precision is set to 0), so golearn's evaluation functions find the
+// classes "1" and "0". Fit refuses a grid whose class attribute looks like
+// a feature rather than labels (more than two distinct values under a
+// name that is not a label's): golearn's CSV reader makes the last column
+// the class, and a file without a label column would lose a feature.
 type Classifier struct {
 	Method string
 	Params map[string]string
@@ -96,6 +101,9 @@ func (c *Classifier) Fit(grid base.FixedDataGrid) error {
 
 // FitContext is Fit with a context that can cancel the detector's fit.
 func (c *Classifier) FitContext(ctx context.Context, grid base.FixedDataGrid) error {
+	if err := checkClass(grid); err != nil {
+		return err
+	}
 	// The grid's own attribute order (base.NonClassAttributes goes
 	// through a map and returns them in a varying order).
 	class := map[string]bool{}
@@ -216,6 +224,82 @@ func features(grid base.FixedDataGrid, names []string) (*mat.Dense, error) {
 	return X, nil
 }
 
+// labelNames are the names a class attribute of anomaly labels goes by
+// (lower case): those the module's readers take as labels.
+var labelNames = []string{"label", "labels", "y", "class", "target", "outlier", "anomaly", "is_anomaly", "ground_truth"}
+
+// checkClass refuses a grid whose class attribute does not look like
+// labels: golearn's CSV reader makes the last column the class, so a file
+// without a label column loses its last feature to it, and Fit, which
+// ignores the class, would silently fit on one feature too few. A class
+// attribute looks like labels when its name is a label name, when it is
+// nominal with two values, or when its values are two integers (1/0,
+// 1/−1) or one.
+func checkClass(grid base.FixedDataGrid) error {
+	for _, a := range grid.AllClassAttributes() {
+		if slices.Contains(labelNames, strings.ToLower(a.GetName())) {
+			continue
+		}
+		vals, err := classValues(grid, a)
+		if err != nil {
+			return err
+		}
+		if len(vals) <= 2 {
+			continue
+		}
+		list := vals[:min(len(vals), 5)]
+		more := ""
+		if len(vals) > 5 {
+			more = ", …"
+		}
+		return fmt.Errorf("golearn: the class attribute %q holds %d distinct values (%s%s) and is not named as labels (%s): it looks like a feature that golearn's CSV reader made the class because it is the last column, and Fit would leave it out; give the file a label column, or make it a feature (DenseInstances.RemoveClassAttribute)",
+			a.GetName(), len(vals), strings.Join(list, ", "), more, strings.Join(labelNames, ", "))
+	}
+	return nil
+}
+
+// classValues returns the distinct values of the class attribute a in the
+// grid's rows (a nominal attribute's declared values), and, for a float
+// attribute whose values are all integers (labels), sets its Precision to
+// 0: golearn's CSV reader gives every float column the file's largest
+// precision, so integer labels read as "1.00000000000000000" beside
+// features of 17 decimals, and evaluation.GetPrecision("1", cm) found no
+// class "1". The attribute is the grid's own, so the labels then read as
+// "1" and "0" in the grid, in Predict's output and in golearn's
+// evaluation.
+func classValues(grid base.FixedDataGrid, a base.Attribute) ([]string, error) {
+	if ca, ok := a.(*base.CategoricalAttribute); ok {
+		return ca.GetValues(), nil
+	}
+	spec, err := grid.GetAttribute(a)
+	if err != nil {
+		return nil, err
+	}
+	_, rows := grid.Size()
+	seen := map[float64]bool{}
+	integers := true
+	for i := 0; i < rows; i++ {
+		b := grid.Get(spec, i)
+		if b == nil {
+			continue
+		}
+		v := base.UnpackBytesToFloat(b)
+		if !seen[v] {
+			seen[v] = true
+			integers = integers && v == float64(int64(v))
+		}
+	}
+	if fa, ok := a.(*base.FloatAttribute); ok && integers && len(seen) <= 2 {
+		fa.Precision = 0
+	}
+	vals := slices.Sorted(maps.Keys(seen))
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = fmt.Sprint(v)
+	}
+	return out, nil
+}
+
 // classAttr returns the grid's one class attribute.
 func classAttr(grid base.FixedDataGrid) (base.Attribute, error) {
 	cs := grid.AllClassAttributes()
@@ -234,6 +318,9 @@ func (c *Classifier) classes(grid base.FixedDataGrid) (normal, anomaly string, e
 	normal, anomaly = c.NormalClass, c.AnomalyClass
 	switch a := a.(type) {
 	case *base.FloatAttribute:
+		if _, err := classValues(grid, a); err != nil { // integer labels read as "1" and "0"
+			return "", "", err
+		}
 		if normal == "" {
 			normal = "0"
 		}

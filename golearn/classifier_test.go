@@ -299,3 +299,61 @@ func arffOf(X *mat.Dense, y []int) []byte {
 	}
 	return b.Bytes()
 }
+
+// A float class of 0/1 labels in a file whose features carry 17 decimals:
+// golearn's CSV reader gives the class the file's precision, and the
+// labels read as "1.00000000000000000", so evaluation.GetPrecision("1",
+// cm) was NaN. The adapter reads integer labels as "1" and "0".
+func TestFloatLabelsEvaluate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for i := range 40 {
+		lab := 0
+		if i%10 == 9 {
+			lab = 1
+		}
+		fmt.Fprintf(&b, "%.17f,%.17f,%d\n", float64(i%7)/7+float64(lab)*9, float64(i%5)/3+float64(lab)*9, lab)
+	}
+	path := filepath.Join(t.TempDir(), "labels.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := base.ParseCSVToInstances(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := golearn.New("kde", map[string]string{"contamination": "0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred := fitPredict(t, cls, data)
+	cm, err := evaluation.GetConfusionMatrix(data, pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := evaluation.GetPrecision("1", cm); p != 1 {
+		t.Errorf(`GetPrecision("1", cm) = %v, want 1 (the four anomalies are far from the rest); confusion matrix %v`, p, cm)
+	}
+	if r := evaluation.GetRecall("1", cm); r != 1 {
+		t.Errorf(`GetRecall("1", cm) = %v, want 1; confusion matrix %v`, r, cm)
+	}
+}
+
+// A CSV without a label column: golearn's reader makes its last feature
+// the class, which Fit ignored without a word. Fit refuses such a grid,
+// naming the attribute.
+func TestFeatureTakenAsClassRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nolabel.csv")
+	if err := os.WriteFile(path, []byte("a,b,c\n1,2,3\n2,3,4\n1,1,1\n3,3,3.5\n2,2,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := base.ParseCSVToInstances(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, _ := golearn.New("kde", nil)
+	err = cls.Fit(data)
+	if err == nil || !strings.Contains(err.Error(), `class attribute "c"`) {
+		t.Fatalf("Fit of a grid whose class is a feature: %v, want an error naming the attribute c", err)
+	}
+}
