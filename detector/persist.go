@@ -46,10 +46,67 @@ type header struct {
 	Format  int               `json:"format"`
 	Method  string            `json:"method"`
 	Version int               `json:"version"`
-	Params  map[string]string `json:"params"`
+	Params  paramMap          `json:"params"`
 	// Columns names the fitted columns (SetColumns); absent when the
 	// data had no names, and in files written before names were kept.
 	Columns columnNames `json:"columns,omitempty"`
+}
+
+// maxParams bounds the parameters a model file's header may list: a
+// method declares a few dozen, and a crafted header of 2,000,000 (26 MB)
+// held 300 MB while it was decoded into a map.
+const maxParams = 1000
+
+// paramMap is the header's parameters, decoded with a bound on their
+// count that is checked before the map is built.
+type paramMap map[string]string
+
+func (p *paramMap) UnmarshalJSON(b []byte) error {
+	if n := countKeys(b); n > maxParams {
+		return &tooManyParams{n}
+	}
+	m := map[string]string{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*p = m
+	return nil
+}
+
+// tooManyParams is the error of a header that lists more than maxParams
+// parameters.
+type tooManyParams struct{ n int }
+
+func (e *tooManyParams) Error() string {
+	return fmt.Sprintf("the header lists %d parameters, more than any method has (%d)", e.n, maxParams)
+}
+
+// countKeys returns the number of members of the JSON object b (the
+// colons at its top level, outside strings), without decoding it.
+func countKeys(b []byte) int {
+	n, depth, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ':' && depth == 1:
+			n++
+		}
+	}
+	return n
 }
 
 // baseOf returns the Base d embeds; who prefixes the error of a detector
@@ -132,7 +189,7 @@ func Save(w io.Writer, d Detector) error {
 	if !ok {
 		return fmt.Errorf("save: method %q is not registered", method)
 	}
-	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: method, Version: m.Version, Params: params, Columns: columns})
+	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: method, Version: m.Version, Params: paramMap(params), Columns: columns})
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
@@ -209,6 +266,10 @@ func Load(r io.Reader) (Detector, error) {
 	}
 	var h header
 	if err := json.Unmarshal(hb.Bytes(), &h); err != nil {
+		var tooMany *tooManyParams
+		if errors.As(err, &tooMany) {
+			return nil, corrupt(tooMany.Error())
+		}
 		return nil, corrupt("unreadable header")
 	}
 	hb = bytes.Buffer{}

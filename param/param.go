@@ -99,6 +99,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("method %s: parameter %s=%s: %s", e.Method, e.Name, strconv.Quote(e.Value), e.Reason)
 }
 
+// maxListed is the most unknown keys an error lists by name.
+const maxListed = 5
+
 // Apply parses the key=value pairs of m (what --set gives) into the bound
 // fields. Keys that are absent leave their fields untouched: unset stays
 // unset, so the method's New applies the default. An unknown key, a value
@@ -123,7 +126,13 @@ func (s *Set) Apply(m map[string]string) error {
 			known[i] = p.Name
 		}
 		sort.Strings(known)
-		return &Error{Method: s.method, Reason: fmt.Sprintf("unknown parameter %s (known: %s)", strings.Join(unknown, ", "), strings.Join(known, ", "))}
+		list := strings.Join(unknown, ", ")
+		if len(unknown) > maxListed {
+			// A crafted model file named 2,000,000 parameters, and the
+			// error was one line of 18 MB.
+			list = fmt.Sprintf("%s, … (%d unknown in all)", strings.Join(unknown[:maxListed], ", "), len(unknown))
+		}
+		return &Error{Method: s.method, Reason: fmt.Sprintf("unknown parameter %s (known: %s)", list, strings.Join(known, ", "))}
 	}
 	for _, k := range keys {
 		p := s.list[s.index[k]]
