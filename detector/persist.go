@@ -43,10 +43,10 @@ const (
 )
 
 type header struct {
-	Format  int               `json:"format"`
-	Method  string            `json:"method"`
-	Version int               `json:"version"`
-	Params  paramMap          `json:"params"`
+	Format  int      `json:"format"`
+	Method  string   `json:"method"`
+	Version int      `json:"version"`
+	Params  paramMap `json:"params"`
 	// Columns names the fitted columns (SetColumns); absent when the
 	// data had no names, and in files written before names were kept.
 	Columns columnNames `json:"columns,omitempty"`
