@@ -627,8 +627,11 @@ func (b *Base[M]) PredictContext(ctx context.Context, dst []int, X mat.Matrix) (
 
 // score scores X with the published state cur: the rows are checked,
 // then scaled and scored a chunk at a time (detector.ChunkRows), so that
-// scoring holds the scaled copy of a chunk, never of all of X.
-func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X mat.Matrix) ([]float64, error) {
+// scoring holds the scaled copy of a chunk, never of all of X. A panic of
+// the method's Score (a defect, or a model file whose sizes its Decode
+// did not check) is returned as an error, not a crash of the process.
+func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X mat.Matrix) (_ []float64, err error) {
+	defer recoverAs(b.s.method, "scoring", &err)
 	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
 	method := b.s.method
 	if err := detector.CheckMatrix(X, cur.dim); err != nil {
@@ -667,6 +670,14 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 		return nil, err
 	}
 	return dst, nil
+}
+
+// recoverAs turns a panic of the goroutine into *err (deferred): an
+// internal error of the method, with what it was doing.
+func recoverAs(method, doing string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: internal error while %s: %v (please report it, with the model file)", method, doing, r)
+	}
 }
 
 // nanRows returns a *detector.ScoreError for the NaN values of scores,

@@ -51,8 +51,9 @@ func (b *Base[M]) MarshalModel() (columns []string, shared, state []byte, err er
 // UnmarshalModel installs a model read back by detector.Load: the column
 // names of the file's header and its two state sections. Every size and
 // value is checked; an error names the section it is in.
-func (b *Base[M]) UnmarshalModel(columns []string, shared, state []byte) error {
+func (b *Base[M]) UnmarshalModel(columns []string, shared, state []byte) (err error) {
 	s := b.s
+	defer recoverAs(s.method, "reading the model state", &err)
 	var bs baseState
 	if err := DecodeState(s.method, shared, &bs); err != nil {
 		return fmt.Errorf("shared state: %w", err)

@@ -2,6 +2,8 @@ package parallel
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -48,12 +50,14 @@ func ForBlocksProgress(ctx context.Context, nb int, newWorker func() func(b int)
 	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
+	var fail failure
 	for range w {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer fail.capture()
 			f := newWorker()
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && !fail.failed() {
 				b := int(next.Add(1) - 1)
 				if b >= nb {
 					return
@@ -77,9 +81,11 @@ func ForBlocksProgress(ctx context.Context, nb int, newWorker func() func(b int)
 			}
 		}
 		tick.Stop()
+		fail.rethrow()
 		progress(int(done.Load()), nb)
 	}
 	wg.Wait()
+	fail.rethrow()
 	if int(next.Load()) < nb {
 		return ctx.Err()
 	}
@@ -103,12 +109,47 @@ func ForRanges(n, minPer int, f func(lo, hi int)) {
 	}
 	chunk := (n + w - 1) / w
 	var wg sync.WaitGroup
+	var fail failure
 	for lo := 0; lo < n; lo += chunk {
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
+			defer fail.capture()
 			f(lo, hi)
 		}(lo, min(lo+chunk, n))
 	}
 	wg.Wait()
+	fail.rethrow()
+}
+
+// WorkerPanic is what a ForBlocks or ForRanges call panics with on its
+// caller's goroutine when one of its workers panicked: a panic in a
+// goroutine of its own ends the process, whatever the caller recovers, so
+// the workers recover it and the call hands it on, where the caller (a
+// detector's Score) may turn it into an error.
+type WorkerPanic struct {
+	Value any
+	Stack []byte // the worker's stack when it panicked
+}
+
+func (p *WorkerPanic) Error() string { return fmt.Sprintf("panic in a worker goroutine: %v", p.Value) }
+
+// failure holds the first panic of a call's workers.
+type failure struct{ p atomic.Pointer[WorkerPanic] }
+
+// capture recovers a worker's panic (deferred in the worker).
+func (f *failure) capture() {
+	if r := recover(); r != nil {
+		f.p.CompareAndSwap(nil, &WorkerPanic{Value: r, Stack: debug.Stack()})
+	}
+}
+
+func (f *failure) failed() bool { return f.p.Load() != nil }
+
+// rethrow panics on the calling goroutine with the workers' first panic,
+// if any.
+func (f *failure) rethrow() {
+	if p := f.p.Load(); p != nil {
+		panic(p)
+	}
 }

@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -52,5 +53,39 @@ func TestForRangesCoversEachIndexOnce(t *testing.T) {
 				t.Fatalf("n=%d: index %d visited %d times", n, i, c)
 			}
 		}
+	}
+}
+
+// A worker's panic reaches the caller's goroutine as a *WorkerPanic,
+// where it can be recovered (in its own goroutine it ended the process).
+func TestWorkerPanicReachesCaller(t *testing.T) {
+	for name, run := range map[string]func(){
+		"ForBlocks": func() {
+			ForBlocks(64, func() func(int) {
+				return func(b int) {
+					if b == 37 {
+						panic("block 37")
+					}
+				}
+			})
+		},
+		"ForRanges": func() {
+			ForRanges(1000, 1, func(lo, hi int) {
+				if lo > 0 {
+					panic("range")
+				}
+			})
+		},
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if _, ok := r.(*WorkerPanic); !ok && runtime.GOMAXPROCS(0) > 1 {
+					t.Errorf("%s: recovered %v (%T), want a *WorkerPanic", name, r, r)
+				}
+			}()
+			run()
+			t.Errorf("%s returned without panicking", name)
+		}()
 	}
 }
