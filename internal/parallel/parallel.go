@@ -3,8 +3,8 @@ package parallel
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
