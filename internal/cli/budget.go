@@ -135,7 +135,7 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 		return err
 	}
 	size := detector.SizeOf(ds.X)
-	est, err := detector.Memory(d, op, size)
+	est, err := fitMemory(d, op, size, sampleRows(params))
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,81 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 			return usagef("%s: %s: with %s and the method's defaults otherwise (not %s) it needs about %s", ds.Source, msg, strings.Join(sets, " "), paramList(params), dataset.FormatBytes(e))
 		}
 	}
-	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", ds.Source, msg))
+	sample := ""
+	if n := sampleThatFits(method, params, size, budget); n > 0 {
+		sample = fmt.Sprintf(", fit on a sample (--sample %d fits the budget)", n)
+	}
+	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns%s, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", ds.Source, msg, sample))
+}
+
+// sampleRows returns the sample size the parameters ask for (0: every
+// row).
+func sampleRows(params map[string]string) int {
+	n, _ := strconv.Atoi(params["sample"])
+	return max(n, 0)
+}
+
+// sampleSize returns s with n of its rows (its non-zeros in proportion).
+func sampleSize(s detector.Size, n int) detector.Size {
+	if n <= 0 || n >= s.Rows {
+		return s
+	}
+	out := s
+	out.Rows = n
+	out.NonZeros = int64(float64(s.NonZeros) * float64(n) / float64(s.Rows))
+	return out
+}
+
+// fitMemory is detector.Memory of op on data of size s, for a fit on a
+// sample of n rows (n > 0): the method's estimate on the sample's size
+// and the sample's own copy.
+func fitMemory(d detector.Detector, op detector.Op, s detector.Size, n int) (int64, error) {
+	if op != detector.FitOp || n <= 0 || n >= s.Rows {
+		return detector.Memory(d, op, s)
+	}
+	ss := sampleSize(s, n)
+	est, err := detector.Memory(d, op, ss)
+	if err != nil {
+		return 0, err
+	}
+	return int64(min(float64(est)+ss.Bytes(), math.MaxInt64)), nil
+}
+
+// sampleThatFits returns the largest sample size (at least 1,000 rows,
+// rounded down to two significant digits) whose fit the budget admits
+// with the method's parameters, or 0 when there is none or the method
+// cannot fit on a sample.
+func sampleThatFits(method string, params map[string]string, s detector.Size, budget int64) int {
+	m, ok := detector.Lookup(method)
+	if !ok || !m.Has("sample") || sampleRows(params) > 0 || s.Rows <= 1000 {
+		return 0
+	}
+	d, err := detector.New(method, params)
+	if err != nil {
+		return 0
+	}
+	fits := func(n int) bool {
+		e, err := fitMemory(d, detector.FitOp, s, n)
+		return err == nil && withData(e, s, 0) <= budget
+	}
+	lo, hi := 0, s.Rows // fits(lo) or lo = 0; !fits(hi)
+	if !fits(1000) {
+		return 0
+	}
+	lo = 1000
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	p := 1
+	for lo/p >= 100 {
+		p *= 10
+	}
+	return lo / p * p
 }
 
 // lighter returns the method's lighter settings (detector.Info.Lighter:

@@ -28,6 +28,7 @@ type fitOptions struct {
 	seed          uint64
 	labeled       bool
 	normalClass   int
+	sample        int
 	// Which of the optional flags were given.
 	hasContamination, hasSeed bool
 }
@@ -67,7 +68,8 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	// so that both give the same messages (pflag's said "strconv.
 	// ParseFloat: parsing "1e999": value out of range").
 	f.StringVar(&o.contamination, "contamination", strconv.FormatFloat(detector.DefaultContamination, 'g', -1, 64), "expected share of anomalies in the training data, in (0, 0.5]")
-	f.Uint64Var(&o.seed, "seed", 0, "random seed")
+	f.Uint64Var(&o.seed, "seed", 0, "random seed (of the method, and of --sample's draw)")
+	f.IntVar(&o.sample, "sample", 0, "fit on a uniform random sample of this many rows, drawn with --seed (0: every row); the parameter sample")
 	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only (-1: all rows)")
 	f.BoolVar(&o.labeled, "labeled", false, "use the labels of the data file (semi-supervised methods only)")
 	return c
@@ -86,7 +88,7 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.hasSeed && !m.Has("seed") {
+	if o.hasSeed && !m.Has("seed") && o.sample == 0 {
 		fmt.Fprintf(stderr, "anomaly: note: %s makes no random choice: --seed changes nothing\n", o.method)
 	}
 	// Check the parameters before reading the data, so mistakes are
@@ -218,12 +220,15 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if w := detector.Warning(d); w != "" {
 		fmt.Fprintf(stderr, "anomaly: warning: %s\n", w)
 	}
-	rows := "rows"
-	if ds.Rows() == 1 {
-		rows = "row"
+	rows := fmt.Sprintf("%d rows", ds.Rows())
+	switch {
+	case o.sample > 0 && o.sample < ds.Rows():
+		rows = fmt.Sprintf("a sample of %d of the %d rows", o.sample, ds.Rows())
+	case ds.Rows() == 1:
+		rows = "1 row"
 	}
-	fmt.Fprintf(stderr, "%s: fitted %d %s × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
-		o.method, ds.Rows(), rows, ds.Cols(), o.name(), secs, d.Threshold(), o.out)
+	fmt.Fprintf(stderr, "%s: fitted %s × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
+		o.method, rows, ds.Cols(), o.name(), secs, d.Threshold(), o.out)
 	return nil
 }
 
@@ -272,6 +277,18 @@ func fitParams(o fitOptions, m detector.Method) (params map[string]string, shape
 		// notes it): a loop over methods with one --seed failed on every
 		// deterministic one with "unknown parameter seed".
 		err = addParam(params, "seed", strconv.FormatUint(o.seed, 10), "--seed")
+	}
+	if o.sample != 0 && err == nil {
+		if o.sample < 0 {
+			return nil, nil, usagef("--sample %d: give a number of rows ≥ 1 (0 fits on every row)", o.sample)
+		}
+		if !m.Has("sample") {
+			return nil, nil, usagef("--sample: method %s cannot fit on a sample yet", m.Name)
+		}
+		err = addParam(params, "sample", strconv.Itoa(o.sample), "--sample")
+		if o.hasSeed && err == nil {
+			err = addParam(params, "sample_seed", strconv.FormatUint(o.seed, 10), "--seed")
+		}
 	}
 	if o.shape != "" && err == nil {
 		if shape, err = parseShape(o.shape); err != nil {

@@ -111,10 +111,11 @@ func stopSignals(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
-// scoreContext runs d.Score, which takes no context, beside ctx (see
-// beside).
+// scoreContext scores X with d, stopping when ctx ends (the scoring
+// itself stops: detector.ScoreContext), beside ctx (see beside) for a
+// detector that cannot stop.
 func scoreContext(ctx context.Context, d detector.Detector, X mat.Matrix) ([]float64, error) {
-	return beside(ctx, func() ([]float64, error) { return d.Score(nil, X) })
+	return beside(ctx, func() ([]float64, error) { return detector.ScoreContext(ctx, d, nil, X) })
 }
 
 // beside runs f, which takes no context (a Score, a reader blocked on a
