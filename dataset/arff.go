@@ -40,7 +40,7 @@ func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, erro
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: mat.NewDense(n, p.d, data[:n*p.d:n*p.d]), Shape: shape, Columns: cols, ColumnNumbers: colNum, Source: path, Notes: p.notes}
+	ds := &Dataset{X: mat.NewDense(n, p.d, data[:n*p.d:n*p.d]), Shape: shape, Columns: cols, ColumnNumbers: colNum, Source: path, Notes: p.noted}
 	ds.Y, ds.Class = p.labelRule().Resolve(y)
 	return ds, nil
 }
@@ -58,7 +58,7 @@ type arffRows struct {
 	classCol    int   // −1 if none
 	idCol       int   // −1 if none
 	d           int   // features a row
-	notes       []string
+	noted       []string
 	binaryClass []int // nominal index → 0/1, nil if not binary
 	n           int   // data rows read
 	vals        []string
@@ -154,7 +154,7 @@ func (p *arffRows) layout() error {
 	for j, a := range attrs {
 		if j != p.classCol && a.nominal == nil && strings.EqualFold(a.name, "id") {
 			p.idCol = j
-			p.notes = append(p.notes, fmt.Sprintf("attribute %q is taken as the row identifier (as in the DAMI outlier benchmark files) and not read", a.name))
+			p.noted = append(p.noted, fmt.Sprintf("attribute %q is taken as the row identifier (as in the DAMI outlier benchmark files) and not read", a.name))
 			break
 		}
 	}

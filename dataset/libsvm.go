@@ -99,19 +99,26 @@ func readLIBSVM(r io.Reader, path string, opt Options, size int64) (*Dataset, er
 	if err != nil {
 		return nil, err
 	}
-	if X.RawMatrix().I == 0 {
-		return nil, &Error{Path: path, Err: errors.New("empty data: no sample lines")}
+	return p.dataset(X, labels)
+}
+
+// dataset returns the Dataset of the rows X (of any width) and labels
+// read by p.
+func (p *libsvmRows) dataset(X *sparse.CSR, labels []int) (*Dataset, error) {
+	raw := X.RawMatrix()
+	if raw.I == 0 {
+		return nil, &Error{Path: p.path, Err: errors.New("empty data: no sample lines")}
 	}
-	X = sparse.NewCSR(X.RawMatrix().I, max(opt.Features, p.width), X.RawMatrix().Indptr, X.RawMatrix().Ind, X.RawMatrix().Data)
+	X = sparse.NewCSR(raw.I, max(p.opt.Features, p.width), raw.Indptr, raw.Ind, raw.Data)
 	_, d := X.Dims()
 	if d == 0 {
-		return nil, &Error{Path: path, Err: errors.New("empty data: no feature index:value pairs on any line")}
+		return nil, &Error{Path: p.path, Err: errors.New("empty data: no feature index:value pairs on any line")}
 	}
-	shape, err := applyShape(path, opt.Shape, d)
+	shape, err := applyShape(p.path, p.opt.Shape, d)
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: X, Shape: shape, Source: path}
+	ds := &Dataset{X: X, Shape: shape, Source: p.path}
 	rule := p.labels.rule(true)
 	ds.Y, ds.Class = rule.Resolve(labels)
 	if rule.OneClass {
@@ -293,6 +300,8 @@ type libsvmRows struct {
 	// errors are left to the pass that reads them.
 	indexOnly bool
 	labels    libsvmLabelCount
+	pending   bool // the line read is not in a chunk yet (fill)
+	finished  bool // the pass has read every line
 
 	lab  int
 	cols []int
