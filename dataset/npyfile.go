@@ -368,7 +368,7 @@ func (a *array) scan(ctx context.Context, max int, labels bool, fn func(lo int, 
 		}
 		defer yp.close()
 	}
-	c := newChunk(max, a.n, a.d, false, false)
+	c := newChunk(max, a.n, a.d, false, false, a.opt)
 	dec := a.decoder()
 	rowBytes := int64(a.d) * int64(a.h.size)
 	for lo := 0; lo < a.n; lo += c.max {
@@ -457,10 +457,12 @@ func (a *array) readFortran(dec *npyDecoder, lo, m int, data []float64) error {
 }
 
 // Runs of nearby rows are read at once: ReadRows reads through a gap of
-// up to readGap bytes rather than make another call, up to readSpan bytes
-// a read.
+// up to readGap bytes rather than make another call (a read costs about
+// what copying 16 KiB from the page cache does: 20,000 random rows of a
+// 1,000,000 × 10 float64 file took 45–55 ms with a 4 KiB gap, 13–24 ms
+// with 16 KiB), up to readSpan bytes a read.
 const (
-	readGap  = 4 << 10
+	readGap  = 16 << 10
 	readSpan = 1 << 20
 )
 

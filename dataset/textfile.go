@@ -294,7 +294,7 @@ func (f *textFile) scan(ctx context.Context, max int, labels bool, fn func(lo in
 		return err
 	}
 	f.cur = p
-	c := newChunk(max, f.rows, f.cols, f.sparse, labels)
+	c := newChunk(max, f.rows, f.cols, f.sparse, labels, f.opt)
 	lo := 0
 	for {
 		if err := ctx.Err(); err != nil {
