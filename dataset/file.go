@@ -20,8 +20,8 @@ import (
 // has the methods of detector.Source, so the detectors fit from it and
 // score it chunk by chunk.
 //
-// A File is not safe for concurrent use, but for ReadRows of a RowReader,
-// which may run beside anything else.
+// A File is not safe for concurrent use, except for ReadRows of a
+// RowReader, which may run beside a Scan and other ReadRows.
 type File interface {
 	// Name is the path, or the name OpenStream was given.
 	Name() string
@@ -50,8 +50,9 @@ type File interface {
 	Labels() Labels
 	// Scan calls fn with the rows in order, in chunks of at most max
 	// rows (max ≥ 1): X holds rows lo, lo+1, … as a *mat.Dense or a
-	// *sparse.CSR that is valid only during the call (its memory is
-	// reused for the next chunk). Scan stops at the first error of fn
+	// *sparse.CSR that is valid only during the call and must not be
+	// modified (its memory is reused for the next chunk, or is the data
+	// of a File held in memory). Scan stops at the first error of fn
 	// and returns it, and returns ctx.Err() when ctx ends. Every call
 	// reads from the first row: a file is read again (a text file
 	// reopened, its header read again), a stream (standard input, a
