@@ -195,7 +195,9 @@
 // chunk by chunk. Each format is read by the one parser Load uses: the
 // same values bit for bit, the same errors (file, row, column, line) and
 // notes, met when a pass reaches them; Options.Shape is checked at Open,
-// against the header's columns.
+// against the header's columns. (Of a file with two faults, a File may
+// name the other one: Open checks Options.Shape and an .npz's labels
+// before any row is read, where Load reads the rows first.)
 //
 //	format              rows known          by index (ReadRows)   passes
 //	.npy                at Open             yes, ReadAt           any
@@ -223,8 +225,9 @@
 // Load reads it, under Options.MaxBytes, and the File reads from there (a
 // RowReader). NaN and infinite values are errors when a chunk, or the
 // rows ReadRows reads, hold one. The CRC-32 of a deflated member is
-// checked at the end of each pass; a stored member's is checked by Load,
-// which reads it whole, not by a File. The labels (y, or the array
+// checked at the end of each pass; a stored member's (and the data
+// descriptor after it) is checked by Load, which reads it whole, not by a
+// File, which reads by index. The labels (y, or the array
 // Options.Label names) are read through once at Open, to decide what they
 // are as Load decides, and then beside X in the chunks of each
 // ScanLabeled. The split array is read by Load only.

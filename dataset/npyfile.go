@@ -666,24 +666,20 @@ func (y *npzY) prescan(a *array) error {
 		return err
 	}
 	defer p.close()
+	// In Load's order: the values read through (a read error, data past
+	// the header's length), then the shape, then the values.
 	h := y.h
-	if !(len(h.shape) == 1 && h.shape[0] == a.n || len(h.shape) == 2 && h.shape[0] == a.n && h.shape[1] == 1) {
-		return &Error{Path: a.name, Err: fmt.Errorf("%s has shape %v, want (%d,) to match X", y.key, h.shape, a.n)}
-	}
-	binary := len(a.h.shape) <= 2 || y.named
 	var count labelCount
 	frac, out := -1, -1 // the first row of a non-integer, of a label out of {−1, 0, 1}
 	var fracV float64
 	outV := 0
 	const step = 1 << 16
-	for lo := 0; lo < a.n; lo += step {
-		m := min(step, a.n-lo)
-		buf := p.buf
-		if cap(buf) < m {
-			buf = make([]float64, m)
-			p.buf = buf
+	for lo := 0; lo < h.nelem; lo += step {
+		m := min(step, h.nelem-lo)
+		if cap(p.buf) < m {
+			p.buf = make([]float64, m)
 		}
-		buf = buf[:m]
+		buf := p.buf[:m]
 		if err := p.dec.readC(p.rc, buf); err != nil {
 			return y.err(err)
 		}
@@ -700,15 +696,16 @@ func (y *npzY) prescan(a *array) error {
 			}
 			count.add(v)
 		}
-		if frac >= 0 {
-			break
-		}
-	}
-	if frac >= 0 {
-		return &Error{Path: a.name, Row: frac + 1, Err: fmt.Errorf("%s holds %v, want an integer", y.key, fracV)}
 	}
 	if err := p.end(); err != nil {
 		return err
+	}
+	if !(len(h.shape) == 1 && h.shape[0] == a.n || len(h.shape) == 2 && h.shape[0] == a.n && h.shape[1] == 1) {
+		return &Error{Path: a.name, Err: fmt.Errorf("%s has shape %v, want (%d,) to match X", y.key, h.shape, a.n)}
+	}
+	binary := len(a.h.shape) <= 2 || y.named
+	if frac >= 0 {
+		return &Error{Path: a.name, Row: frac + 1, Err: fmt.Errorf("%s holds %v, want an integer", y.key, fracV)}
 	}
 	if out >= 0 {
 		if y.named {
