@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -771,6 +773,43 @@ func TestScanConcurrent(t *testing.T) {
 	if !errors.Is(err, errConcurrent) {
 		t.Errorf("nested Scan: %v", err)
 	}
+	// ReadRows from other goroutines while a Scan runs (go test -race).
+	for _, fortran := range []bool{false, true} {
+		vals := make([]float64, 2000)
+		for i := range vals {
+			vals[i] = float64(i)
+		}
+		f, err := Open(writeFile(t, "r.npy", npyBytes("<f8", fortran, []int{1000, 2}, vals)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := f.(RowReader).ReadRows(context.Background(), []int{5, 900, 5})
+		done := make(chan error, 4)
+		for range 4 {
+			go func() {
+				for range 50 {
+					got, err := f.(RowReader).ReadRows(context.Background(), []int{5, 900, 5})
+					if err == nil && !mat.Equal(got, want) {
+						err = errors.New("rows differ")
+					}
+					if err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- nil
+			}()
+		}
+		if err := f.Scan(context.Background(), 7, func(int, mat.Matrix) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for range 4 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.Close()
+	}
 }
 
 // TestOpenFileErrors: a missing file, a directory and an unknown
@@ -845,4 +884,62 @@ func FuzzOpen(f *testing.F) {
 			sameDataset(t, name, got, want)
 		}
 	})
+}
+
+// TestOpenSharedFiles reads the real files, the ADBench .npz of the
+// shared data folder (stored members in Fortran order: int16, uint8,
+// float64), its tensor .npz (deflated, read in order) and the module's
+// example files, through Open as Load
+// reads them, and draws rows of each by index.
+func TestOpenSharedFiles(t *testing.T) {
+	needShared(t)
+	var paths []string
+	for _, dir := range []string{filepath.Join(sharedData, "adbench"), filepath.Join(sharedData, "tensor"), filepath.Join("..", "testdata")} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if Supported(e.Name()) {
+				paths = append(paths, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, path := range paths {
+		want, err := Load(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, max := range []int{7, 4096} {
+			got, err := openAll(t, path, Options{}, max)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			sameDataset(t, path, got, want)
+		}
+		f, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rr, ok := f.(RowReader); ok {
+			n, d := want.X.Dims()
+			idx := make([]int, 100)
+			for i := range idx {
+				idx[i] = rng.IntN(n)
+			}
+			got, err := rr.ReadRows(context.Background(), idx)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			for i, r := range idx {
+				for j := range d {
+					if got.At(i, j) != want.X.At(r, j) {
+						t.Fatalf("%s: row %d, column %d: %v, Load %v", path, r, j, got.At(i, j), want.X.At(r, j))
+					}
+				}
+			}
+		} else if strings.Contains(path, "adbench") {
+			t.Errorf("%s (stored members): not a RowReader", path)
+		}
+		f.Close()
+	}
+	t.Logf("%d files", len(paths))
 }
