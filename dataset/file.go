@@ -181,7 +181,7 @@ func openStream(r io.Reader, format, name string, opt Options, closer io.Closer)
 	if isGzip(br) {
 		gz = true
 	}
-	var in *bufio.Reader = br
+	in := br
 	if gz {
 		zr, err := newGzipMembers(br)
 		if err != nil {
