@@ -162,7 +162,7 @@ func openAt(ra io.ReaderAt, size int64, path string, opt Options, closer io.Clos
 	case ext == ".npy":
 		return openNPYSeq(open, size, path, opt, closer)
 	}
-	return openText(ext, open, size, path, opt, closer)
+	return openText(ext, open, size, gz, path, opt, closer)
 }
 
 // openStream opens a stream: r read once.
@@ -207,7 +207,7 @@ func openStream(r io.Reader, format, name string, opt Options, closer io.Closer)
 	if ext == ".npy" {
 		return openNPYSeq(open, -1, name, opt, closer)
 	}
-	return openText(ext, open, -1, name, opt, closer)
+	return openText(ext, open, -1, gz, name, opt, closer)
 }
 
 // counter counts the bytes read through it: the progress of a pass.
@@ -227,7 +227,8 @@ func (c *counter) Read(p []byte) (int, error) {
 type chunk struct {
 	max, rows, d int
 	data         []float64 // dense: max·d values; sparse: the stored values
-	y            []int     // nil: labels not kept
+	keepY        bool
+	y            []int
 	sparse       bool
 	ind, indptr  []int
 }
@@ -241,34 +242,32 @@ const chunkValues = 1 << 20
 // not known, whatever max Scan is given: a chunk may hold fewer rows.
 const maxChunkBytes = 64 << 20
 
-// newChunk returns a chunk of at most most rows of d values (sparse or
-// dense), at most rows when that is known (not −1), at most
-// maxChunkBytes of dense values otherwise.
-func newChunk(most, rows, d int, sparse, labels bool, opt Options) *chunk {
-	if rows < 0 {
-		most = min(most, maxChunkBytes/(8*max(d, 1))+1)
-	} else {
-		most = min(most, rows)
-	}
+// newChunk returns a chunk of at most most rows of d values, dense or
+// sparse. A dense chunk is made at once: from Options.Buffer when it
+// holds it, and with prefault (an array's chunk, which its rows fill)
+// advised for huge pages and populated, as Load's array is (a 49 MB
+// chunk of every row took 1.8 times Load's time faulted in page by page).
+// A sparse chunk grows with its rows, up to most rows and chunkValues.
+func newChunk(most, d int, sparse, labels, prefault bool, opt Options) *chunk {
 	most = max(most, 1)
-	c := &chunk{max: most, d: d, sparse: sparse}
-	if sparse {
-		c.indptr = make([]int, 1, most+1)
-	} else {
-		// Options.Buffer when it holds the chunk; a large chunk advised
-		// for huge pages and populated at once, as Load's array is (a
-		// 49 MB chunk of every row took 1.8 times Load's time faulted
-		// in page by page).
+	c := &chunk{max: most, d: d, sparse: sparse, keepY: labels}
+	switch {
+	case sparse:
+		c.indptr = make([]int, 1, min(most, 4096)+1)
+	case prefault || cap(opt.Buffer) >= most*d:
 		c.data = opt.values(most * d)
+	default:
+		c.data = make([]float64, most*d)
 	}
-	if labels {
-		c.y = make([]int, most)
+	if labels && !sparse {
+		c.y = make([]int, 0, most)
 	}
 	return c
 }
 
 func (c *chunk) reset() {
 	c.rows = 0
+	c.y = c.y[:0]
 	if c.sparse {
 		c.indptr, c.ind, c.data = c.indptr[:1], c.ind[:0], c.data[:0]
 	}
@@ -283,10 +282,10 @@ func (c *chunk) matrix(cols int) mat.Matrix {
 }
 
 func (c *chunk) labels() []int {
-	if c.y == nil {
+	if !c.keepY {
 		return nil
 	}
-	return c.y[:c.rows]
+	return c.y
 }
 
 // fillDense reads rows of p into c until it is full; io.EOF when the
@@ -302,8 +301,8 @@ func fillDense(p denseRows, c *chunk) error {
 		if err != nil {
 			return err
 		}
-		if c.y != nil {
-			c.y[c.rows] = lab
+		if c.keepY {
+			c.y = append(c.y, lab)
 		}
 		c.rows++
 	}

@@ -368,7 +368,7 @@ func (a *array) scan(ctx context.Context, max int, labels bool, fn func(lo int, 
 		}
 		defer yp.close()
 	}
-	c := newChunk(max, a.n, a.d, false, false, a.opt)
+	c := newChunk(min(max, a.n), a.d, false, false, true, a.opt)
 	dec := a.decoder()
 	rowBytes := int64(a.d) * int64(a.h.size)
 	for lo := 0; lo < a.n; lo += c.max {

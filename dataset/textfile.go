@@ -51,8 +51,8 @@ func (p *libsvmRows) fill(c *chunk) error {
 			}
 		}
 		c.indptr = append(c.indptr, len(c.ind))
-		if c.y != nil {
-			c.y[c.rows] = p.lab
+		if c.keepY {
+			c.y = append(c.y, p.lab)
 		}
 		c.rows++
 	}
@@ -85,6 +85,7 @@ type textFile struct {
 	opt    Options
 	open   func() (io.Reader, *counter, error)
 	size   int64 // bytes of the file, −1 when not known (progress)
+	text   int64 // bytes of the text: size, or −1 for gzip data or a stream
 	closer io.Closer
 
 	cols, width int // width: of a LIBSVM file, the index limit
@@ -105,8 +106,11 @@ type textFile struct {
 
 // openText opens a text format: its header read, and for a LIBSVM file
 // its width found (see libsvmWidth).
-func openText(ext string, open func() (io.Reader, *counter, error), size int64, path string, opt Options, closer io.Closer) (File, error) {
-	f := &textFile{name: path, ext: ext, opt: opt, open: open, size: size, closer: closer, rows: -1}
+func openText(ext string, open func() (io.Reader, *counter, error), size int64, gz bool, path string, opt Options, closer io.Closer) (File, error) {
+	f := &textFile{name: path, ext: ext, opt: opt, open: open, size: size, text: size, closer: closer, rows: -1}
+	if gz {
+		f.text = -1
+	}
 	r, n, err := open()
 	if err != nil {
 		return nil, err
@@ -294,7 +298,22 @@ func (f *textFile) scan(ctx context.Context, max int, labels bool, fn func(lo in
 		return err
 	}
 	f.cur = p
-	c := newChunk(max, f.rows, f.cols, f.sparse, labels, f.opt)
+	most := max
+	switch {
+	case f.rows >= 0:
+		most = min(most, f.rows)
+	case f.sparse:
+		most = min(most, chunkValues)
+	default:
+		// Rows not known: at most maxChunkBytes of values, and no more
+		// rows than the file's bytes can hold (a value takes at least
+		// two with its separator).
+		most = min(most, maxChunkBytes/(8*f.cols)+1)
+		if f.text >= 0 {
+			most = min(most, int(f.text/(2*int64(f.cols)))+1)
+		}
+	}
+	c := newChunk(most, f.cols, f.sparse, labels, false, f.opt)
 	lo := 0
 	for {
 		if err := ctx.Err(); err != nil {
