@@ -22,7 +22,9 @@
 // A further .gz extension (.csv.gz, .npy.gz, .arff.gz, .svm.gz, ...) reads
 // the file through compress/gzip: the values are parsed as the stream is
 // decompressed, never holding the text, and the memory budget holds as it
-// does for a plain file (projected from the size the gzip trailer gives).
+// does for a plain file (projected from the size the gzip trailer gives,
+// and as for a stream once the data run past it: see the memory budget
+// below).
 // Any other extension is an error listing these. A path that is not a
 // regular file (a named pipe, a device) is read as a stream by its
 // extension, as ReadStream reads standard input. Read does the same on an
@@ -164,8 +166,112 @@
 // bounds what its values may take, and a loader refuses a file past it
 // with a *MemoryError before allocating the buffer that would pass it
 // (from the .npy header; for CSV from the rows read so far projected over
-// the file's size; for LIBSVM and ARFF as the values grow). The command
-// line sets it to its memory budget.
+// the file's size; for LIBSVM and ARFF as the values grow). Data of
+// unknown size — a stream, and gzip data once they run past the size
+// their trailer gives (it is the size modulo 2³², and a decompression
+// bomb's says anything) — are collected in blocks, each at most 8 MiB and
+// at most half of what the blocks before it hold, and copied into one
+// array at the end; before each block the blocks, the new one and that
+// final copy are checked against the budget. So an endless stream or a
+// bomb is refused with a *MemoryError that names the rows and the bytes
+// read, before an allocation would pass the budget, and no buffer is
+// ever grown by doubling (the collector cannot reuse the memory of the
+// smaller buffers a doubling leaves behind: under an address-space limit
+// the process died in Go's fatal "out of memory"). The command line sets
+// MaxBytes to its memory budget.
+//
+// # Files larger than memory: Open
+//
+// Load holds a file's values whole. Open returns a File instead, read in
+// chunks of rows (OpenStream for standard input; a named pipe given to
+// Open is read the same way): File.Scan calls a function with rows lo,
+// lo+1, … as a *mat.Dense or a *sparse.CSR that is valid only during the
+// call and must not be modified, so a pass over a file of any size holds
+// a chunk, not the file. A File has the methods of detector.Source, and
+// a RowReader (a File that also reads rows by index) those of
+// detector.RowReader — this package does not import detector, Go's
+// interfaces match by their methods — so the detectors fit from a File
+// (in passes, by index or by sample as the method needs) and score it
+// chunk by chunk. Each format is read by the one parser Load uses: the
+// same values bit for bit, the same errors (file, row, column, line) and
+// notes, met when a pass reaches them; Options.Shape is checked at Open,
+// against the header's columns. (Of a file with two faults, a File may
+// name the other one: Open checks Options.Shape and an .npz's labels
+// before any row is read, where Load reads the rows first.)
+//
+//	format              rows known          by index (ReadRows)   passes
+//	.npy                at Open             yes, ReadAt           any
+//	.npz, X stored      at Open             yes, ReadAt           any
+//	.npz, X deflated    at Open             no                    any: the member inflated again
+//	CSV, TSV, ARFF      after a pass        no                    any: the file reopened, its header read again
+//	LIBSVM              at Open (see below) no                    any
+//	gzip (.csv.gz, …)   as the format       no                    any: decompressed again
+//	a stream            as the format       no                    one: a second Scan returns ErrOnePass
+//
+// NPY and NPZ. The header is parsed once. A chunk is read with ReadAt and
+// converted by the decoder Load uses, from any dtype, byte order and order
+// it reads, into one float64 buffer reused by every chunk (little-endian
+// float64 in C order is read straight into it); in Fortran order, the
+// chunk's run of each column, a panel of columns at a time, transposed
+// into the rows. There is no memory map: a mapped scan of an 8 GB file
+// shows 8 GB of resident memory, a File's a chunk. ReadRows reads, in C
+// order, a run of nearby rows at a time (through gaps of up to 16 KiB),
+// in the order of the file whatever the order asked; in Fortran order, a
+// column at a time, each in runs of nearby rows, so a large sample reads
+// the columns through and a few rows cost a read per column each. A
+// deflated .npz member, and a gzip .npy, are read in order from the start
+// of each pass; their rows are in Fortran order only as a whole, so such
+// an array (and a Fortran-order .npy on a stream) is read into memory as
+// Load reads it, under Options.MaxBytes, and the File reads from there (a
+// RowReader). NaN and infinite values are errors when a chunk, or the
+// rows ReadRows reads, hold one. The CRC-32 of a deflated member is
+// checked at the end of each pass; a stored member's (and the data
+// descriptor after it) is checked by Load, which reads it whole, not by a
+// File, which reads by index. The labels (y, or the array
+// Options.Label names) are read through once at Open, to decide what they
+// are as Load decides, and then beside X in the chunks of each
+// ScanLabeled. The split array is read by Load only.
+//
+// LIBSVM. A File must know its width before the first chunk, where Load
+// takes the highest index of the whole file. With Options.Features set
+// (the width of the model that scores the file) the rows are read that
+// wide, with no first pass, and an index past it is an error at its line
+// (a *WidthError). Otherwise Open reads every line of the file once, its
+// labels and indices but not its values, for the width, the number of
+// rows and what the labels are; should a line be wrong, Open returns the
+// error Load returns. A stream cannot be read twice: without
+// Options.Features it is read into memory, as ReadStream reads it, under
+// Options.MaxBytes (a RowReader). A sparse chunk also ends before a row
+// that would take it past 2²⁰ stored values, so its memory is bounded
+// whatever the width of the rows.
+//
+// Labels. ScanLabeled hands over the labels of each chunk's rows as the
+// file writes them (CSV words as the 0 or 1 they mean; an ARFF class of
+// a normal/anomaly pair as 0 or 1, any other as its index), and
+// File.Labels says how to read them (see Labels). Where a format decides
+// its labels from the whole column — CSV labels of 1 and −1 only, by the
+// one-class convention when the 1s are the majority; LIBSVM labels, a
+// class index unless they are 0/1 or ±1 — a File that has not read every
+// row cannot know: its Labels is not Final, and the note of the
+// one-class convention is missing from Notes, until a pass has reached
+// the end (for a LIBSVM file, the width pass at Open does). A caller that
+// needs the labels of every row keeps them, one a row, and reads them
+// with Labels.Resolve once the pass has ended; a label word that pairs
+// with no other, or words mixed with numbers, are an error at the end of
+// the pass, as in Load. .npz and ARFF labels are known from Open.
+//
+// Rows and progress. Dims reports the rows of a text file as −1 until a
+// pass has read it to its end (a LIBSVM file's from Open, but for one
+// read with Options.Features); its columns from Open. Options.Progress,
+// when set, is called after each chunk and at the end of a pass, from
+// the goroutine that reads: for text, the bytes of the file read so far
+// (of a gzip file, the compressed bytes) of its size; for .npy and .npz,
+// the bytes of the array; the total is −1 on a stream. A File serves one
+// goroutine: a Scan during another is an error; ReadRows may run beside
+// a Scan and other ReadRows. A dense chunk holds at most the rows Scan is
+// given, and for a text file of unknown length at most 64 MiB of values
+// (a chunk may hold fewer rows than asked); it comes from Options.Buffer
+// when that holds it.
 //
 // # Preparing data
 //

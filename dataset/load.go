@@ -38,14 +38,17 @@ type Options struct {
 	// Dataset's X then shares its memory), as gonum's dst arguments are
 	// reused: a caller that reads many files of one size in a loop skips
 	// the allocation and the runtime's zeroing of each. Other formats, and
-	// an array too large for it, allocate as usual.
+	// an array too large for it, allocate as usual. A File's Scan takes
+	// it for its dense chunk when it holds one.
 	Buffer []float64
 	// Features, when positive, is the least number of features of a
 	// LIBSVM text file: a file whose highest index is lower gets the
 	// columns up to Features, empty, as its trailing features are
 	// implicitly zero (scikit-learn's load_svmlight_file(n_features=…)).
 	// A test file scored against a model fitted on wider rows needs it.
-	// Other formats have their width in the file and ignore it.
+	// Other formats have their width in the file and ignore it. A File
+	// (Open) reads a LIBSVM file exactly Features wide, with no pass to
+	// find its width: an index past it is an error (a *WidthError).
 	Features int
 	// FeatureNames, when set, are the names of the features a model was
 	// fitted on: a CSV column of one of these names is not taken as the
@@ -53,6 +56,13 @@ type Options struct {
 	// beside a label column scores a file of x, y. A label column named
 	// by Label is taken whatever its name.
 	FeatureNames []string
+	// Progress, when set, is called by a File's Scan as the pass goes,
+	// after each chunk and at its end, from the goroutine that reads:
+	// done bytes of the file read so far, of total (−1 when not known:
+	// a stream). For gzip data the bytes are those of the compressed
+	// file; for .npy and .npz the bytes of the array. It should return
+	// at once (a progress bar's redraw is throttled by its caller).
+	Progress func(done, total int64)
 }
 
 // values returns the buffer for n values: Buffer when it holds them,
