@@ -23,211 +23,283 @@ type arffAttr struct {
 // size, when not negative, is the file size: the value buffer grows as
 // the CSV reader's does (growRows), projected from it.
 func readARFF(r io.Reader, size int64, path string, opt Options) (*Dataset, error) {
+	p, err := newARFF(r, path, opt)
+	if err != nil {
+		return nil, err
+	}
+	data, y, err := collectDense(p, size, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	n := len(data) / p.d
+	cols, colNum := p.columns()
+	shape, err := applyShape(path, opt.Shape, p.d)
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset{X: mat.NewDense(n, p.d, data[:n*p.d:n*p.d]), Shape: shape, Columns: cols, ColumnNumbers: colNum, Source: path, Notes: p.noted}
+	ds.Y, ds.Class = p.labelRule().Resolve(y)
+	return ds, nil
+}
+
+// arffRows parses the data rows of an ARFF file, one at a time, after
+// newARFF has read its header (see denseRows).
+type arffRows struct {
+	sc          *bufio.Scanner
+	path        string
+	maxLine     int
+	opt         Options
+	attrs       []arffAttr
+	line        int
+	done, start int64 // bytes read; bytes before the first data row
+	classCol    int   // −1 if none
+	idCol       int   // −1 if none
+	d           int   // features a row
+	noted       []string
+	binaryClass []int // nominal index → 0/1, nil if not binary
+	n           int   // data rows read
+	vals        []string
+}
+
+// newARFF reads an ARFF header, up to and including its @data line.
+func newARFF(r io.Reader, path string, opt Options) (*arffRows, error) {
 	br := bufio.NewReader(r)
 	if err := notText(br); err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
 	skipBOM(br)
-	sc := bufio.NewScanner(br)
-	maxLine := lineLimit(opt)
-	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
-	var attrs []arffAttr
-	line := 0
-	lerr := func(format string, a ...any) error {
-		return &Error{Path: path, Line: line, Err: fmt.Errorf(format, a...)}
-	}
-	inData := false
+	p := &arffRows{sc: bufio.NewScanner(br), path: path, maxLine: lineLimit(opt), opt: opt, classCol: -1, idCol: -1}
+	p.sc.Buffer(make([]byte, 0, min(64<<10, p.maxLine)), p.maxLine)
 	sawRelation := false
-	var data []float64
-	var class []int
-	classCol, idCol := -1, -1
-	d := 0 // features a row
-	var notes []string
-	var binaryClass []int // nominal index → 0/1, nil if not binary
-	n := 0
-	var done, start int64 // bytes read; bytes before the first data row
-	for sc.Scan() {
-		line++
-		done += int64(len(sc.Bytes())) + 1
-		if line == 1 && crInside(sc.Bytes()) {
-			return nil, &Error{Path: path, Line: line, Err: errCROnly}
+	for p.sc.Scan() {
+		p.line++
+		p.done += int64(len(p.sc.Bytes())) + 1
+		if p.line == 1 && crInside(p.sc.Bytes()) {
+			return nil, &Error{Path: path, Line: p.line, Err: errCROnly}
 		}
-		text := arffStrip(sc.Text())
+		text := arffStrip(p.sc.Text())
 		if text == "" {
 			continue
 		}
-		if !inData {
-			if text[0] != '@' {
-				return nil, lerr("expected @relation, @attribute or @data, got %q", clip(text))
+		if text[0] != '@' {
+			return nil, p.lerr("expected @relation, @attribute or @data, got %q", clip(text))
+		}
+		kw, rest := splitKeyword(text)
+		switch strings.ToLower(kw) {
+		case "@relation":
+			sawRelation = true
+		case "@attribute":
+			name, typ, err := arffNameType(rest)
+			if err != nil {
+				return nil, p.lerr("%v", err)
 			}
-			kw, rest := splitKeyword(text)
-			switch strings.ToLower(kw) {
-			case "@relation":
-				sawRelation = true
-			case "@attribute":
-				name, typ, err := arffNameType(rest)
+			a := arffAttr{name: name}
+			switch lt := strings.ToLower(typ); {
+			case lt == "numeric" || lt == "real" || lt == "integer":
+			case strings.HasPrefix(typ, "{"):
+				if !strings.HasSuffix(typ, "}") {
+					return nil, p.lerr("nominal attribute %q: missing '}'", name)
+				}
+				vals, err := splitARFF(typ[1 : len(typ)-1])
 				if err != nil {
-					return nil, lerr("%v", err)
+					return nil, p.lerr("nominal attribute %q: %v", name, err)
 				}
-				a := arffAttr{name: name}
-				switch lt := strings.ToLower(typ); {
-				case lt == "numeric" || lt == "real" || lt == "integer":
-				case strings.HasPrefix(typ, "{"):
-					if !strings.HasSuffix(typ, "}") {
-						return nil, lerr("nominal attribute %q: missing '}'", name)
-					}
-					vals, err := splitARFF(typ[1 : len(typ)-1])
-					if err != nil {
-						return nil, lerr("nominal attribute %q: %v", name, err)
-					}
-					if len(vals) == 0 {
-						return nil, lerr("nominal attribute %q has no values", name)
-					}
-					a.nominal = vals
-				default:
-					return nil, lerr("attribute %q has type %q: only numeric, real, integer and one nominal class attribute are supported", name, clip(typ))
+				if len(vals) == 0 {
+					return nil, p.lerr("nominal attribute %q has no values", name)
 				}
-				if len(attrs) >= 1<<20 {
-					return nil, lerr("too many attributes")
-				}
-				attrs = append(attrs, a)
-			case "@data":
-				if !sawRelation {
-					return nil, lerr("@data before @relation")
-				}
-				var err error
-				classCol, err = arffClass(attrs, opt.Label)
-				if err != nil {
-					return nil, lerr("%v", err)
-				}
-				for j, a := range attrs {
-					if a.nominal != nil && j != classCol {
-						return nil, lerr("attribute %q is nominal: only the class attribute may be nominal", a.name)
-					}
-				}
-				for j, a := range attrs {
-					if j != classCol && a.nominal == nil && strings.EqualFold(a.name, "id") {
-						idCol = j
-						notes = append(notes, fmt.Sprintf("attribute %q is taken as the row identifier (as in the DAMI outlier benchmark files) and not read", a.name))
-						break
-					}
-				}
-				features := len(attrs)
-				for _, j := range []int{classCol, idCol} {
-					if j >= 0 {
-						features--
-					}
-				}
-				if features == 0 {
-					return nil, lerr("no numeric attributes")
-				}
-				if classCol >= 0 {
-					binaryClass = arffBinary(attrs[classCol].nominal)
-				}
-				inData, start = true, done
-				d = features
+				a.nominal = vals
 			default:
-				return nil, lerr("unknown keyword %q", kw)
+				return nil, p.lerr("attribute %q has type %q: only numeric, real, integer and one nominal class attribute are supported", name, clip(typ))
 			}
+			if len(p.attrs) >= 1<<20 {
+				return nil, p.lerr("too many attributes")
+			}
+			p.attrs = append(p.attrs, a)
+		case "@data":
+			if !sawRelation {
+				return nil, p.lerr("@data before @relation")
+			}
+			if err := p.layout(); err != nil {
+				return nil, err
+			}
+			p.start = p.done
+			return p, nil
+		default:
+			return nil, p.lerr("unknown keyword %q", kw)
+		}
+	}
+	if err := p.scanErr(); err != nil {
+		return nil, err
+	}
+	return nil, &Error{Path: path, Err: errors.New("no @data section")}
+}
+
+// layout decides, at @data, the class attribute, the row identifier and
+// the features.
+func (p *arffRows) layout() error {
+	attrs := p.attrs
+	var err error
+	p.classCol, err = arffClass(attrs, p.opt.Label)
+	if err != nil {
+		return p.lerr("%v", err)
+	}
+	for j, a := range attrs {
+		if a.nominal != nil && j != p.classCol {
+			return p.lerr("attribute %q is nominal: only the class attribute may be nominal", a.name)
+		}
+	}
+	for j, a := range attrs {
+		if j != p.classCol && a.nominal == nil && strings.EqualFold(a.name, "id") {
+			p.idCol = j
+			p.noted = append(p.noted, fmt.Sprintf("attribute %q is taken as the row identifier (as in the DAMI outlier benchmark files) and not read", a.name))
+			break
+		}
+	}
+	features := len(attrs)
+	for _, j := range []int{p.classCol, p.idCol} {
+		if j >= 0 {
+			features--
+		}
+	}
+	if features == 0 {
+		return p.lerr("no numeric attributes")
+	}
+	if p.classCol >= 0 {
+		p.binaryClass = arffBinary(attrs[p.classCol].nominal)
+	}
+	p.d = features
+	return nil
+}
+
+func (p *arffRows) lerr(format string, a ...any) error {
+	return &Error{Path: p.path, Line: p.line, Err: fmt.Errorf(format, a...)}
+}
+
+// scanErr is the error of the line scanner, nil at the end of the data.
+func (p *arffRows) scanErr() error {
+	if err := p.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &Error{Path: p.path, Line: p.line + 1, Err: lineTooLong(p.maxLine, p.opt)}
+		}
+		return &Error{Path: p.path, Err: fmt.Errorf("cannot read: %v", err)}
+	}
+	return nil
+}
+
+func (p *arffRows) cols() int     { return p.d }
+func (p *arffRows) labeled() bool { return p.classCol >= 0 }
+
+// columns returns the names of the features and their one-based
+// attribute numbers.
+func (p *arffRows) columns() (cols []string, colNum []int) {
+	for j, a := range p.attrs {
+		if j != p.classCol && j != p.idCol {
+			cols = append(cols, a.name)
+			colNum = append(colNum, j+1)
+		}
+	}
+	return cols, colNum
+}
+
+// labelRule says what the labels parse returns are: decided by the
+// header.
+func (p *arffRows) labelRule() Labels {
+	switch {
+	case p.classCol < 0:
+		return Labels{Final: true}
+	case p.attrs[p.classCol].nominal == nil || p.binaryClass != nil:
+		return Labels{Kind: AnomalyLabels, Final: true}
+	}
+	return Labels{Kind: ClassLabels, Final: true}
+}
+
+// read reads the next data row and splits its values; io.EOF after the
+// last.
+func (p *arffRows) read() error {
+	for p.sc.Scan() {
+		p.line++
+		p.done += int64(len(p.sc.Bytes())) + 1
+		text := arffStrip(p.sc.Text())
+		if text == "" {
 			continue
 		}
 		var vals []string
 		var err error
 		if text[0] == '{' {
-			vals, err = arffSparse(text, attrs)
+			vals, err = arffSparse(text, p.attrs)
 		} else {
 			vals, err = splitARFF(text)
-			if err == nil && len(vals) == len(attrs)+1 && strings.HasPrefix(vals[len(attrs)], "{") {
-				err = arffWeight(vals[len(attrs)])
+			if err == nil && len(vals) == len(p.attrs)+1 && strings.HasPrefix(vals[len(p.attrs)], "{") {
+				err = arffWeight(vals[len(p.attrs)])
 			}
 		}
 		if err != nil {
-			return nil, lerr("%v", err)
+			return p.lerr("%v", err)
 		}
-		if len(vals) != len(attrs) {
+		if len(vals) != len(p.attrs) {
 			hint := ""
-			if len(vals) == 1 && len(strings.Fields(text)) == len(attrs) {
+			if len(vals) == 1 && len(strings.Fields(text)) == len(p.attrs) {
 				// Weka's reader also takes white space between values.
 				hint = "; its values are separated by spaces or tabs: separate them by commas"
 			}
-			return nil, lerr("has %d values, the header declares %d attributes%s", len(vals), len(attrs), hint)
+			return p.lerr("has %d values, the header declares %d attributes%s", len(vals), len(p.attrs), hint)
 		}
-		if len(data)+d > cap(data) {
-			total := int64(-1)
-			if size >= 0 {
-				total = size - start
-			}
-			if data, err = growRows(data, d, n, done-start, total, opt); err != nil {
-				return nil, &Error{Path: path, Line: line, Err: err}
-			}
-		}
-		for j, v := range vals {
-			if j == classCol {
-				c, err := arffClassValue(attrs[j], v)
-				if err != nil {
-					return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("column %d (%q): %v", j+1, attrs[j].name, err)}
-				}
-				class = append(class, c)
-				continue
-			}
-			if j == idCol {
-				continue
-			}
-			if v == "?" {
-				return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("column %d (%q): missing value '?' is not supported", j+1, attrs[j].name)}
-			}
-			f, err := parseValue(v)
+		p.vals = vals
+		p.n++
+		return nil
+	}
+	if err := p.scanErr(); err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// parse converts the row read into dst and returns its label: 0 or 1
+// (−1 for '?') for a numeric class or a nominal one of a normal/anomaly
+// pair, the index of the class's value otherwise.
+func (p *arffRows) parse(dst []float64) (int, error) {
+	k, lab := 0, 0
+	for j, v := range p.vals {
+		if j == p.classCol {
+			c, err := arffClassValue(p.attrs[j], v)
 			if err != nil {
-				return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("column %d (%q): %v", j+1, attrs[j].name, err)}
+				return 0, &Error{Path: p.path, Line: p.line, Err: fmt.Errorf("column %d (%q): %v", j+1, p.attrs[j].name, err)}
 			}
-			data = append(data, f)
-		}
-		n++
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &Error{Path: path, Line: line + 1, Err: lineTooLong(maxLine, opt)}
-		}
-		return nil, &Error{Path: path, Err: fmt.Errorf("cannot read: %v", err)}
-	}
-	if !inData {
-		return nil, &Error{Path: path, Err: errors.New("no @data section")}
-	}
-	if n == 0 {
-		return nil, &Error{Path: path, Err: errors.New("empty data: no rows after @data")}
-	}
-	var cols []string
-	var colNum []int
-	for j, a := range attrs {
-		if j != classCol && j != idCol {
-			cols = append(cols, a.name)
-			colNum = append(colNum, j+1)
-		}
-	}
-	shape, err := applyShape(path, opt.Shape, d)
-	if err != nil {
-		return nil, err
-	}
-	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Shape: shape, Columns: cols, ColumnNumbers: colNum, Source: path, Notes: notes}
-	if classCol >= 0 {
-		switch {
-		case attrs[classCol].nominal == nil:
-			// A numeric class: labels 0/1 (or −1 for '?').
-			ds.Y = class
-		case binaryClass != nil:
-			ds.Y = make([]int, n)
-			for i, c := range class {
-				if c < 0 {
-					ds.Y[i] = -1
-				} else {
-					ds.Y[i] = binaryClass[c]
-				}
+			if p.binaryClass != nil && c >= 0 {
+				c = p.binaryClass[c]
 			}
-		default:
-			ds.Class = class
+			lab = c
+			continue
 		}
+		if j == p.idCol {
+			continue
+		}
+		if v == "?" {
+			return 0, &Error{Path: p.path, Line: p.line, Err: fmt.Errorf("column %d (%q): missing value '?' is not supported", j+1, p.attrs[j].name)}
+		}
+		f, err := parseValue(v)
+		if err != nil {
+			return 0, &Error{Path: p.path, Line: p.line, Err: fmt.Errorf("column %d (%q): %v", j+1, p.attrs[j].name, err)}
+		}
+		dst[k] = f
+		k++
 	}
-	return ds, nil
+	return lab, nil
+}
+
+func (p *arffRows) at(err error) error { return &Error{Path: p.path, Line: p.line, Err: err} }
+
+func (p *arffRows) offset() (done, start int64) { return p.done - p.start, p.start }
+
+// finish checks, at the end of the data, that there were rows.
+func (p *arffRows) finish() error {
+	if p.n == 0 {
+		return &Error{Path: p.path, Err: errors.New("empty data: no rows after @data")}
+	}
+	return nil
 }
 
 // arffStrip trims blanks and a comment: '%' to the end of the line,

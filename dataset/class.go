@@ -84,21 +84,43 @@ func classSubset(ds *Dataset, normal int, seed uint64) (*Dataset, error) {
 // anomalies. With the 1s at most half, they are this package's labelled
 // anomalies among unlabeled rows.
 func signLabels(y []int) string {
-	pos := 0
+	var c labelCount
 	for _, v := range y {
-		switch v {
-		case 1:
-			pos++
-		case -1:
-		default:
-			return ""
-		}
+		c.add(v)
 	}
-	if pos == len(y) || 2*pos <= len(y) {
+	if !c.oneClass() {
 		return ""
 	}
 	for i, v := range y {
 		y[i] = (1 - v) / 2 // 1 → 0 (normal), −1 → 1 (anomaly)
 	}
-	return fmt.Sprintf("labels 1/-1 are read by the one-class convention of scikit-learn and LIBSVM, 1 normal and -1 anomaly (%d anomalies): read as 1 = anomaly, -1 = unlabeled, %d of the %d rows would be anomalies (write 1 = anomaly, 0 = normal, -1 = unlabeled for that)", len(y)-pos, pos, len(y))
+	return c.note()
+}
+
+// labelCount counts labels as they are read, for the rule of signLabels,
+// which a file read in chunks can apply only once its last row is read.
+type labelCount struct {
+	n, ones, others int // labels, 1s, labels neither 1 nor −1
+}
+
+func (c *labelCount) add(v int) {
+	c.n++
+	switch v {
+	case 1:
+		c.ones++
+	case -1:
+	default:
+		c.others++
+	}
+}
+
+// oneClass reports whether the labels counted are only 1 and −1 with the
+// 1s a majority (but not all): signLabels' one-class convention.
+func (c labelCount) oneClass() bool {
+	return c.others == 0 && c.ones != c.n && 2*c.ones > c.n
+}
+
+// note is the note of labels read by the one-class convention.
+func (c labelCount) note() string {
+	return fmt.Sprintf("labels 1/-1 are read by the one-class convention of scikit-learn and LIBSVM, 1 normal and -1 anomaly (%d anomalies): read as 1 = anomaly, -1 = unlabeled, %d of the %d rows would be anomalies (write 1 = anomaly, 0 = normal, -1 = unlabeled for that)", c.n-c.ones, c.ones, c.n)
 }

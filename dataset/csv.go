@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/kernelad/anomaly/internal/hugepage"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,6 +46,53 @@ var errGzipped = errors.New("the file is gzip-compressed: give it a .gz extensio
 // from 1, the label included. size, when not negative, is the file size,
 // used to size the value buffer.
 func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Dataset, error) {
+	p, err := newDelimited(s, path, opt)
+	if err != nil {
+		return nil, err
+	}
+	data, y, err := collectDense(p, size, opt)
+	if err != nil {
+		return nil, err
+	}
+	n := len(data) / p.d
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	labels := p.labelRule()
+	if labels.OneClass {
+		for i, v := range y {
+			y[i] = labels.Anomaly(v)
+		}
+	}
+	shape, err := applyShape(path, opt.Shape, p.d)
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset{X: mat.NewDense(n, p.d, data[:n*p.d:n*p.d]), Y: y, Shape: shape, Columns: p.l.cols, ColumnNumbers: p.l.colNum, Source: path, Notes: p.notes()}
+	return ds, nil
+}
+
+// delimited parses the data rows of a CSV or TSV file, one at a time,
+// after newDelimited has read its header: read takes the next record,
+// parse converts it into a row of values and a label. Load collects the
+// rows into one buffer, a File's Scan into chunks; the checks and the
+// messages are the same.
+type delimited struct {
+	s        *csvScanner
+	path     string
+	l        *csvLayout
+	hr       int   // the header's row
+	ncol, d  int   // columns of the file, features
+	start    int64 // bytes before the first data row
+	n        int   // data rows read
+	rec      [][]byte
+	row      int // the row of rec
+	labels   labelCount
+	finished bool
+}
+
+// newDelimited reads the header of s and lays out its columns.
+func newDelimited(s *csvScanner, path string, opt Options) (*delimited, error) {
 	s.maxRecord, s.budget = recordLimit(opt), opt.MaxBytes
 	if opt.MaxBytes > 0 {
 		s.maxFields = int(max(min(opt.MaxBytes/4/headerFieldBytes, math.MaxInt32), 1024))
@@ -79,87 +125,125 @@ func readDelimited(s *csvScanner, size int64, path string, opt Options) (*Datase
 	if err != nil {
 		return nil, err
 	}
-	ncol, d, labelCol := len(header), len(l.cols), l.label
 	if opt.MaxBytes > 0 {
 		// Under a budget a longer row stops as soon as it passes the
 		// header's count (a quoted one says "more than"); without one
 		// every field is split and counted, as encoding/csv does.
-		s.maxFields = ncol
+		s.maxFields = len(header)
 	}
+	return &delimited{s: s, path: path, l: l, hr: hr, ncol: len(header), d: len(l.cols), start: s.offset}, nil
+}
 
-	var data []float64
-	var y []int
-	n := 0
-	start := s.offset // bytes before the first data row
+func (p *delimited) cols() int     { return p.d }
+func (p *delimited) labeled() bool { return p.l.label >= 0 }
+
+// read reads the next data record, checking its number of fields; io.EOF
+// after the last.
+func (p *delimited) read() error {
 	for {
-		rec, err := s.next()
+		rec, err := p.s.next()
 		if err == io.EOF {
-			break
+			return io.EOF
 		}
 		if err != nil {
 			var tf *tooManyFields
 			if errors.As(err, &tf) {
-				tf.hint = commentHint(nil, l.header[0], hr)
+				tf.hint = commentHint(nil, p.l.header[0], p.hr)
 			}
-			return nil, csvErr(path, err)
+			return csvErr(p.path, err)
 		}
-		row := s.recLine
-		if len(rec) == 1 && len(bytes.TrimSpace(rec[0])) == 0 && ncol > 1 {
+		if len(rec) == 1 && len(bytes.TrimSpace(rec[0])) == 0 && p.ncol > 1 {
 			// encoding/csv's rules (which this scanner keeps) skip empty
 			// lines; a line of blanks is also taken as empty.
 			continue
 		}
-		n++
-		if len(rec) != ncol {
-			return nil, &Error{Path: path, Row: row, Err: fmt.Errorf("has %d fields, the header has %d%s", len(rec), ncol, commentHint(rec[0], l.header[0], hr))}
+		p.n++
+		p.rec, p.row = rec, p.s.recLine
+		if len(rec) != p.ncol {
+			return &Error{Path: p.path, Row: p.row, Err: fmt.Errorf("has %d fields, the header has %d%s", len(rec), p.ncol, commentHint(rec[0], p.l.header[0], p.hr))}
 		}
-		if len(data)+d > cap(data) {
-			if data, err = growRows(data, d, n-1, s.offset-start, size-start, opt); err != nil {
-				return nil, &Error{Path: path, Row: row, Err: err}
+		return nil
+	}
+}
+
+// parse converts the record read into dst, its d values, and returns its
+// label as read (see labelCount), 0 when the file has none.
+func (p *delimited) parse(dst []float64) (int, error) {
+	l, k, lab := p.l, 0, 0
+	for j, cell := range p.rec {
+		cell = bytes.TrimSpace(cell)
+		if l.skip[j] {
+			if err := l.skipped(p.path, p.row, j, cell); err != nil {
+				return 0, err
 			}
+			continue
 		}
-		for j, cell := range rec {
-			cell = bytes.TrimSpace(cell)
-			if l.skip[j] {
-				if err := l.skipped(path, row, j, cell); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if j == labelCol {
-				v, err := l.labelCell(cell, path, row)
-				if err != nil {
-					return nil, err
-				}
-				y = append(y, v)
-				continue
-			}
-			v, err := parseCell(cell)
+		if j == l.label {
+			v, err := l.labelCell(cell, p.path, p.row)
 			if err != nil {
-				hint := ""
-				if j == 0 {
-					hint = commentHint(cell, "", hr) + cellHint(cell, ncol, s.comma, s.quotes)
-				}
-				return nil, &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: %v%s", l.header[j], err, hint)}
+				return 0, err
 			}
-			data = append(data, v)
+			if v <= -2 {
+				// A word: its meaning now; resolve checks at the end
+				// that the words make a pair and do not mix with numbers.
+				v = labelWord(l.words[-2-v])
+			}
+			p.labels.add(v)
+			lab = v
+			continue
 		}
+		v, err := parseCell(cell)
+		if err != nil {
+			hint := ""
+			if j == 0 {
+				hint = commentHint(cell, "", p.hr) + cellHint(cell, p.ncol, p.s.comma, p.s.quotes)
+			}
+			return 0, &Error{Path: p.path, Row: p.row, Col: j + 1, Err: fmt.Errorf("%q: %v%s", l.header[j], err, hint)}
+		}
+		dst[k] = v
+		k++
 	}
-	if n == 0 {
-		return nil, &Error{Path: path, Err: errors.New("no data rows after the header")}
+	return lab, nil
+}
+
+// at returns err as the error of the record read.
+func (p *delimited) at(err error) error { return &Error{Path: p.path, Row: p.row, Err: err} }
+
+// offset returns the bytes of data rows read, and the bytes before them.
+func (p *delimited) offset() (done, start int64) { return p.s.offset - p.start, p.start }
+
+// finish checks what only the end of the data decides: that there were
+// rows, and that the label column's words make a pair and do not mix
+// with numbers.
+func (p *delimited) finish() error {
+	if p.n == 0 {
+		return &Error{Path: p.path, Err: errors.New("no data rows after the header")}
 	}
-	if err := l.resolve(y, path); err != nil {
-		return nil, err
+	if err := p.l.checkWords(p.path); err != nil {
+		return err
 	}
-	if note := signLabels(y); note != "" {
-		l.notes = append(l.notes, note)
+	p.finished = true
+	return nil
+}
+
+// labelRule says how the labels parse returned read once the rows are
+// all read: anomaly labels, by the one-class convention when they are
+// only 1 and −1 with the 1s a majority (signLabels).
+func (p *delimited) labelRule() Labels {
+	if p.l.label < 0 {
+		return Labels{Final: true}
 	}
-	shape, err := applyShape(path, opt.Shape, d)
-	if err != nil {
-		return nil, err
+	return Labels{Kind: AnomalyLabels, OneClass: p.finished && p.labels.oneClass(), Final: p.finished}
+}
+
+// notes returns the layout's notes and, once the rows are all read, the
+// note of one-class labels.
+func (p *delimited) notes() []string {
+	notes := p.l.notes
+	if p.finished && p.l.label >= 0 && p.labels.oneClass() {
+		notes = append(slices.Clip(notes), p.labels.note())
 	}
-	ds := &Dataset{X: mat.NewDense(n, d, data[:n*d:n*d]), Y: y, Shape: shape, Columns: l.cols, ColumnNumbers: l.colNum, Source: path, Notes: l.notes}
-	return ds, nil
+	return notes
 }
 
 // commentHint is what a row error adds when a comment line is the likely
@@ -270,29 +354,37 @@ func (l *csvLayout) labelText(s, path string, row int) (int, error) {
 // labelRule says which labels a CSV file may hold.
 const labelRule = "labels are 1 (anomaly), 0 (normal) and -1 or empty (unlabeled), or the two words of a normal/anomaly pair (no/yes, normal/anomaly, inlier/outlier, false/true, n/y, in any case)"
 
-// resolve turns the word codes of labelText in y into labels: the two
-// words must be a normal/anomaly pair (arffBinary), a single word one of
-// either kind, and words and numbers do not mix.
+// resolve turns the word codes of labelText in y into labels, once the
+// file is read, after checkWords.
 func (l *csvLayout) resolve(y []int, path string) error {
+	if err := l.checkWords(path); err != nil {
+		return err
+	}
+	for i, v := range y {
+		if v <= -2 {
+			y[i] = labelWord(l.words[-2-v])
+		}
+	}
+	return nil
+}
+
+// checkWords checks the words labelText met once the file is read: two
+// words must be a normal/anomaly pair (arffBinary), a single word one of
+// either kind, and words and numbers do not mix. Each word's label is
+// then its meaning (labelWord), which delimited.parse takes at once.
+func (l *csvLayout) checkWords(path string) error {
 	if len(l.words) == 0 {
 		return nil
 	}
 	if l.numRow > 0 {
 		return &Error{Path: path, Row: max(l.numRow, l.wordRow), Col: l.label + 1, Err: fmt.Errorf("label column %q holds both words (%q in row %d) and numbers (in row %d): %s", l.header[l.label], l.words[0], l.wordRow, l.numRow, labelRule)}
 	}
-	class := arffBinary(l.words)
+	ok := arffBinary(l.words) != nil
 	if len(l.words) == 1 {
-		if c := labelWord(l.words[0]); c >= 0 {
-			class = []int{c}
-		}
+		ok = labelWord(l.words[0]) >= 0
 	}
-	if class == nil {
+	if !ok {
 		return &Error{Path: path, Col: l.label + 1, Err: fmt.Errorf("label column %q holds the words %q, which are not a normal/anomaly pair: %s", l.header[l.label], l.words, labelRule)}
-	}
-	for i, v := range y {
-		if v <= -2 {
-			y[i] = class[-2-v]
-		}
 	}
 	return nil
 }
@@ -484,54 +576,6 @@ func (l *csvLayout) skipped(path string, row, j int, cell []byte) error {
 		return &Error{Path: path, Row: row, Col: j + 1, Err: fmt.Errorf("%q: the last column has no name in the header but holds values; name it", clip(string(cell)))}
 	}
 	return nil
-}
-
-// growRows returns data with room for more rows of d values. The first
-// buffer holds 256 rows, or as many as the total bytes can hold (a value
-// takes at least two bytes with its separator): a small file of many
-// columns is not given 256 rows. Later ones are sized from the bytes the
-// rows read so far (rows of them, in done of the total bytes) took, with
-// 2% to spare, and grow by at least a quarter, so a file of similar lines
-// is read with one or two copies at most (a stream of unknown size grows
-// by a quarter each time). The new buffer and the old one, which it is
-// copied from, are held together: when the two pass opt.MaxBytes, that is
-// a *MemoryError, before the new one is allocated.
-func growRows(data []float64, d, rows int, done, total int64, opt Options) ([]float64, error) {
-	want := 256
-	if total >= 0 { // a known size (not a stream of unknown length)
-		want = int(min(256, total/(2*int64(d))+1))
-	}
-	if opt.MaxBytes > 0 {
-		// Nothing is known of the rows yet: the first buffer is kept
-		// within the budget, and the next one is checked against the
-		// projection from the rows read.
-		want = int(max(1, min(int64(want), opt.MaxBytes/(8*int64(d)))))
-	}
-	if rows > 0 {
-		want = rows + rows/4
-		if done > 0 && total > done {
-			est := float64(rows) * float64(total) / float64(done) * 1.02
-			if est < float64(MaxElements/d) {
-				want = max(want, int(est)+1)
-			}
-		}
-	}
-	what := func() string {
-		switch {
-		case rows == 0:
-			return fmt.Sprintf("a row of %d values", d)
-		case total < 0:
-			return fmt.Sprintf("a buffer of %d rows of %d values beside the %d rows read so far (a stream of unknown size grows by a quarter)", want, d, rows)
-		}
-		return fmt.Sprintf("a buffer of about %d rows of %d values beside the %d rows read so far (projected from those rows and the file's size)", want, d, rows)
-	}
-	if err := opt.checkBytes(8*(int64(len(data))+int64(want)*int64(d)), what); err != nil {
-		return nil, err
-	}
-	nd := make([]float64, len(data), want*d)
-	hugepage.Advise(nd[:cap(nd)])
-	copy(nd, data)
-	return nd, nil
 }
 
 // csvScanner reads the records of a CSV file exactly as encoding/csv does

@@ -8,21 +8,36 @@ import (
 	"testing"
 )
 
+// loadErrorCase is a file Load refuses, and how.
+type loadErrorCase struct {
+	name    string
+	file    string // file name; content below
+	content string
+	opt     Options
+	want    string // in the message
+	row     int
+	col     int
+	line    int
+}
+
 func TestLoadErrors(t *testing.T) {
+	for _, tc := range loadErrorCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, tc.file, []byte(tc.content))
+			ds, err := Load(path, tc.opt)
+			checkErr(t, ds, err, path, tc.want, tc.row, tc.col, tc.line)
+		})
+	}
+}
+
+// loadErrorCases are the files of TestLoadErrors (TestOpenErrors reads
+// them through Open).
+func loadErrorCases() []loadErrorCase {
 	xy := func(x, y []byte) []byte {
 		return npzBytes(map[string][]byte{"X.npy": x, "y.npy": y}, "X.npy", "y.npy")
 	}
 	x23 := npyBytes("<f8", false, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
-	for _, tc := range []struct {
-		name    string
-		file    string // file name; content below
-		content string
-		opt     Options
-		want    string // in the message
-		row     int
-		col     int
-		line    int
-	}{
+	return []loadErrorCase{
 		// CSV
 		{name: "csv empty", file: "a.csv", content: "", want: "empty file"},
 		{name: "csv header only", file: "a.csv", content: "a,b,label\n", want: "no data rows"},
@@ -169,12 +184,6 @@ func TestLoadErrors(t *testing.T) {
 		// One stray NUL is left to the reader, which names its cell.
 		{name: "one NUL in a cell", file: "a.csv", content: "a,b\n1,2\n2,\x003\n", want: `"\x003" is not a number`, row: 3, col: 2},
 		{name: "no extension", file: "data", content: "x", want: "no file extension"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := writeFile(t, tc.file, []byte(tc.content))
-			ds, err := Load(path, tc.opt)
-			checkErr(t, ds, err, path, tc.want, tc.row, tc.col, tc.line)
-		})
 	}
 }
 

@@ -53,6 +53,13 @@ type Options struct {
 	// beside a label column scores a file of x, y. A label column named
 	// by Label is taken whatever its name.
 	FeatureNames []string
+	// Progress, when set, is called by a File's Scan as the pass goes,
+	// after each chunk and at its end, from the goroutine that reads:
+	// done bytes of the file read so far, of total (−1 when not known:
+	// a stream). For gzip data the bytes are those of the compressed
+	// file; for .npy and .npz the bytes of the array. It should return
+	// at once (a progress bar's redraw is throttled by its caller).
+	Progress func(done, total int64)
 }
 
 // values returns the buffer for n values: Buffer when it holds them,

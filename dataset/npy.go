@@ -394,6 +394,18 @@ type npyDecoder struct {
 	finite bool      // no NaN or infinity seen so far
 	done   int       // values read completely, for the truncation message
 	half   []float32 // a float16 panel widened for transpose
+	// scratch is the raw bytes of a chunk, kept for the next chunk of a
+	// File's pass.
+	scratch []uint64
+}
+
+// raw returns scratch space of at least n bytes, aligned for any dtype.
+func (d *npyDecoder) raw(n int) []byte {
+	w := (n + 7) / 8
+	if cap(d.scratch) < w {
+		d.scratch = make([]uint64, w)
+	}
+	return uint64Bytes(d.scratch[:w])[:n]
 }
 
 // readErr turns a failed read into the message of a truncated or
@@ -439,11 +451,11 @@ func (d *npyDecoder) fixF8(c []float64) {
 // chunk, converting it into data.
 func (d *npyDecoder) readC(r io.Reader, data []float64) error {
 	h := d.h
-	scratch := make([]uint64, (min(npyChunk, len(data)*h.size)+7)/8)
+	scratch := d.raw(min(npyChunk, len(data)*h.size))
 	per := npyChunk / h.size
 	for k := 0; k < len(data); k += per {
 		m := min(per, len(data)-k)
-		raw := uint64Bytes(scratch)[:m*h.size]
+		raw := scratch[:m*h.size]
 		if got, err := io.ReadFull(r, raw); err != nil {
 			return d.readErr(err, got)
 		}
@@ -850,7 +862,17 @@ func readNPYAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 	return fromArrays(path, a, nil, nil, opt)
 }
 
-func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
+// npzArchive is an .npz opened: its members by name without ".npy".
+type npzArchive struct {
+	path    string
+	size    int64
+	zr      *zip.Reader
+	members map[string]*zip.File
+	keys    []string
+}
+
+// openArchive reads the directory of the .npz of size bytes at ra.
+func openArchive(ra io.ReaderAt, size int64, path string) (*npzArchive, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
 		return nil, &Error{Path: path, Err: fmt.Errorf("not an .npz (zip) archive: %v", err)}
@@ -859,87 +881,129 @@ func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, 
 	// format and errors, about twice the speed (np.savez_compressed's
 	// 6,400 × 960 float64 member, 47 MB: 495–598 → 267–293 ms).
 	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) })
-	members := map[string]*zip.File{}
-	var keys []string
+	a := &npzArchive{path: path, size: size, zr: zr, members: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		k := strings.TrimSuffix(f.Name, ".npy")
-		members[k] = f
-		keys = append(keys, k)
+		a.members[k] = f
+		a.keys = append(a.keys, k)
+	}
+	return a, nil
+}
+
+// limits returns what the archive allows of member f: avail, the bytes
+// it can hold, and trust, the bytes a header may promise and have its
+// array allocated at once (see readNPY).
+func (a *npzArchive) limits(f *zip.File) (avail, trust int64) {
+	// A deflate stream expands at most about 1032:1; a header that asks
+	// for more than the member could hold is refused before reading.
+	// The sizes in the zip directory are claims: neither a stored nor a
+	// compressed member can hold more bytes than the archive itself.
+	avail = int64(f.UncompressedSize64)
+	if f.UncompressedSize64 > math.MaxInt64/2 {
+		avail = math.MaxInt64 / 2
+	}
+	c := min(a.size, int64(min(f.CompressedSize64, math.MaxInt64/2)))
+	if f.Method == zip.Store {
+		avail = min(avail, c)
+		return avail, avail
+	}
+	if c < math.MaxInt64/2048 {
+		avail = min(avail, 1032*c+1024)
+	}
+	// Preallocate from the header only up to a compression ratio real
+	// arrays reach; beyond it the data must show up first.
+	return avail, max(npzTrust, 16*c)
+}
+
+// open opens member key (f) for reading, with the messages of an
+// unsupported compression method and of other errors.
+func (a *npzArchive) open(key string, f *zip.File) (io.ReadCloser, error) {
+	rc, err := f.Open()
+	if errors.Is(err, zip.ErrAlgorithm) {
+		// It said only "zip: unsupported compression algorithm".
+		return nil, &Error{Path: a.path, Err: fmt.Errorf("array %s: compressed with %s, which is not read: numpy.savez and numpy.savez_compressed write stored or deflated members; save the arrays with one of them", key, zipMethod(f.Method))}
+	}
+	if err != nil {
+		return nil, &Error{Path: a.path, Err: fmt.Errorf("array %s: %w", key, err)}
+	}
+	return rc, nil
+}
+
+// noX is the error of an archive without X.
+func (a *npzArchive) noX() error {
+	hint := ""
+	switch {
+	case slices.Contains(a.keys, "arr_0"):
+		hint = "; numpy.savez names the arrays given without a keyword arr_0, arr_1, ...: save them as numpy.savez(file, X=X, y=y)"
+	case slices.Contains(a.keys, "x"):
+		hint = "; array names are case-sensitive: save the data as X (numpy.savez(file, X=x, y=y))"
+	}
+	return &Error{Path: a.path, Err: fmt.Errorf("no array X in the archive (it holds: %s)%s", memberList(a.keys), hint)}
+}
+
+// labelName returns the name of the label array: y, or the one
+// Options.Label names.
+func (a *npzArchive) labelName(opt Options) (string, error) {
+	if opt.Label == "" {
+		return "y", nil
+	}
+	if opt.Label == "X" || opt.Label == "split" {
+		return "", &Error{Path: a.path, Err: fmt.Errorf("array %s cannot hold the labels: the label option names the array of anomaly labels (1 = anomaly, 0 = normal, -1 = unlabeled), such as y", opt.Label)}
+	}
+	return opt.Label, nil
+}
+
+// noLabel is the error of an archive without the label array Options.Label
+// names.
+func (a *npzArchive) noLabel(opt Options) error {
+	return &Error{Path: a.path, Err: fmt.Errorf("no label array %q in the archive (it holds: %s)", opt.Label, memberList(a.keys))}
+}
+
+func readNPZAt(ra io.ReaderAt, size int64, path string, opt Options) (*Dataset, error) {
+	a, err := openArchive(ra, size, path)
+	if err != nil {
+		return nil, err
 	}
 	get := func(key string) (*npyArray, error) {
-		f := members[key]
+		f := a.members[key]
 		if f == nil {
 			return nil, nil
 		}
-		// A deflate stream expands at most about 1032:1; a header that asks
-		// for more than the member could hold is refused before reading.
-		// The sizes in the zip directory are claims: neither a stored nor a
-		// compressed member can hold more bytes than the archive itself.
-		avail := int64(f.UncompressedSize64)
-		if f.UncompressedSize64 > math.MaxInt64/2 {
-			avail = math.MaxInt64 / 2
-		}
-		c := min(size, int64(min(f.CompressedSize64, math.MaxInt64/2)))
-		trust := avail
-		if f.Method == zip.Store {
-			avail = min(avail, c)
-			trust = avail
-		} else {
-			if c < math.MaxInt64/2048 {
-				avail = min(avail, 1032*c+1024)
-			}
-			// Preallocate from the header only up to a compression ratio
-			// real arrays reach; beyond it the data must show up first.
-			trust = max(npzTrust, 16*c)
-		}
-		rc, err := f.Open()
-		if errors.Is(err, zip.ErrAlgorithm) {
-			// It said only "zip: unsupported compression algorithm".
-			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: compressed with %s, which is not read: numpy.savez and numpy.savez_compressed write stored or deflated members; save the arrays with one of them", key, zipMethod(f.Method))}
-		}
+		avail, trust := a.limits(f)
+		rc, err := a.open(key, f)
 		if err != nil {
-			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
+			return nil, err
 		}
 		defer rc.Close()
 		o := opt
 		if key != "X" {
 			o.Buffer = nil // the caller's buffer is for X
 		}
-		a, err := readNPY(rc, avail, trust, o)
+		arr, err := readNPY(rc, avail, trust, o)
 		if err != nil {
 			return nil, &Error{Path: path, Err: fmt.Errorf("array %s: %w", key, err)}
 		}
-		return a, nil
+		return arr, nil
 	}
 	x, err := get("X")
 	if err != nil {
 		return nil, err
 	}
 	if x == nil {
-		hint := ""
-		switch {
-		case slices.Contains(keys, "arr_0"):
-			hint = "; numpy.savez names the arrays given without a keyword arr_0, arr_1, ...: save them as numpy.savez(file, X=X, y=y)"
-		case slices.Contains(keys, "x"):
-			hint = "; array names are case-sensitive: save the data as X (numpy.savez(file, X=x, y=y))"
-		}
-		return nil, &Error{Path: path, Err: fmt.Errorf("no array X in the archive (it holds: %s)%s", memberList(keys), hint)}
+		return nil, a.noX()
 	}
 	// y is the labels or the class index (fromArrays decides); an array
 	// named by Options.Label is anomaly labels whatever X's shape.
-	yname := "y"
-	if opt.Label != "" {
-		if opt.Label == "X" || opt.Label == "split" {
-			return nil, &Error{Path: path, Err: fmt.Errorf("array %s cannot hold the labels: the label option names the array of anomaly labels (1 = anomaly, 0 = normal, -1 = unlabeled), such as y", opt.Label)}
-		}
-		yname = opt.Label
+	yname, err := a.labelName(opt)
+	if err != nil {
+		return nil, err
 	}
 	y, err := get(yname)
 	if err != nil {
 		return nil, err
 	}
 	if y == nil && opt.Label != "" {
-		return nil, &Error{Path: path, Err: fmt.Errorf("no label array %q in the archive (it holds: %s)", opt.Label, memberList(keys))}
+		return nil, a.noLabel(opt)
 	}
 	split, err := get("split")
 	if err != nil {
@@ -963,35 +1027,16 @@ var npzTrust int64 = 64 << 20
 
 // fromArrays builds a Dataset from X and the optional y and split arrays.
 func fromArrays(path string, x *npyArray, y *npyLabels, split *npyArray, opt Options) (*Dataset, error) {
-	var n, d int
-	var shape []int
-	switch len(x.shape) {
-	case 0:
-		return nil, &Error{Path: path, Err: errors.New("X is a scalar, need an n × d array")}
-	case 1:
-		n, d = x.shape[0], 1
-	default:
-		n = x.shape[0]
-		d = 1
-		for _, s := range x.shape[1:] {
-			d *= s
-		}
-		if len(x.shape) > 2 {
-			shape = append([]int(nil), x.shape[1:]...)
-		}
-	}
-	if n == 0 || d == 0 {
-		return nil, &Error{Path: path, Err: fmt.Errorf("empty data: X has shape %v", x.shape)}
+	n, d, shape, err := arrayDims(path, x.shape)
+	if err != nil {
+		return nil, err
 	}
 	if !x.finite {
-		for k, v := range x.data {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &Error{Path: path, Row: k/d + 1, Col: k%d + 1, Err: fmt.Errorf("X holds %v; NaN and infinite values are not allowed", v)}
-			}
+		if err := nonFinite(path, x.data, d, 0); err != nil {
+			return nil, err
 		}
 	}
 	if opt.Shape != nil {
-		var err error
 		if shape, err = applyShape(path, opt.Shape, d); err != nil {
 			return nil, err
 		}
@@ -1029,6 +1074,42 @@ func fromArrays(path string, x *npyArray, y *npyLabels, split *npyArray, opt Opt
 		ds.Split = v
 	}
 	return ds, nil
+}
+
+// arrayDims returns the rows and columns of an array X of shape xshape
+// and the sample shape of its rows (nil but for an N-d array), or the
+// error of an array that holds no rows.
+func arrayDims(path string, xshape []int) (n, d int, shape []int, err error) {
+	switch len(xshape) {
+	case 0:
+		return 0, 0, nil, &Error{Path: path, Err: errors.New("X is a scalar, need an n × d array")}
+	case 1:
+		n, d = xshape[0], 1
+	default:
+		n = xshape[0]
+		d = 1
+		for _, s := range xshape[1:] {
+			d *= s
+		}
+		if len(xshape) > 2 {
+			shape = append([]int(nil), xshape[1:]...)
+		}
+	}
+	if n == 0 || d == 0 {
+		return 0, 0, nil, &Error{Path: path, Err: fmt.Errorf("empty data: X has shape %v", xshape)}
+	}
+	return n, d, shape, nil
+}
+
+// nonFinite is the error of the first NaN or infinite value of data, rows
+// of d values from row0 on; nil when there is none.
+func nonFinite(path string, data []float64, d, row0 int) error {
+	for k, v := range data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &Error{Path: path, Row: row0 + k/d + 1, Col: k%d + 1, Err: fmt.Errorf("X holds %v; NaN and infinite values are not allowed", v)}
+		}
+	}
+	return nil
 }
 
 // intVector checks that a is a vector of n integers (shape (n,) or (n, 1)).
