@@ -179,3 +179,118 @@ func (b *progressBar) readProgress() func(done, total int64) {
 	}
 	return b.readBytes
 }
+
+// fitInput is the data a fit reads: a file read chunk by chunk, from
+// which a method of the kit fits (detector.FitSource) with the detector
+// built for it, or a data set loaded whole.
+type fitInput struct {
+	file dataset.File
+	d    detector.Detector // built for file
+	ds   *dataset.Dataset
+}
+
+// input opens the training data. A method that fits from a source reads
+// a file a chunk at a time (a sample, a pass, or the rows it keeps: never
+// the file whole beside them), and a stream when it fits on a sample
+// (one pass draws it); --labeled, --normal-class, a stream fitted whole
+// and the methods that cannot read a source load the data.
+func (o fitOptions) input(params map[string]string, opts detector.Options) (fitInput, error) {
+	if !o.labeled && o.normalClass < 0 {
+		stream := o.data == "-"
+		if st, err := os.Stat(o.data); err == nil && !st.Mode().IsRegular() {
+			stream = true
+		}
+		if !stream || o.sample > 0 {
+			f, err := o.dataFlags.open(nil, 0)
+			if err != nil {
+				return fitInput{}, err
+			}
+			opts.Shape = f.Shape()
+			d, err := detector.New(o.method, params, opts)
+			if err != nil {
+				f.Close()
+				return fitInput{}, paramOrDataErr(o.name(), err)
+			}
+			if _, ok := d.(detector.SourceFitter); ok {
+				return fitInput{file: f, d: d}, nil
+			}
+			f.Close()
+		}
+	}
+	ds, err := o.dataFlags.load(0)
+	if err != nil {
+		return fitInput{}, err
+	}
+	return fitInput{ds: ds}, nil
+}
+
+func (in fitInput) close() {
+	if in.file != nil {
+		in.file.Close()
+	}
+}
+
+func (in fitInput) notes() []string {
+	if in.file != nil {
+		return in.file.Notes()
+	}
+	return in.ds.Notes
+}
+
+func (in fitInput) columns() []string {
+	if in.file != nil {
+		return in.file.Columns()
+	}
+	return in.ds.Columns
+}
+
+// dims returns the rows and columns of the data (the rows of a file once
+// a pass has read them).
+func (in fitInput) dims() (int, int) {
+	if in.file != nil {
+		return in.file.Dims()
+	}
+	return in.ds.Rows(), in.ds.Cols()
+}
+
+// checkFileMemory is checkMemory for a fit from a file read chunk by
+// chunk: the method's estimate (on the sample when it fits on one) and
+// two chunks of the file, not the file. A text file's rows, not known
+// before it is read, are taken at their most: every value a digit and a
+// separator.
+func checkFileMemory(d detector.Detector, f dataset.File, path, flag, method string, params map[string]string) error {
+	budget, source, err := memoryBudget(flag)
+	if err != nil {
+		return err
+	}
+	rows, cols := f.Dims()
+	if rows < 0 {
+		st, err := os.Stat(path)
+		if err != nil || !st.Mode().IsRegular() {
+			return nil // a stream: its sample's reservoir is the method's
+		}
+		rows = int(min(st.Size()/int64(2*max(cols, 1)), math.MaxInt32))
+	}
+	size := detector.Size{Rows: rows, Cols: cols, NonZeros: int64(rows) * int64(cols)}
+	if f.Sparse() {
+		size.Sparse = true
+		if st, err := os.Stat(path); err == nil {
+			size.NonZeros = min(size.NonZeros, st.Size()/4)
+		}
+	}
+	est, err := fitMemory(d, detector.FitOp, size, sampleRows(params))
+	if err != nil {
+		return err
+	}
+	chunk := sampleSize(size, detector.ChunkRows(cols))
+	need := float64(est) + 2*chunk.Bytes() + bench.ProcessBytes
+	if need <= float64(budget) {
+		return nil
+	}
+	sample := ""
+	if n := sampleThatFits(method, params, size, budget, false); n > 0 {
+		sample = fmt.Sprintf("; fit on a sample (--sample %d fits the budget)", n)
+	}
+	return dataErr(fmt.Errorf("%s: fitting %d × %d %s with %s needs about %s, over the memory budget of %s (%s)%s, or raise --max-memory",
+		f.Name(), size.Rows, size.Cols, dataKind(size), method, dataset.FormatBytes(int64(min(need, math.MaxInt64))), dataset.FormatBytes(budget), source, sample))
+}
