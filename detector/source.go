@@ -30,7 +30,8 @@ type Source interface {
 	// *sparse.CSR that is valid only during the call. Scan stops at the
 	// first error of fn and returns it, and returns ctx.Err() when ctx
 	// ends. Every call reads from the first row; a source that can be
-	// read once (standard input) returns ErrOnePass from a second call.
+	// read once (standard input) returns an error from a second call
+	// (dataset.ErrOnePass).
 	// A chunk's values are as the source holds them: Fit and Score
 	// check them (NaN and ±Inf are errors naming row and column).
 	Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error
@@ -45,10 +46,6 @@ type RowReader interface {
 	// repeats allowed) as a new len(idx) × cols matrix.
 	ReadRows(ctx context.Context, idx []int) (mat.Matrix, error)
 }
-
-// ErrOnePass is returned by the second Scan of a source that can be read
-// once, such as standard input.
-var ErrOnePass = errors.New("the data can be read only once (a stream): read it into memory, or fit on a sample (--sample)")
 
 // SourceFitter is implemented by detectors that fit from a Source
 // (every method of this module does).

@@ -113,7 +113,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"LIBSVM rows that never use the model's last features (implicitly zero) score", []string{"score", "--model", model, "--data", short, "--out", out}, cli.ExitOK, ""},
 		{"a model whose loading passes the budget (4× its file)", []string{"score", "--model", model, "--data", train, "--out", out, "--max-memory", "4KB"}, cli.ExitData, "loading the model needs about"},
 		{"svdd c below 1/n: the parameter's error, which the data shows", []string{"fit", "--method", "svdd", "--data", train, "--out", out, "--set", "c=1e-300"}, cli.ExitUsage, `parameter c="1e-300": C < 1/n = 0.016666666666666666`},
-		{"the same file scored", []string{"score", "--model", model, "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "over the memory budget of 1 GB (--max-memory)"},
+		{"the same file scored: read in chunks, its width checked from the header before a row is read", []string{"score", "--model", model, "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "wrong feature count: data has 100 columns, the model was fitted on 3"},
 		{"×1e300, scale=none: kde", []string{"fit", "--method", "kde", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "squared distances between rows overflow"},
 		{"×1e300, scale=none: ocsvm", []string{"fit", "--method", "ocsvm", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "column 1 ranges from"},
 		{"×1e300, scale=none: expose", []string{"fit", "--method", "expose", "--data", big, "--out", out, "--set", "scale=none"}, cli.ExitData, "overflow float64"},

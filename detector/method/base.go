@@ -641,10 +641,12 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 	dst = detector.ScoreDst(dst, n)
 	sp, _ := X.(*sparse.CSR)
 	densify := sp != nil && b.s.hooks.Densify
-	chunk := n
-	if cur.stage.Rule != scale.None || densify {
-		chunk = detector.ChunkRows(cols)
-	}
+	// Always these chunks, as detector.ScoreSource reads a source: a
+	// method whose scores depend on how many rows one call scores (a
+	// BLAS product blocks by the matrix's size) then scores a file
+	// streamed from disk as it scores the same rows in memory, bit for
+	// bit.
+	chunk := detector.ChunkRows(cols)
 	var buf, dense mat.Dense
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)

@@ -208,7 +208,7 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 		}
 	}
 	sample := ""
-	if n := sampleThatFits(method, params, size, budget); n > 0 {
+	if n := sampleThatFits(method, params, size, budget, true); n > 0 {
 		sample = fmt.Sprintf(", fit on a sample (--sample %d fits the budget)", n)
 	}
 	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns%s, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", ds.Source, msg, sample))
@@ -251,7 +251,7 @@ func fitMemory(d detector.Detector, op detector.Op, s detector.Size, n int) (int
 // rounded down to two significant digits) whose fit the budget admits
 // with the method's parameters, or 0 when there is none or the method
 // cannot fit on a sample.
-func sampleThatFits(method string, params map[string]string, s detector.Size, budget int64) int {
+func sampleThatFits(method string, params map[string]string, s detector.Size, budget int64, loaded bool) int {
 	m, ok := detector.Lookup(method)
 	if !ok || !m.Has("sample") || sampleRows(params) > 0 || s.Rows <= 1000 {
 		return 0
@@ -262,6 +262,10 @@ func sampleThatFits(method string, params map[string]string, s detector.Size, bu
 	}
 	fits := func(n int) bool {
 		e, err := fitMemory(d, detector.FitOp, s, n)
+		if !loaded { // read a chunk at a time: two chunks, not the data
+			chunk := sampleSize(s, detector.ChunkRows(s.Cols))
+			return err == nil && float64(e)+2*chunk.Bytes()+bench.ProcessBytes <= float64(budget)
+		}
 		return err == nil && withData(e, s, 0) <= budget
 	}
 	lo, hi := 0, s.Rows // fits(lo) or lo = 0; !fits(hi)

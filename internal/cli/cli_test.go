@@ -327,13 +327,13 @@ func TestBadInput(t *testing.T) {
 		{name: "wrong feature count at score time",
 			files: map[string]string{"wide.libsvm": "0 1:1 2:2 3:3\n"},
 			args:  func(s setup) []string { return scoreArgs(s, filepath.Join(s.dir, "wide.libsvm")) },
-			code:  ExitData, want: []string{"{dir}/wide.libsvm: data row 1 has feature index 3, past the 2 features the model was fitted on (indices 1 to 2)"}},
+			code:  ExitData, want: []string{"{dir}/wide.libsvm: line 1 has feature index 3, past the 2 features the model was fitted on (indices 1 to 2)"}},
 		{name: "wrong feature count at eval time",
 			files: map[string]string{"wide.libsvm": "# a comment\n1 1:1 2:2\n0 1:1 2:2 3:3\n"},
 			args: func(s setup) []string {
 				return []string{"eval", "--model", s.model, "--data", filepath.Join(s.dir, "wide.libsvm")}
 			},
-			code: ExitData, want: []string{"{dir}/wide.libsvm: data row 2 has feature index 3, past the 2 features"}},
+			code: ExitData, want: []string{"{dir}/wide.libsvm: line 3 has feature index 3, past the 2 features the model was fitted on"}},
 		// The model is fitted on train.csv, whose feature columns are a, b.
 		{name: "wrong feature count in named columns",
 			files: map[string]string{"wide.csv": "a,b,c\n1,2,3\n"},

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kernelad/anomaly/dataset"
+	"github.com/kernelad/anomaly/detector"
 	"io"
 	"math"
 	"text/tabwriter"
@@ -80,35 +82,74 @@ func runEval(ctx context.Context, o evalOptions, out io.Writer) error {
 	ctx, stop := stopSignals(ctx)
 	defer stop()
 	interrupted := &exitError{ExitInterrupted, errors.New("eval interrupted")}
-	d, ds, err := o.loadBeside(ctx)
+	bar := o.progressBar()
+	defer bar.done()
+	ld, err := beside(ctx, func() (opened, error) {
+		d, f, err := o.openApply(bar.readProgress())
+		return opened{d, f}, err
+	})
 	if ctx.Err() != nil {
 		return interrupted
 	}
 	if err != nil {
 		return err
 	}
-	if o.normalClass >= 0 {
-		if ds, err = normalClassLabels(ds, o.name(), o.normalClass); err != nil {
-			return err
-		}
+	defer ld.f.Close()
+	d := ld.d
+	// Labels the header decides (a CSV label column, an .npz y) are
+	// known before the pass; others (a LIBSVM file's) once it is done.
+	if lab := ld.f.Labels(); lab.Final && lab.Kind == dataset.NoLabels {
+		return noLabels(false, o.name())
 	}
-	if ds.Y == nil {
-		return noLabels(ds, o.name())
-	}
-	all, err := scoreContext(ctx, d, ds.X)
+	// One pass: each row's score and label, nothing else of the data.
+	noted := len(ld.f.Notes())
+	src := &labeledSource{File: ld.f}
+	var all []float64
+	_, err = beside(ctx, func() (struct{}, error) {
+		return struct{}{}, detector.ScoreSource(ctx, d, src, func(_ int, scores []float64) error {
+			all = append(all, scores...)
+			return nil
+		})
+	})
+	bar.done()
 	if ctx.Err() != nil {
 		return interrupted
 	}
 	if err != nil {
-		return detectorErr(o.name(), err)
+		return streamErr(o.name(), err)
+	}
+	printNotes(o.notes, o.name(), ld.f.Notes()[noted:]) // what only the whole pass decided
+	yy, class := ld.f.Labels().Resolve(src.labels)
+	if o.normalClass >= 0 {
+		if class == nil {
+			return usagef("--normal-class: %s has anomaly labels, not class indices; drop --normal-class", o.name())
+		}
+		found := false
+		yy = class
+		for i, c := range class {
+			switch {
+			case c < 0:
+				yy[i] = -1
+			case c == o.normalClass:
+				yy[i], found = 0, true
+			default:
+				yy[i] = 1
+			}
+		}
+		if !found {
+			return dataErr(fmt.Errorf("%s: no row of class %d", o.name(), o.normalClass))
+		}
+	}
+	if yy == nil {
+		return noLabels(class != nil, o.name())
 	}
 	// Keep the labelled rows.
 	scores := make([]float64, 0, len(all))
 	y := make([]int, 0, len(all))
 	for i, s := range all {
-		if ds.Y[i] == 0 || ds.Y[i] == 1 {
+		if yy[i] == 0 || yy[i] == 1 {
 			scores = append(scores, s)
-			y = append(y, ds.Y[i])
+			y = append(y, yy[i])
 		}
 	}
 	if len(scores) == 0 {

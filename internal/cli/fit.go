@@ -121,43 +121,55 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 
 	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
-	// Read beside the signals: a reader blocked on a named pipe or a
-	// stalled standard input does not look at ctx.
-	ds, err := beside(ctx, func() (*dataset.Dataset, error) { return o.dataFlags.load(0) })
-	if ctx.Err() != nil {
-		return interrupted
-	}
-	if err != nil {
-		return err
-	}
-	printNotes(stderr, o.name(), ds.Notes)
-	given := "--shape " + o.shape
-	if o.shape == "" {
-		given = "--set shape=" + params["shape"]
-	}
-	if err := applyShapeFlag(ds, shape, given, o.name()); err != nil {
-		return err
-	}
-	if o.normalClass >= 0 {
-		if ds, err = rowsOfClass(ds, o.name(), o.normalClass); err != nil {
-			return err
-		}
-	}
-	if o.labeled && ds.Y == nil {
-		return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.name()))
-	}
 	var bar *progressBar
 	opts := detector.Options{}
 	if isTerminal(stderr) {
 		bar = newProgressBar(stderr)
 		opts.Progress = bar.update
 	}
-	opts.Shape = ds.Shape
-	d, err := detector.New(o.method, params, opts)
-	if err != nil {
-		return paramOrDataErr(o.name(), err)
+	// Read beside the signals: a reader blocked on a named pipe or a
+	// stalled standard input does not look at ctx.
+	in, err := beside(ctx, func() (fitInput, error) { return o.input(params, opts) })
+	if ctx.Err() != nil {
+		return interrupted
 	}
-	if err := checkMemory(d, detector.FitOp, ds, o.maxMemory, o.method, params, 0); err != nil {
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	printNotes(stderr, o.name(), in.notes())
+	given := "--shape " + o.shape
+	if o.shape == "" {
+		given = "--set shape=" + params["shape"]
+	}
+	if in.ds != nil {
+		if err := applyShapeFlag(in.ds, shape, given, o.name()); err != nil {
+			return err
+		}
+		if o.normalClass >= 0 {
+			if in.ds, err = rowsOfClass(in.ds, o.name(), o.normalClass); err != nil {
+				return err
+			}
+		}
+		if o.labeled && in.ds.Y == nil {
+			return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.name()))
+		}
+	} else if shape != nil && !slices.Equal(shape, in.file.Shape()) && len(in.file.Shape()) > 0 {
+		return usagef("%s: the samples of %s have shape %s; give that shape or drop it", given, o.name(), tensor.FormatShape(in.file.Shape()))
+	}
+	d := in.d
+	if d == nil {
+		opts.Shape = in.ds.Shape
+		if d, err = detector.New(o.method, params, opts); err != nil {
+			return paramOrDataErr(o.name(), err)
+		}
+	}
+	if in.ds != nil {
+		err = checkMemory(d, detector.FitOp, in.ds, o.maxMemory, o.method, params, 0)
+	} else {
+		err = checkFileMemory(d, in.file, o.data, o.maxMemory, o.method, params)
+	}
+	if err != nil {
 		return err
 	}
 
@@ -166,10 +178,13 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	// its steps, and a long step (gauss's covariance of 20,000 × 5,000
 	// sparse rows) ignored SIGTERM for minutes.
 	_, err = beside(ctx, func() (struct{}, error) {
-		if o.labeled {
-			return struct{}{}, d.(detector.LabeledFitter).FitLabeled(ctx, ds.X, ds.Y)
+		switch {
+		case in.file != nil:
+			return struct{}{}, detector.FitSource(ctx, d, in.file)
+		case o.labeled:
+			return struct{}{}, d.(detector.LabeledFitter).FitLabeled(ctx, in.ds.X, in.ds.Y)
 		}
-		return struct{}{}, d.Fit(ctx, ds.X)
+		return struct{}{}, d.Fit(ctx, in.ds.X)
 	})
 	bar.done()
 	secs := time.Since(start).Seconds()
@@ -177,13 +192,17 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		return interrupted
 	}
 	if err != nil {
+		if in.file != nil {
+			return streamErr(o.name(), err)
+		}
 		return paramOrDataErr(o.name(), err)
 	}
+	nrows, ncols := in.dims()
 	// The data's column names go with the model, so that score and eval
 	// can refuse data whose columns are others or in another order.
-	if len(ds.Columns) == ds.Cols() {
+	if names := in.columns(); len(names) == ncols {
 		var te *detector.ColumnsTooLongError
-		if err := detector.SetColumns(d, ds.Columns); errors.As(err, &te) {
+		if err := detector.SetColumns(d, names); errors.As(err, &te) {
 			fmt.Fprintf(stderr, "anomaly: note: %s: its column names take %s, more than a model file holds (%s): the model is saved without them, and score will not check the names of the data it scores\n",
 				o.name(), dataset.FormatBytes(int64(te.Bytes)), dataset.FormatBytes(int64(te.Limit)))
 		} else if err != nil {
@@ -220,15 +239,15 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if w := detector.Warning(d); w != "" {
 		fmt.Fprintf(stderr, "anomaly: warning: %s\n", w)
 	}
-	rows := fmt.Sprintf("%d rows", ds.Rows())
+	rows := fmt.Sprintf("%d rows", nrows)
 	switch {
-	case o.sample > 0 && o.sample < ds.Rows():
-		rows = fmt.Sprintf("a sample of %d of the %d rows", o.sample, ds.Rows())
-	case ds.Rows() == 1:
+	case o.sample > 0 && o.sample < nrows:
+		rows = fmt.Sprintf("a sample of %d of the %d rows", o.sample, nrows)
+	case nrows == 1:
 		rows = "1 row"
 	}
 	fmt.Fprintf(stderr, "%s: fitted %s × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
-		o.method, rows, ds.Cols(), o.name(), secs, d.Threshold(), o.out)
+		o.method, rows, ncols, o.name(), secs, d.Threshold(), o.out)
 	return nil
 }
 

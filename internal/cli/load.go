@@ -326,9 +326,10 @@ func rowsOfClass(ds *dataset.Dataset, path string, normal int) (*dataset.Dataset
 	return out, nil
 }
 
-// noLabels is eval's error for a file without anomaly labels.
-func noLabels(ds *dataset.Dataset, path string) error {
-	if ds.Class != nil {
+// noLabels is eval's error for a file without anomaly labels; classes
+// says it has class indices instead.
+func noLabels(classes bool, path string) error {
+	if classes {
 		// The way out depends on the format: "--label y" means nothing to
 		// an ARFF or LIBSVM file.
 		ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz")))

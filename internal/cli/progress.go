@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/kernelad/anomaly/dataset"
 )
 
 // isTerminal reports whether w is a terminal: progress is drawn there and
@@ -45,6 +47,24 @@ func (b *progressBar) update(stage string, done, total int) {
 		fmt.Fprintf(b.w, "\r\x1b[K%s %d/%d (%.0f%%)", stage, done, total, 100*float64(done)/float64(total))
 	} else {
 		fmt.Fprintf(b.w, "\r\x1b[K%s %d", stage, done)
+	}
+	b.drawn = true
+}
+
+// readBytes is a dataset.Options.Progress: the bytes of the data read,
+// of total (−1 when not known).
+func (b *progressBar) readBytes(done, total int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	if now.Sub(b.last) < 100*time.Millisecond && done != total {
+		return
+	}
+	b.last = now
+	if total > 0 {
+		fmt.Fprintf(b.w, "\r\x1b[Kread %s of %s (%.0f%%)", dataset.FormatBytes(done), dataset.FormatBytes(total), 100*float64(done)/float64(total))
+	} else {
+		fmt.Fprintf(b.w, "\r\x1b[Kread %s", dataset.FormatBytes(done))
 	}
 	b.drawn = true
 }

@@ -66,33 +66,49 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if path == "-" {
 		interrupted = &exitError{ExitInterrupted, errors.New("score interrupted")}
 	}
-	d, ds, err := o.loadBeside(ctx)
+	bar := o.progressBar()
+	defer bar.done()
+	ld, err := beside(ctx, func() (opened, error) {
+		d, f, err := o.openApply(bar.readProgress())
+		return opened{d, f}, err
+	})
 	if ctx.Err() != nil {
 		return interrupted
 	}
 	if err != nil {
 		return err
 	}
-	scores, err := scoreContext(ctx, d, ds.X)
-	if ctx.Err() != nil {
-		return interrupted
-	}
-	if err != nil {
-		return detectorErr(o.name(), err)
-	}
+	defer ld.f.Close()
 	out, err := createOutput(ctx, path, stdout, o.stdin, o.model, o.data)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
+	// The scores are written as the chunks are scored: to the temporary
+	// file renamed at the end, or to standard output. Reading beside the
+	// signals: a read blocked on a named pipe does not look at ctx.
+	threshold := ld.d.Threshold()
+	io.WriteString(out, "score,anomaly\n")
+	var buf []byte
+	_, err = beside(ctx, func() (struct{}, error) {
+		return struct{}{}, detector.ScoreSource(ctx, ld.d, ld.f, func(_ int, scores []float64) error {
+			buf = appendScores(buf[:0], scores, threshold)
+			_, err := out.Write(buf)
+			return err
+		})
+	})
+	bar.done()
 	// A pipe or device stopped by the signal: what was written has
 	// reached it.
 	cutShort := &exitError{ExitInterrupted, fmt.Errorf("score interrupted; the scores written to %s were cut short", path)}
-	if writeScores(ctx, out, scores, d.Threshold()) != nil {
+	if ctx.Err() != nil {
 		if out.InPlace() && path != "-" {
 			return cutShort
 		}
 		return interrupted
+	}
+	if err != nil {
+		return streamErr(o.name(), err)
 	}
 	if err := commitOutput(out); err != nil {
 		if ctx.Err() != nil { // a pipe's write ended by its deadline
@@ -101,6 +117,34 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// opened is a model and the data file to apply it to.
+type opened struct {
+	d detector.Detector
+	f dataset.File
+}
+
+// streamErr classifies an error of a pass over a data file: the file's
+// own errors name it already (*dataset.Error, *dataset.MemoryError), the
+// detector's get its name.
+func streamErr(path string, err error) error {
+	var (
+		de *dataset.Error
+		me *dataset.MemoryError
+		we *dataset.WidthError
+		ee *exitError
+	)
+	switch {
+	case errors.As(err, &ee):
+		return err
+	case errors.As(err, &we) && errors.As(err, &de) && de.Line > 0:
+		// The width a file is read with is the model's.
+		return dataErr(fmt.Errorf("%s: line %d has feature index %d, past the %d features the model was fitted on (indices 1 to %d)", de.Path, de.Line, we.Index, we.Width, we.Width))
+	case errors.As(err, &de), errors.As(err, &me):
+		return dataErr(err)
+	}
+	return detectorErr(path, err)
 }
 
 // stopSignals returns ctx cancelled by SIGINT, SIGTERM or SIGHUP (a
@@ -171,19 +215,17 @@ type panicError struct{ value any }
 
 func (e *panicError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
 
-// writeScores writes the score CSV, looking at ctx every 65,536 rows; it
-// returns ctx.Err() once ctx is done. Write errors surface at Flush/Commit.
-func writeScores(ctx context.Context, w io.Writer, scores []float64, threshold float64) error {
-	io.WriteString(w, "score,anomaly\n")
-	labels := detector.Label(nil, scores, threshold)
-	buf := make([]byte, 0, 32)
-	for i, s := range scores {
-		if i%(1<<16) == 0 && ctx.Err() != nil {
-			return ctx.Err()
+// appendScores appends the score CSV's lines of scores to buf: the score
+// (printed so that it reads back to the same float64) and 1 when it is
+// above threshold, else 0.
+func appendScores(buf []byte, scores []float64, threshold float64) []byte {
+	for _, s := range scores {
+		buf = strconv.AppendFloat(buf, s+0, 'g', -1, 64) // s+0: −0 prints as 0
+		flag := byte('0')
+		if s > threshold {
+			flag = '1'
 		}
-		buf = strconv.AppendFloat(buf[:0], s+0, 'g', -1, 64) // s+0: −0 prints as 0
-		buf = append(buf, ',', byte('0'+labels[i]), '\n')
-		w.Write(buf)
+		buf = append(buf, ',', flag, '\n')
 	}
-	return nil
+	return buf
 }
