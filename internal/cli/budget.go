@@ -130,16 +130,29 @@ func parseBytes(s string) (int64, error) {
 // and what to change. The estimate is the method's with what withData
 // adds (model is the size of a loaded model that scores, 0 for a fit).
 func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag, method string, params map[string]string, model int64) error {
+	return checkBudget(d, op, detector.SizeOf(ds.X), ds.Source, true, flag, method, params, model)
+}
+
+// checkBudget is checkMemory on data of size s, named name: loaded says
+// the command holds the data (a loaded data set), else it reads it a
+// chunk at a time and holds two chunks.
+func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name string, loaded bool, flag, method string, params map[string]string, model int64) error {
 	budget, source, err := memoryBudget(flag)
 	if err != nil {
 		return err
 	}
-	size := detector.SizeOf(ds.X)
+	with := func(est int64) int64 {
+		if loaded {
+			return withData(est, size, model)
+		}
+		chunk := sampleSize(size, detector.ChunkRows(size.Cols))
+		return int64(min(float64(est)+2*chunk.Bytes()+bench.ProcessBytes+float64(model), math.MaxInt64))
+	}
 	est, err := fitMemory(d, op, size, sampleRows(params))
 	if err != nil {
 		return err
 	}
-	if est = withData(est, size, model); est <= budget {
+	if est = with(est); est <= budget {
 		return nil
 	}
 	what := "fitting"
@@ -153,7 +166,7 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 	msg := fmt.Sprintf("%s %d × %d %s with %s needs %s, over the memory budget of %s (%s)",
 		what, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
 	if op != detector.FitOp {
-		return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, or raise --max-memory", ds.Source, msg))
+		return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, or raise --max-memory", name, msg))
 	}
 	// What would fit: the method's defaults (with its lighter settings
 	// when the user chose them), then the lighter settings with the user's
@@ -163,8 +176,8 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 		if err != nil {
 			return 0, false
 		}
-		e, err := detector.Memory(d, op, size)
-		e = withData(e, size, model)
+		e, err := fitMemory(d, op, size, sampleRows(p))
+		e = with(e)
 		return e, err == nil && e <= budget
 	}
 	light, chosen, sets := lighter(method, params)
@@ -192,26 +205,26 @@ func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag,
 			if len(heavy) == 0 {
 				heavy = params
 			}
-			return usagef("%s: %s: the parameters %s make it so; lower them (at the method's defaults%s it needs about %s), or raise --max-memory", ds.Source, msg, paramList(heavy), with, dataset.FormatBytes(e))
+			return usagef("%s: %s: the parameters %s make it so; lower them (at the method's defaults%s it needs about %s), or raise --max-memory", name, msg, paramList(heavy), with, dataset.FormatBytes(e))
 		}
 	}
 	if len(light) > 0 && !chosen {
 		mine := maps.Clone(params)
 		maps.Copy(mine, light)
 		if e, ok := fits(mine); ok {
-			return usagef("%s: %s: with %s it needs about %s", ds.Source, msg, strings.Join(sets, " "), dataset.FormatBytes(e))
+			return usagef("%s: %s: with %s it needs about %s", name, msg, strings.Join(sets, " "), dataset.FormatBytes(e))
 		}
 		defaults := shapeOnly(params)
 		maps.Copy(defaults, light)
 		if e, ok := fits(defaults); ok && len(params) > len(shapeOnly(params)) {
-			return usagef("%s: %s: with %s and the method's defaults otherwise (not %s) it needs about %s", ds.Source, msg, strings.Join(sets, " "), paramList(params), dataset.FormatBytes(e))
+			return usagef("%s: %s: with %s and the method's defaults otherwise (not %s) it needs about %s", name, msg, strings.Join(sets, " "), paramList(params), dataset.FormatBytes(e))
 		}
 	}
 	sample := ""
-	if n := sampleThatFits(method, params, size, budget, true); n > 0 {
+	if n := sampleThatFits(method, params, size, budget, loaded); n > 0 {
 		sample = fmt.Sprintf(", fit on a sample (--sample %d fits the budget)", n)
 	}
-	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns%s, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", ds.Source, msg, sample))
+	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns%s, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", name, msg, sample))
 }
 
 // sampleRows returns the sample size the parameters ask for (0: every

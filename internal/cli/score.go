@@ -12,6 +12,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/param"
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 )
@@ -135,9 +136,12 @@ func streamErr(path string, err error) error {
 		we *dataset.WidthError
 		ee *exitError
 	)
+	var pe *param.Error
 	switch {
 	case errors.As(err, &ee):
 		return err
+	case errors.As(err, &pe): // a parameter the data shows out of range
+		return usageErr(err)
 	case errors.As(err, &we) && errors.As(err, &de) && de.Line > 0:
 		// The width a file is read with is the model's.
 		return dataErr(fmt.Errorf("%s: line %d has feature index %d, past the %d features the model was fitted on (indices 1 to %d)", de.Path, de.Line, we.Index, we.Width, we.Width))

@@ -259,10 +259,6 @@ func (in fitInput) dims() (int, int) {
 // before it is read, are taken at their most: every value a digit and a
 // separator.
 func checkFileMemory(d detector.Detector, f dataset.File, path, flag, method string, params map[string]string) error {
-	budget, source, err := memoryBudget(flag)
-	if err != nil {
-		return err
-	}
 	rows, cols := f.Dims()
 	if rows < 0 {
 		st, err := os.Stat(path)
@@ -278,19 +274,5 @@ func checkFileMemory(d detector.Detector, f dataset.File, path, flag, method str
 			size.NonZeros = min(size.NonZeros, st.Size()/4)
 		}
 	}
-	est, err := fitMemory(d, detector.FitOp, size, sampleRows(params))
-	if err != nil {
-		return err
-	}
-	chunk := sampleSize(size, detector.ChunkRows(cols))
-	need := float64(est) + 2*chunk.Bytes() + bench.ProcessBytes
-	if need <= float64(budget) {
-		return nil
-	}
-	sample := ""
-	if n := sampleThatFits(method, params, size, budget, false); n > 0 {
-		sample = fmt.Sprintf("; fit on a sample (--sample %d fits the budget)", n)
-	}
-	return dataErr(fmt.Errorf("%s: fitting %d × %d %s with %s needs about %s, over the memory budget of %s (%s)%s, or raise --max-memory",
-		f.Name(), size.Rows, size.Cols, dataKind(size), method, dataset.FormatBytes(int64(min(need, math.MaxInt64))), dataset.FormatBytes(budget), source, sample))
+	return checkBudget(d, detector.FitOp, size, f.Name(), false, flag, method, params, 0)
 }
