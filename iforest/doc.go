@@ -60,6 +60,45 @@
 // a node whose random regression targets have variance below machine
 // epsilon, a chance of order 1e-8 per node.
 //
+// # Reading the data: what a fit holds
+//
+// A tree reads only its ψ rows, so a fit draws every tree's subsample
+// first (the draws above, which need only the row count) and then reads
+// the union of those rows, at most Trees × ψ of them, in one read by
+// index (method.Fitting.Rows): from a file with rows by index (.npy, a
+// stored .npz member) nothing else is read, and no copy of the whole
+// data is made in any precision. The threshold is set from the scores of
+// at most ThresholdRows = 100,000 training rows: every row when there
+// are no more (so a fit of up to 100,000 rows flags exactly the share of
+// its rows that contamination asks for), else that many evenly spaced
+// rows, read by index. A fit's memory is thus the forest, the union of
+// the subsamples and the rows scored for the threshold, whatever n is;
+// a file larger than memory fits as a matrix of the same rows would, with
+// the same forest and, up to 100,000 rows, the same threshold.
+//
+// # Sparse input
+//
+// A *sparse.CSR (LIBSVM data) stays sparse: a split reads a feature's
+// values on a node's rows through each row's non-zeros (a binary search
+// in the row's column indices), and Score walks a row down the trees the
+// same way, so a row of 10⁶ features costs what its non-zeros cost, never
+// a dense copy. Dense and sparse copies of the same data grow the same
+// forest and give the same scores, bit for bit, at the default scale
+// stage (none). The splits compare one feature at a time, so a scale
+// stage only moves them: under scale=standard, robust or minmax a sparse
+// matrix is scaled without centring (to stay sparse) where a dense one is
+// centred, and the two forests then differ only where a value lies
+// within rounding of a split (the exact-arithmetic forests are the same).
+//
+// # Progress and cancellation
+//
+// Progress stages (Config.Progress), in order: "subsample" (the trees'
+// rows drawn, by tree), "trees" (grown, by tree) and "score" (training
+// rows scored for the threshold, by row); a fit from a file whose row
+// count is unknown first passes over it ("scale" or a count). Every stage
+// checks the context between blocks of milliseconds of work, and Score
+// checks it every few thousand tree walks.
+//
 // # Shapes
 //
 // Rows of X are samples, columns features; Fit needs at least 2 rows.
