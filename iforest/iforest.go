@@ -123,10 +123,24 @@ type node struct {
 // model is a fitted forest.
 type model struct {
 	trees  [][]node
-	psi    int  // subsample size of the fit
-	d      int  // columns
-	single bool // compare in single precision
+	psi    int       // subsample size of the fit
+	d      int       // columns
+	single bool      // compare in single precision
+	c      []float64 // c(m) for m = 0, …, min(ψ, maxCached)
 }
+
+// newModel returns the model of trees grown on psi rows of d columns.
+func newModel(trees [][]node, psi, d int, single bool) *model {
+	c := make([]float64, min(psi, maxCached)+1)
+	for m := range c {
+		c[m] = avgPath(m)
+	}
+	return &model{trees: trees, psi: psi, d: d, single: single, c: c}
+}
+
+// maxCached is the largest leaf size whose c(m) a model keeps: a leaf of
+// more rows (ψ above it) has c(m) computed when it is reached.
+const maxCached = 4096
 
 // The bounds of scikit-learn's draws: randint(np.iinfo(np.int32).max) for
 // the trees' seeds and randint(0, RAND_R_MAX) for a splitter's state both
@@ -155,25 +169,36 @@ func (f *IForest) fit(ctx context.Context, ft *method.Fitting) (*model, []float6
 	if err != nil {
 		return nil, nil, err
 	}
-	X, err := ft.Rows(ctx, union)
-	if err != nil {
-		return nil, nil, err
-	}
-	m := &model{psi: psi, d: d, single: f.cfg.Precision == Single}
-	if m.single {
-		m.trees, err = grow(ctx, ft, newData[float32](X), dr, union, psi, featureThreshold)
+	// Every row drawn (ψ near n, or many trees): the rows as they are
+	// (the fit's own matrix when it is in memory and unscaled), which
+	// the threshold then scores without reading them again.
+	var X, all mat.Matrix
+	if len(union) == n {
+		X, err = ft.Matrix(ctx)
+		all = X
 	} else {
-		m.trees, err = grow(ctx, ft, newData[float64](X), dr, union, psi, 0)
+		X, err = ft.Rows(ctx, union)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
+	single := f.cfg.Precision == Single
+	var trees [][]node
+	if single {
+		trees, err = grow(ctx, ft, newData[float32](X), dr, union, psi, featureThreshold)
+	} else {
+		trees, err = grow(ctx, ft, newData[float64](X), dr, union, psi, 0)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	m := newModel(trees, psi, d, single)
 	X, dr, union = nil, nil, nil // garbage before the scoring
 	if psi == 2 {
 		// The all-equal warning would blame the scale of the data.
 		ft.Caution("iforest: each tree draws 2 rows (samples=2, or 2 training rows), so it is one split deep: every row's path, however far the row lies, is one edge long and every score is 2^(−1/c(2)) = 0.5; the forest cannot rank rows (raise samples, or fit on more rows)")
 	}
-	train, err := m.trainScores(ctx, ft)
+	train, err := m.trainScores(ctx, ft, all)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -505,9 +530,9 @@ func (g *grower[T]) grow(rows []int, depth int32, nConst int) int32 {
 }
 
 // trainScores scores the training rows the threshold is set from: every
-// row, a chunk at a time, or ThresholdRows of them evenly spaced when
-// there are more.
-func (m *model) trainScores(ctx context.Context, ft *method.Fitting) ([]float64, error) {
+// row (all, when the fit holds them, else a chunk at a time), or
+// ThresholdRows of them evenly spaced when there are more.
+func (m *model) trainScores(ctx context.Context, ft *method.Fitting, all mat.Matrix) ([]float64, error) {
 	n, d := ft.Dims()
 	if n > ThresholdRows {
 		rows := make([]int, ThresholdRows)
@@ -522,6 +547,9 @@ func (m *model) trainScores(ctx context.Context, ft *method.Fitting) ([]float64,
 		return train, m.score(ctx, train, X, func(done int) { ft.Report("score", done, len(rows)) })
 	}
 	train := make([]float64, n)
+	if all != nil {
+		return train, m.score(ctx, train, all, func(done int) { ft.Report("score", done, n) })
+	}
 	err := ft.Scan(ctx, detector.ChunkRows(d), func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
 		return m.score(ctx, train[lo:lo+r], X, func(done int) { ft.Report("score", lo+done, n) })
@@ -599,12 +627,12 @@ func (m *model) score(ctx context.Context, dst []float64, X mat.Matrix, progress
 				}
 				if sp != nil {
 					for i, x := range rows {
-						h[i] += pathLengthSparse(t, inds[i], x, m.single)
+						h[i] += m.pathLengthSparse(t, inds[i], x)
 					}
 					continue
 				}
 				for i, x := range rows {
-					h[i] += pathLength(t, x)
+					h[i] += m.pathLength(t, x)
 				}
 			}
 			for i, v := range h {
@@ -634,9 +662,9 @@ func (m *model) denseRow(row []float64, rv mat.RawRowViewer, X mat.Matrix, i int
 	return row
 }
 
-// pathLength returns the depth of x's leaf plus c(leaf size); x holds
-// values in the forest's precision.
-func pathLength(t []node, x []float64) float64 {
+// pathLength returns the depth of x's leaf in tree t plus c(leaf size);
+// x holds values in the forest's precision.
+func (m *model) pathLength(t []node, x []float64) float64 {
 	i := int32(0)
 	for t[i].Left >= 0 {
 		if x[t[i].Feature] <= t[i].Value {
@@ -645,20 +673,19 @@ func pathLength(t []node, x []float64) float64 {
 			i = t[i].Right
 		}
 	}
-	return float64(t[i].Depth) + avgPath(int(t[i].Size))
+	return m.leafPath(&t[i])
 }
 
 // pathLengthSparse is pathLength for a sparse row (its column indices,
-// ascending, and values), rounding values to float32 in single
-// precision: each split's feature is looked up among the row's
-// non-zeros.
-func pathLengthSparse(t []node, ind []int, val []float64, single bool) float64 {
+// ascending, and values): each split's feature is looked up among the
+// row's non-zeros (rounded to float32 in single precision).
+func (m *model) pathLengthSparse(t []node, ind []int, val []float64) float64 {
 	i := int32(0)
 	for t[i].Left >= 0 {
 		var v float64
 		if k, ok := slices.BinarySearch(ind, int(t[i].Feature)); ok {
 			v = val[k]
-			if single {
+			if m.single {
 				v = float64(float32(v))
 			}
 		}
@@ -668,7 +695,16 @@ func pathLengthSparse(t []node, ind []int, val []float64, single bool) float64 {
 			i = t[i].Right
 		}
 	}
-	return float64(t[i].Depth) + avgPath(int(t[i].Size))
+	return m.leafPath(&t[i])
+}
+
+// leafPath is the path length of a row that reaches leaf nd: its depth
+// plus c(its rows).
+func (m *model) leafPath(nd *node) float64 {
+	if s := int(nd.Size); s < len(m.c) {
+		return float64(nd.Depth) + m.c[s]
+	}
+	return float64(nd.Depth) + avgPath(int(nd.Size))
 }
 
 // avgPath is c(m), the mean path length of an unsuccessful search in a

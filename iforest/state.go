@@ -49,7 +49,7 @@ func decode(b []byte, dim int) (*model, error) {
 			return nil, errState
 		}
 	}
-	return &model{trees: s.Trees, psi: s.Psi, d: s.D, single: s.Single}, nil
+	return newModel(s.Trees, s.Psi, s.D, s.Single), nil
 }
 
 // slices32 returns buf resized to n values, every one −1.
@@ -100,54 +100,68 @@ func checkTree(t []node, psi, d int32, depth []int32) bool {
 
 // memory estimates the peak bytes of a fit or a score. A fit holds the
 // trees' draws (a seed, a state and ψ row indices each, with the
-// permutation scratch of each worker when n < 100ψ), their union as it
-// is merged, the rows of that union (u = min(n, Trees·ψ) rows, scaled:
-// the read and the scaled copy; the values rounded to float32 in single
-// precision), the trees (up to 2ψ nodes of 32 bytes each) and then the
-// training rows it scores (a chunk scaled, or ThresholdRows of them read
-// by index), and the scores. Saving the trees (48 bytes a node in the
-// file) is within method.SaveFactor of them. Score holds the scores and
-// a row per worker.
+// permutation scratch of each worker when n < 100ψ) and their union as it
+// is merged; the rows of that union (u rows, its expected size
+// n·(1 − (1 − ψ/n)^Trees): as read and scaled, or, when the trees draw
+// every row, every row once, which the threshold then scores as they
+// are), in float32 too in single precision; the trees (up to 2ψ nodes of
+// 32 bytes each, allocated whole); then the training rows it scores for
+// the threshold (a chunk scaled at a time, or ThresholdRows rows read by
+// index) and their scores, which the threshold and the warning copy.
+// Saving the trees allocates their encoded size, 48 bytes a node. Score
+// holds the scores and each worker's block of path sums (and of rows
+// rounded to float32, in single precision).
 func memory(f *IForest, op detector.Op, s detector.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
-	rowBuf := workers * 8 * d
+	rowBuf := workers * scoreBlock * 32 // each worker's path sums and rows
+	if f.cfg.Precision == Single {
+		rowBuf += workers * scoreBlock * 8 * d // and its rows rounded
+	}
 	if op == detector.ScoreOp {
 		return 8*n + rowBuf
 	}
 	trees := float64(f.cfg.Trees)
 	psi := math.Min(float64(f.cfg.Samples), n)
 	scaled := f.cfg.Scale != "none"
-	// rowsBytes is the memory of k rows as read (twice when scaled: the
-	// rows read and their scaled copy).
+	// rowsBytes is the memory of k rows as a matrix.
 	rowsBytes := func(k float64) float64 {
-		b := 8 * k * d
 		if s.Sparse && n > 0 {
-			b = 16*k*float64(s.NonZeros)/n + 8*k
+			return 16*k*float64(s.NonZeros)/n + 8*k
 		}
-		if scaled {
-			b *= 2
-		}
-		return b
+		return 8 * k * d
 	}
-	u := math.Min(n, trees*psi)
+	u := n
+	if n > 0 {
+		u = n * -math.Expm1(trees*math.Log1p(-psi/n))
+	}
 	draw := trees*(8+24+8*psi) + 16*trees*psi // the draws, and the union's merge rounds
 	if r := psi / n; r > 0.01 && r < 0.99 {
 		draw += workers * 8 * n
 	}
-	rows := rowsBytes(u) + 8*u
+	grow := workers * (16*d + 8*psi)
 	if f.cfg.Precision == Single && !s.Sparse {
-		rows += 4 * u * d
+		grow += 4 * u * d
 	}
 	forest := trees * 2 * psi * 32
-	grow := workers * (16*d + 8*psi)
-	var thresh float64
+	save := trees * (2*psi - 1) * 48
+	train := 2*8*math.Min(n, ThresholdRows) + rowBuf
+	var held, read, thresh float64
 	switch {
+	case u > n-0.5 && n <= ThresholdRows:
+		held = rowsBytes(n) // every row, read once and scored as read
+	case scaled:
+		read = 2 * rowsBytes(u) // the rows read and their scaled copy
+	default:
+		read = rowsBytes(u)
+	}
+	switch {
+	case n > ThresholdRows && scaled:
+		thresh = 2 * rowsBytes(ThresholdRows)
 	case n > ThresholdRows:
 		thresh = rowsBytes(ThresholdRows)
-	case scaled: // a chunk scaled at a time
+	case scaled && held == 0: // a chunk scaled at a time
 		thresh = 8 * math.Min(n, float64(detector.ChunkRows(s.Cols))) * d
 	}
-	thresh += 8*math.Min(n, ThresholdRows) + rowBuf
-	return forest + math.Max(math.Max(draw+rows+grow, thresh), method.SaveFactor*forest)
+	return forest + held + math.Max(math.Max(draw+read+8*u+grow, thresh+train), save)
 }

@@ -107,7 +107,7 @@ func FuzzDecodeIForest(f *testing.F) {
 	m, X := smallModel(f)
 	good, _ := m.MarshalBinary()
 	f.Add(good)
-	one := &model{trees: [][]node{{{Left: -1, Right: -1, Size: 2}}}, psi: 2, d: 3}
+	one := newModel([][]node{{{Left: -1, Right: -1, Size: 2}}}, 2, 3, false)
 	b, _ := one.MarshalBinary()
 	f.Add(b)
 	sp := csr.Random(5, 3, 2, 1)

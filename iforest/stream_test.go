@@ -122,27 +122,32 @@ func TestFitSourceReadsTheSubsamples(t *testing.T) {
 }
 
 // From a sequential source (a text file) the fit reads the trees' rows in
-// one pass and scores the training rows in another: 2 passes (the scale
-// stage, when there is one, makes its own), for every precision and for
-// sparse rows, with the model and scores of the fit in memory.
+// one pass and scores the training rows in another, or, when the trees
+// draw every row (100 trees of 256 rows from 3,000), reads them once and
+// scores them as read (the scale stage, when there is one, makes its own
+// passes); for every precision and for sparse rows, the model and scores
+// are those of the fit in memory.
 func TestFitSourceSequential(t *testing.T) {
 	dense := testmat.NormalSeed(3000, 4, 5)
 	sp := csr.Random(600, 300, 12, 6)
 	for _, tc := range []struct {
 		X      mat.Matrix
 		params map[string]string
+		passes int64 // 0: not counted (the scale stage makes passes of its own)
 	}{
-		{dense, map[string]string{}},
-		{dense, map[string]string{"precision": "single", "seed": "2"}},
-		{dense, map[string]string{"scale": "standard"}},
-		{sp, map[string]string{}},
-		{sp, map[string]string{"precision": "single"}},
+		{dense, map[string]string{}, 1},
+		{dense, map[string]string{"trees": "5"}, 2},
+		{dense, map[string]string{"precision": "single", "seed": "2", "trees": "5"}, 2},
+		{dense, map[string]string{"scale": "standard"}, 0},
+		{dense, map[string]string{"scale": "standard", "trees": "5"}, 0},
+		{sp, map[string]string{}, 1},
+		{sp, map[string]string{"precision": "single", "trees": "2"}, 2},
 	} {
 		src := &countingSource{X: tc.X}
 		n, _ := tc.X.Dims()
 		fitBoth(t, tc.params, tc.X, src, csr.Rows(tc.X, 0, 200))
-		if p := src.passes.Load(); tc.params["scale"] == "" && p != 2 {
-			t.Errorf("%v: %d passes over %d rows, want 2", tc.params, p, n)
+		if p := src.passes.Load(); tc.passes > 0 && p != tc.passes {
+			t.Errorf("%v: %d passes over %d rows, want %d", tc.params, p, n, tc.passes)
 		}
 	}
 }
