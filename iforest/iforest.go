@@ -193,7 +193,6 @@ func (f *IForest) fit(ctx context.Context, ft *method.Fitting) (*model, []float6
 		return nil, nil, err
 	}
 	m := newModel(trees, psi, d, single)
-	X, dr, union = nil, nil, nil // garbage before the scoring
 	if psi == 2 {
 		// The all-equal warning would blame the scale of the data.
 		ft.Caution("iforest: each tree draws 2 rows (samples=2, or 2 training rows), so it is one split deep: every row's path, however far the row lies, is one edge long and every score is 2^(−1/c(2)) = 0.5; the forest cannot rank rows (raise samples, or fit on more rows)")
@@ -558,7 +557,8 @@ func (m *model) trainScores(ctx context.Context, ft *method.Fitting, all mat.Mat
 }
 
 // Score writes the scores of the rows of X into dst, blocks of rows on
-// every core, checking ctx between blocks.
+// every core, and returns ctx.Err() within about a millisecond of work
+// after ctx ends.
 func (m *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
 	return m.score(ctx, dst, X, nil)
 }
@@ -566,13 +566,16 @@ func (m *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
 // Blocks of Score: up to scoreBlock rows are walked down one tree after
 // another (each tree stays in cache for the block's rows), and ctx is
 // checked after about checkWalks tree walks (a walk visits at most
-// ⌈log₂ ψ⌉ + 1 nodes: tens of microseconds of work per hundred walks),
-// so that a cancelled Score returns within milliseconds whatever the
-// number of trees. A row's path lengths are summed over the trees in
-// order, so the score does not depend on the blocks.
+// ⌈log₂ ψ⌉ + 1 nodes, 50–100 ns), so that a cancelled Score returns
+// within about a millisecond of work whatever the number of trees. A
+// row's path lengths are summed over the trees in order, so a score does
+// not depend on the blocks (nor on anything but its row).
 const (
 	scoreBlock = 256
 	checkWalks = 4096
+	// copiedValues bounds the values of the rows a worker copies (in
+	// single precision, or from a matrix without raw rows).
+	copiedValues = 1 << 20
 )
 
 // score is Score that reports the rows done after each block when
@@ -588,7 +591,7 @@ func (m *model) score(ctx context.Context, dst []float64, X mat.Matrix, progress
 	copied := sp == nil && (rv == nil || m.single) // rows copied into the forest's precision
 	block := max(1, min(scoreBlock, (r+3)/4))
 	if copied {
-		block = max(1, min(block, (1<<20)/max(d, 1)))
+		block = max(1, min(block, copiedValues/max(d, 1)))
 	}
 	nb := (r + block - 1) / block
 	every := max(1, checkWalks/block) // trees between checks of ctx

@@ -116,7 +116,7 @@ func memory(f *IForest, op detector.Op, s detector.Size) float64 {
 	workers := float64(runtime.GOMAXPROCS(0))
 	rowBuf := workers * scoreBlock * 32 // each worker's path sums and rows
 	if f.cfg.Precision == Single {
-		rowBuf += workers * scoreBlock * 8 * d // and its rows rounded
+		rowBuf += workers * 8 * math.Min(scoreBlock*d, copiedValues) // and its rows rounded
 	}
 	if op == detector.ScoreOp {
 		return 8*n + rowBuf
