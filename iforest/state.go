@@ -104,8 +104,9 @@ func checkTree(t []node, psi, d int32, depth []int32) bool {
 // is merged; the rows of that union (u rows, its expected size
 // n·(1 − (1 − ψ/n)^Trees): as read and scaled, or, when the trees draw
 // every row, every row once, which the threshold then scores as they
-// are), in float32 too in single precision; the trees (up to 2ψ nodes of
-// 32 bytes each, allocated whole); then the training rows it scores for
+// are), in float32 too in single precision; the trees (at most 2ψ − 1
+// nodes of 32 bytes each: binary columns come near it, Gaussian ones
+// take a quarter of it); then the training rows it scores for
 // the threshold (a chunk scaled at a time, or ThresholdRows rows read by
 // index) and their scores, which the threshold and the warning copy.
 // Saving the trees allocates their encoded size, 48 bytes a node. Score
@@ -143,7 +144,7 @@ func memory(f *IForest, op detector.Op, s detector.Size) float64 {
 	if f.cfg.Precision == Single && !s.Sparse {
 		grow += 4 * u * d
 	}
-	forest := trees * 2 * psi * 32
+	forest := trees * (2*psi - 1) * 32
 	save := trees * (2*psi - 1) * 48
 	train := 2*8*math.Min(n, ThresholdRows) + rowBuf
 	var held, read, thresh float64
