@@ -57,7 +57,8 @@ func TestMatchesScikitLearn(t *testing.T) {
 		if err := f.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
 		}
-		tree := f.trees[0]
+		m, _ := f.Model()
+		tree := m.trees[0]
 		if len(tree) != len(c.Tree0.Size) {
 			t.Errorf("n=%d seed %d: first tree has %d nodes, scikit-learn's %d", c.N, c.Seed, len(tree), len(c.Tree0.Size))
 		} else {

@@ -56,12 +56,18 @@ func SliceRows(m *sparse.CSR, i, k int) *sparse.CSR {
 }
 
 // Subset returns the rows idx of m (in that order, repeats allowed) as a
-// new CSR matrix holding copies of their non-zeros only.
+// new CSR matrix holding copies of their non-zeros only, in arrays of
+// exactly their size.
 func Subset(m *sparse.CSR, idx []int) *sparse.CSR {
 	_, c := m.Dims()
+	raw := m.RawMatrix()
+	total := 0
+	for _, i := range idx {
+		total += raw.Indptr[i+1] - raw.Indptr[i]
+	}
 	indptr := make([]int, 1, len(idx)+1)
-	var ind []int
-	var data []float64
+	ind := make([]int, 0, total)
+	data := make([]float64, 0, total)
 	for _, i := range idx {
 		ri, rv := Row(m, i)
 		ind = append(ind, ri...)
