@@ -130,13 +130,14 @@ func parseBytes(s string) (int64, error) {
 // and what to change. The estimate is the method's with what withData
 // adds (model is the size of a loaded model that scores, 0 for a fit).
 func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag, method string, params map[string]string, model int64) error {
-	return checkBudget(d, op, detector.SizeOf(ds.X), ds.Source, true, flag, method, params, model)
+	return checkBudget(d, op, detector.SizeOf(ds.X), ds.Source, true, false, flag, method, params, model)
 }
 
 // checkBudget is checkMemory on data of size s, named name: loaded says
 // the command holds the data (a loaded data set), else it reads it a
-// chunk at a time and holds two chunks.
-func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name string, loaded bool, flag, method string, params map[string]string, model int64) error {
+// chunk at a time and holds two chunks; bound says s.Rows is a bound on
+// the rows (a text file's, from its size), not their count.
+func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name string, loaded, bound bool, flag, method string, params map[string]string, model int64) error {
 	budget, source, err := memoryBudget(flag)
 	if err != nil {
 		return err
@@ -146,7 +147,7 @@ func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name s
 			return withData(est, size, model)
 		}
 		chunk := sampleSize(size, detector.ChunkRows(size.Cols))
-		return int64(min(float64(est)+2*chunk.Bytes()+bench.ProcessBytes+float64(model), math.MaxInt64))
+		return saturated(float64(est) + 2*chunk.Bytes() + bench.ProcessBytes + float64(model))
 	}
 	est, err := fitMemory(d, op, size, sampleRows(params))
 	if err != nil {
@@ -163,8 +164,12 @@ func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name s
 	if est == math.MaxInt64 { // detector.Memory's ceiling
 		about = "more than " + dataset.FormatBytes(est)
 	}
-	msg := fmt.Sprintf("%s %d × %d %s with %s needs %s, over the memory budget of %s (%s)",
-		what, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
+	upTo := ""
+	if bound {
+		upTo = "up to "
+	}
+	msg := fmt.Sprintf("%s %s%d × %d %s with %s needs %s, over the memory budget of %s (%s)",
+		what, upTo, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
 	if op != detector.FitOp {
 		return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, or raise --max-memory", name, msg))
 	}
@@ -227,6 +232,16 @@ func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name s
 	return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns%s, a method with a smaller footprint (see 'anomaly methods'), or raise --max-memory", name, msg, sample))
 }
 
+// saturated returns the bytes b as an int64, math.MaxInt64 from 2⁶³ up
+// (a float64 of 2⁶³ or more converts to a negative int64, which passed
+// every budget: trees=2^55 fitted and crashed).
+func saturated(b float64) int64 {
+	if b < math.MaxInt64 {
+		return int64(b)
+	}
+	return math.MaxInt64
+}
+
 // sampleRows returns the sample size the parameters ask for (0: every
 // row).
 func sampleRows(params map[string]string) int {
@@ -257,7 +272,7 @@ func fitMemory(d detector.Detector, op detector.Op, s detector.Size, n int) (int
 	if err != nil {
 		return 0, err
 	}
-	return int64(min(float64(est)+ss.Bytes(), math.MaxInt64)), nil
+	return saturated(float64(est) + ss.Bytes()), nil
 }
 
 // sampleThatFits returns the largest sample size (at least 1,000 rows,

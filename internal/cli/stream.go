@@ -138,7 +138,7 @@ func (o applyOptions) openApply(progress func(done, total int64)) (detector.Dete
 		need := float64(est) + 2*size.Bytes() + bench.ProcessBytes + float64(modelSize)
 		if need > float64(budget) {
 			return fail(dataErr(fmt.Errorf("%s: scoring chunks of %d rows × %d with %s needs about %s, over the memory budget of %s (%s): the model is too large for the budget; raise --max-memory",
-				o.name(), chunk, cols, name, dataset.FormatBytes(int64(min(need, math.MaxInt64))), dataset.FormatBytes(budget), source)))
+				o.name(), chunk, cols, name, dataset.FormatBytes(saturated(need)), dataset.FormatBytes(budget), source)))
 		}
 	}
 	return d, f, nil
@@ -260,7 +260,8 @@ func (in fitInput) dims() (int, int) {
 // separator.
 func checkFileMemory(d detector.Detector, f dataset.File, path, flag, method string, params map[string]string) error {
 	rows, cols := f.Dims()
-	if rows < 0 {
+	bound := rows < 0
+	if bound {
 		st, err := os.Stat(path)
 		if err != nil || !st.Mode().IsRegular() {
 			return nil // a stream: its sample's reservoir is the method's
@@ -274,5 +275,5 @@ func checkFileMemory(d detector.Detector, f dataset.File, path, flag, method str
 			size.NonZeros = min(size.NonZeros, st.Size()/4)
 		}
 	}
-	return checkBudget(d, detector.FitOp, size, f.Name(), false, flag, method, params, 0)
+	return checkBudget(d, detector.FitOp, size, f.Name(), false, bound, flag, method, params, 0)
 }
