@@ -22,38 +22,75 @@ func ScaleGamma(X mat.Matrix) float64 {
 	if n == 0 || d == 0 {
 		panic("kernel: ScaleGamma of an empty matrix")
 	}
-	N := float64(n) * float64(d)
-	// Both passes sum plainly within blocks of about sumBlock entries and
-	// add the block sums with compensation (Neumaier), so γ does not depend
-	// on the order of the entries beyond a few ulp — a plain running sum
-	// over 10⁶ entries drifts by ~1e-11 relative, enough to make a sharded
-	// fit (package beam) and an in-process fit draw visibly different
-	// frequencies — at nearly the cost of a plain sum.
-	// The entries are first divided by a power of two near their largest
-	// magnitude: exact for every float64 not deep in the subnormals, and it
-	// keeps the squares finite when the data are near the ends of the
-	// float64 range (γ is then divided by the same factor squared).
-	inv, scale := unitScale(X)
-	var v float64
-	if s, ok := X.(*sparse.CSR); ok {
-		// Two passes over the non-zeros; the (N − nnz) zeros each add μ².
-		var sum, ss blockSum
-		s.DoNonZero(func(_, _ int, x float64) { sum.add(x * inv) })
-		mu := sum.value() / N
-		s.DoNonZero(func(_, _ int, x float64) { x = x*inv - mu; ss.add(x * x) })
-		v = (ss.value() + (N-float64(s.NNZ()))*mu*mu) / N
-	} else {
+	var m float64
+	switch x := X.(type) {
+	case *sparse.CSR:
+		x.DoNonZero(func(_, _ int, v float64) { m = math.Max(m, math.Abs(v)) })
+	default:
 		r := newRowset(X)
-		var sum, ss blockSum
 		for i := 0; i < n; i++ {
+			for _, v := range r.denseRow(i) {
+				m = math.Max(m, math.Abs(v))
+			}
+		}
+	}
+	g, _ := scaleGamma(rowsOf(X), m) // one chunk in memory: no error
+	return g
+}
+
+// scaleGamma is ScaleGamma of the rows of rs, whose largest magnitude is
+// amax: a pass for their mean and one for their squared deviations.
+//
+// Both passes sum plainly within blocks of about sumBlock entries and add
+// the block sums with compensation (Neumaier), so γ does not depend on the
+// order of the entries beyond a few ulp — a plain running sum over 10⁶
+// entries drifts by ~1e-11 relative, enough to make a sharded fit (package
+// beam) and an in-process fit draw visibly different frequencies — at
+// nearly the cost of a plain sum. The blocks run on across chunks, so rows
+// read in chunks give the γ of the same rows in one matrix, bit for bit.
+// The entries are first divided by a power of two near amax: exact for
+// every float64 not deep in the subnormals, and it keeps the squares
+// finite when the data are near the ends of the float64 range (γ is then
+// divided by the same factor squared).
+func scaleGamma(rs Rows, amax float64) (float64, error) {
+	d := rs.Cols
+	N := float64(rs.N) * float64(d)
+	inv, scale := unitScale(amax)
+	var (
+		sum, ss  blockSum
+		implicit float64 // the zeros of sparse chunks, each adding μ² to ss
+	)
+	err := rs.Pass(func(X mat.Matrix) error {
+		X = csr.Input(X)
+		rows, _ := X.Dims()
+		if m, ok := X.(*sparse.CSR); ok {
+			m.DoNonZero(func(_, _ int, x float64) { sum.add(x * inv) })
+			implicit += float64(rows)*float64(d) - float64(m.NNZ())
+			return nil
+		}
+		r := newRowset(X)
+		for i := 0; i < rows; i++ {
 			var p float64
 			for _, x := range r.denseRow(i) {
 				p += x * inv
 			}
 			sum.addRow(p, d)
 		}
-		mu := sum.value() / N
-		for i := 0; i < n; i++ {
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	mu := sum.value() / N
+	err = rs.Pass(func(X mat.Matrix) error {
+		X = csr.Input(X)
+		if m, ok := X.(*sparse.CSR); ok {
+			m.DoNonZero(func(_, _ int, x float64) { x = x*inv - mu; ss.add(x * x) })
+			return nil
+		}
+		rows, _ := X.Dims()
+		r := newRowset(X)
+		for i := 0; i < rows; i++ {
 			var p float64
 			for _, x := range r.denseRow(i) {
 				x = x*inv - mu
@@ -61,34 +98,29 @@ func ScaleGamma(X mat.Matrix) float64 {
 			}
 			ss.addRow(p, d)
 		}
-		v = ss.value() / N
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
+	v := ss.value()
+	if implicit > 0 {
+		v += implicit * mu * mu
+	}
+	v /= N
 	if v == 0 {
-		return 1
+		return 1, nil
 	}
-	return 1 / (float64(d) * v) / scale / scale
+	return 1 / (float64(d) * v) / scale / scale, nil
 }
 
-// unitScale returns 2^−e and 2^e for the e with 2^(e−1) ≤ max|x_ij| < 2^e
-// (1 and 1 when X is all zeros or not finite; e ≥ −1020).
-func unitScale(X mat.Matrix) (inv, scale float64) {
-	var m float64
-	switch x := X.(type) {
-	case *sparse.CSR:
-		x.DoNonZero(func(_, _ int, v float64) { m = math.Max(m, math.Abs(v)) })
-	default:
-		r := newRowset(X)
-		n, _ := X.Dims()
-		for i := 0; i < n; i++ {
-			for _, v := range r.denseRow(i) {
-				m = math.Max(m, math.Abs(v))
-			}
-		}
-	}
-	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+// unitScale returns 2^−e and 2^e for the e with 2^(e−1) ≤ amax < 2^e (1
+// and 1 when amax is 0 or not finite; e ≥ −1020).
+func unitScale(amax float64) (inv, scale float64) {
+	if amax == 0 || math.IsInf(amax, 0) || math.IsNaN(amax) {
 		return 1, 1
 	}
-	_, e := math.Frexp(m)
+	_, e := math.Frexp(amax)
 	e = max(e, -1020) // subnormal data: 2^−e must stay finite
 	return math.Ldexp(1, -e), math.Ldexp(1, e)
 }
@@ -117,38 +149,59 @@ func MedianGamma(X mat.Matrix, src rand.Source) float64 {
 	if n < 2 {
 		panic("kernel: MedianGamma needs at least 2 rows")
 	}
-	r := newRowset(X)
-	dist := func(i, j int) float64 {
-		if r.csr != nil {
+	dist := rowDist(newRowset(X))
+	is, js := medianPairs(n, src)
+	d := make([]float64, len(is))
+	for t := range d {
+		d[t] = dist(is[t], js[t])
+	}
+	return medianGamma(d)
+}
+
+// medianPairs returns the pairs of rows MedianGamma measures among n: all
+// pairs i < j when there are at most MedianPairs of them, otherwise
+// MedianPairs pairs i ≠ j drawn uniformly with replacement from src.
+func medianPairs(n int, src rand.Source) (is, js []int) {
+	if total := n * (n - 1) / 2; total <= MedianPairs {
+		is, js = make([]int, 0, total), make([]int, 0, total)
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				is, js = append(is, i), append(js, j)
+			}
+		}
+		return is, js
+	}
+	if src == nil {
+		panic("kernel: MedianGamma needs a rand.Source for more than 141 rows")
+	}
+	rng := rand.New(src)
+	is, js = make([]int, MedianPairs), make([]int, MedianPairs)
+	for t := range is {
+		i := rng.IntN(n)
+		j := rng.IntN(n - 1)
+		if j >= i {
+			j++
+		}
+		is[t], js[t] = i, j
+	}
+	return is, js
+}
+
+// rowDist returns the squared Euclidean distance between rows of r.
+func rowDist(r *rowset) func(i, j int) float64 {
+	if r.csr != nil {
+		return func(i, j int) float64 {
 			xi, xv := csr.Row(r.csr, i)
 			yi, yv := csr.Row(r.csr, j)
 			return sparseSqDist(xi, xv, yi, yv)
 		}
-		return SqDist(r.denseRow(i), r.denseRow(j))
 	}
-	var d []float64
-	if total := n * (n - 1) / 2; total <= MedianPairs {
-		d = make([]float64, 0, total)
-		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				d = append(d, dist(i, j))
-			}
-		}
-	} else {
-		if src == nil {
-			panic("kernel: MedianGamma needs a rand.Source for more than 141 rows")
-		}
-		rng := rand.New(src)
-		d = make([]float64, MedianPairs)
-		for t := range d {
-			i := rng.IntN(n)
-			j := rng.IntN(n - 1)
-			if j >= i {
-				j++
-			}
-			d[t] = dist(i, j)
-		}
-	}
+	return func(i, j int) float64 { return SqDist(r.denseRow(i), r.denseRow(j)) }
+}
+
+// medianGamma returns MedianGamma's γ from the squared distances d (sorted
+// in place).
+func medianGamma(d []float64) float64 {
 	sort.Float64s(d)
 	m := median(d)
 	if m == 0 {

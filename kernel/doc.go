@@ -104,6 +104,11 @@
 // rate for a Gaussian reference density). It is the default of expose,
 // ocsvm and svdd, and kde's bandwidth=scale_scott is the same width.
 //
+// Spec.WidthRows resolves a rule on rows that are not in one matrix (a
+// file read chunk by chunk, a [Rows]): one pass for the range check, two
+// more for the scale rules, and the rows of the median rule's pairs read by
+// index; the γ is Width's on the same rows, bit for bit.
+//
 // Scott and Silverman return scikit-learn's KernelDensity bandwidths, the
 // bare factors (not multiplied by the data's standard deviation, unlike
 // scipy's gaussian_kde); for 6_cardio's training split (n = 1281, d = 21)

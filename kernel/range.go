@@ -49,79 +49,167 @@ func (e *RangeError) Error() string {
 // its non-zeros.
 func CheckRange(X mat.Matrix) error {
 	X = csr.Input(X)
-
 	n, d := X.Dims()
 	if n == 0 || d == 0 {
 		return nil
 	}
-	var r rangeCheck
-	r.limit = distLimit / math.Sqrt(float64(d))
-	if m, ok := X.(*sparse.CSR); ok && int64(d) > int64(m.NNZ()) {
-		// Wide sparse data (a LIBSVM file with millions of columns): only
-		// the columns with a non-zero can fail, so keep their ranges in a
-		// map, never d-long arrays.
-		type colRange struct {
-			lo, hi float64
-			cnt    int
+	r, err := columnRanges(rowsOf(X))
+	if err != nil {
+		return err
+	}
+	return r.check()
+}
+
+// colRange is the range of one column's values and how many of them a
+// sparse matrix stores.
+type colRange struct {
+	lo, hi float64
+	cnt    int
+}
+
+// ranges are the columns' ranges over rows read in passes: d-long arrays,
+// or for wide sparse rows (a LIBSVM file with millions of columns, where
+// only the columns with a non-zero can fail) a map of the columns that
+// hold one, never d-long arrays.
+type ranges struct {
+	n, d   int
+	lo, hi []float64
+	cnt    []int // stored values per column of sparse chunks
+	wide   map[int]*colRange
+	// implicit counts the rows of sparse chunks: a column with fewer
+	// stored values holds an implicit zero.
+	implicit int
+}
+
+// columnRanges reads the ranges of the columns of rs in one pass.
+func columnRanges(rs Rows) (*ranges, error) {
+	r := &ranges{n: rs.N, d: rs.Cols}
+	err := rs.Pass(func(X mat.Matrix) error {
+		r.add(csr.Input(X))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// add adds a chunk of rows.
+func (r *ranges) add(X mat.Matrix) {
+	rows, d := X.Dims()
+	m, sp := X.(*sparse.CSR)
+	if r.lo == nil && r.wide == nil {
+		// The first chunk decides: wide when the columns outnumber the
+		// non-zeros the rows are expected to hold.
+		if sp && int64(d) > int64(m.NNZ())*int64(max(r.n, rows))/int64(max(rows, 1)) {
+			r.wide = map[int]*colRange{}
+		} else {
+			r.lo, r.hi, r.cnt = make([]float64, d), make([]float64, d), make([]int, d)
+			for j := range r.lo {
+				r.lo[j], r.hi[j] = math.Inf(1), math.Inf(-1)
+			}
 		}
-		cols := map[int]*colRange{}
-		m.DoNonZero(func(_, j int, v float64) {
-			c := cols[j]
-			if c == nil {
-				c = &colRange{lo: v, hi: v}
-				cols[j] = c
+	}
+	if sp {
+		r.implicit += rows
+		if r.wide != nil {
+			m.DoNonZero(func(_, j int, v float64) {
+				c := r.wide[j]
+				if c == nil {
+					c = &colRange{lo: v, hi: v}
+					r.wide[j] = c
+				}
+				c.lo, c.hi, c.cnt = math.Min(c.lo, v), math.Max(c.hi, v), c.cnt+1
+			})
+			return
+		}
+		m.DoNonZero(func(_, j int, v float64) { r.value(j, v); r.cnt[j]++ })
+		return
+	}
+	if r.wide != nil {
+		// A dense chunk among wide sparse ones: its every value counts.
+		for i := 0; i < rows; i++ {
+			for j := 0; j < d; j++ {
+				if v := X.At(i, j); v != 0 {
+					c := r.wide[j]
+					if c == nil {
+						c = &colRange{lo: v, hi: v}
+						r.wide[j] = c
+					}
+					c.lo, c.hi, c.cnt = math.Min(c.lo, v), math.Max(c.hi, v), c.cnt+1
+				}
 			}
-			c.lo, c.hi, c.cnt = math.Min(c.lo, v), math.Max(c.hi, v), c.cnt+1
-		})
-		for _, j := range slices.Sorted(maps.Keys(cols)) { // the first failing column is named
-			c := cols[j]
-			if c.cnt < n { // an implicit zero
-				c.lo, c.hi = math.Min(c.lo, 0), math.Max(c.hi, 0)
+		}
+		r.implicit += rows
+		return
+	}
+	if raw, ok := X.(mat.RawMatrixer); ok {
+		m := raw.RawMatrix()
+		for i := 0; i < rows; i++ {
+			for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
+				r.value(j, v)
 			}
-			if err := r.col(j, c.lo, c.hi); err != nil {
+		}
+		return
+	}
+	for i := 0; i < rows; i++ {
+		for j := 0; j < d; j++ {
+			r.value(j, X.At(i, j))
+		}
+	}
+}
+
+func (r *ranges) value(j int, v float64) {
+	r.lo[j] = math.Min(r.lo[j], v)
+	r.hi[j] = math.Max(r.hi[j], v)
+}
+
+// check applies CheckRange's rules, naming the first failing column.
+func (r *ranges) check() error {
+	if r.n == 0 || r.d == 0 {
+		return nil
+	}
+	c := rangeCheck{limit: distLimit / math.Sqrt(float64(r.d))}
+	if r.wide != nil {
+		for _, j := range slices.Sorted(maps.Keys(r.wide)) {
+			cr := r.wide[j]
+			lo, hi := cr.lo, cr.hi
+			if cr.cnt < r.implicit { // an implicit zero
+				lo, hi = math.Min(lo, 0), math.Max(hi, 0)
+			}
+			if err := c.col(j, lo, hi); err != nil {
 				return err
 			}
 		}
-		return r.done()
+		return c.done()
 	}
-	lo := make([]float64, d)
-	hi := make([]float64, d)
-	for j := range lo {
-		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
-	}
-	add := func(j int, v float64) {
-		lo[j] = math.Min(lo[j], v)
-		hi[j] = math.Max(hi[j], v)
-	}
-	switch m := X.(type) {
-	case *sparse.CSR:
-		cnt := make([]int, d)
-		m.DoNonZero(func(_, j int, v float64) { add(j, v); cnt[j]++ })
-		for j, c := range cnt {
-			if c < n {
-				add(j, 0)
-			}
+	for j := range r.lo {
+		lo, hi := r.lo[j], r.hi[j]
+		if r.cnt[j] < r.implicit {
+			lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 		}
-	case mat.RawMatrixer:
-		raw := m.RawMatrix()
-		for i := 0; i < n; i++ {
-			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-				add(j, v)
-			}
-		}
-	default:
-		for i := 0; i < n; i++ {
-			for j := 0; j < d; j++ {
-				add(j, X.At(i, j))
-			}
-		}
-	}
-	for j := range lo {
-		if err := r.col(j, lo[j], hi[j]); err != nil {
+		if err := c.col(j, lo, hi); err != nil {
 			return err
 		}
 	}
-	return r.done()
+	return c.done()
+}
+
+// maxAbs returns the largest magnitude of the values (0 for none).
+func (r *ranges) maxAbs() float64 {
+	var m float64
+	if r.wide != nil {
+		for _, c := range r.wide {
+			m = max(m, math.Abs(c.lo), math.Abs(c.hi))
+		}
+		return m
+	}
+	for j := range r.lo {
+		if r.hi[j] >= r.lo[j] { // the column holds a stored value
+			m = max(m, math.Abs(r.lo[j]), math.Abs(r.hi[j]))
+		}
+	}
+	return m
 }
 
 // rangeCheck applies CheckRange's rules column by column.

@@ -159,34 +159,8 @@ func (g *gammaValue) Resolve() (bool, error) {
 // squared distances would leave the float64 range is a *RangeError
 // (CheckRange) whatever the width.
 func (k Spec) Width(X mat.Matrix, src rand.Source) (float64, error) {
-	if err := CheckRange(X); err != nil {
-		return 0, err
-	}
-	if k.Gamma > 0 {
-		return k.Gamma, nil
-	}
-	var g float64
-	switch k.Rule {
-	case ScaleRule, "":
-		g = ScaleGamma(X)
-	case ScaleScottRule:
-		n, d := X.Dims()
-		g = ScaleScottGamma(ScaleGamma(X), n, d)
-	case MedianRule:
-		if n, _ := X.Dims(); n < 2 {
-			return 0, fmt.Errorf("kernel: the median width rule needs at least 2 rows")
-		}
-		if src == nil {
-			src = rand.NewPCG(1, 2) // methods without a seed: a fixed sample of pairs
-		}
-		g = MedianGamma(X, src)
-	default:
-		return 0, fmt.Errorf("kernel: unknown width rule %q", k.Rule)
-	}
-	if !(g > 0) || math.IsInf(g, 0) {
-		return 0, &WidthError{Rule: k.Rule, Gamma: g}
-	}
-	return g, nil
+	X = csr.Input(X)
+	return k.width(rowsOf(X), X, src)
 }
 
 // ScaleScottGamma is the scale_scott rule's γ for n rows in d dimensions
@@ -263,15 +237,28 @@ const isolationWork = 2e7
 // where every row has thousands of close neighbours. It also returns the
 // median exponent.
 func Isolating(kind string, X mat.Matrix, gamma float64) (bool, float64) {
+	n, _ := X.Dims()
+	return IsolatingSample(kind, X, n, gamma)
+}
+
+// IsolatingSample is Isolating of n rows of which X holds a uniform random
+// sample (or all): the nearest-neighbour distances among the rows it reads
+// of X are scaled to what n rows give, so a method that reads a sample of
+// a large data set (EXPoSE's SGD, a fit from a file) estimates what its
+// every row would show.
+func IsolatingSample(kind string, X mat.Matrix, n int, gamma float64) (bool, float64) {
 	if kind != "" && kind != "rbf" && kind != "laplacian" {
 		return false, 0
 	}
-	n, d := X.Dims()
-	if n < 2 || d == 0 {
+	ns, d := X.Dims()
+	if n < ns {
+		panic("kernel: IsolatingSample of a sample larger than its data")
+	}
+	if ns < 2 || d == 0 {
 		return false, 0
 	}
-	m := max(2, min(n, 1001, int(math.Sqrt(isolationWork/float64(d)))))
-	pick := func(i int) int { return int(int64(i) * int64(n-1) / int64(m-1)) } // the i-th of m evenly spaced rows
+	m := max(2, min(ns, 1001, int(math.Sqrt(isolationWork/float64(d)))))
+	pick := func(i int) int { return int(int64(i) * int64(ns-1) / int64(m-1)) } // the i-th of m evenly spaced rows
 	power := 2.0
 	add := func(s, v float64) float64 { return s + v*v }
 	if kind == "laplacian" {
