@@ -246,6 +246,19 @@ func (f *Fitting) ctxErr(ctx context.Context, err error) error {
 	return err
 }
 
+// ByIndex reports whether Rows reads rows by index (the rows are in
+// memory, or the source is a detector.RowReader) rather than in a pass
+// over the data: a method that reads many small sets of rows (EXPoSE's
+// SGD) then asks for them a few at a time; otherwise it asks for as many
+// as it can hold in one call, each call being a pass.
+func (f *Fitting) ByIndex() bool {
+	if f.mem != nil {
+		return true
+	}
+	_, ok := f.src.(detector.RowReader)
+	return ok
+}
+
 // Rows returns the training rows idx (each in [0, rows), in any order,
 // repeats allowed), scaled, as a new matrix: read by index when the rows
 // are in memory or the source is a detector.RowReader, else in one pass.
@@ -449,9 +462,14 @@ func (f *Fitting) CautionIterationLimit(count int, unit, what string) {
 }
 
 // CautionIsolating cautions when the rbf or laplacian kernel of kind at
-// width gamma isolates the rows of X (kernel.Isolating).
+// width gamma isolates the rows of X (kernel.IsolatingSample). X holds the
+// training rows or a uniform sample of them (a method that reads a sample
+// of a large data set), whose nearest-neighbour distances are scaled to
+// the fit's row count; rows of another kind, more than the fit's (CP
+// component vectors), are taken as they are.
 func (f *Fitting) CautionIsolating(kind string, X mat.Matrix, gamma float64) {
-	if iso, t := kernel.Isolating(kind, X, gamma); iso {
+	r, _ := X.Dims()
+	if iso, t := kernel.IsolatingSample(kind, X, max(f.rows, r), gamma); iso {
 		f.Caution(fmt.Sprintf("%s: at gamma %v most training rows have no other row with a kernel value above float64's precision (the median over rows of γ‖x−y‖² to the nearest other row, or γ‖x−y‖₁ for laplacian, is about %.3g, above ln 2⁵² ≈ 36): each row resembles only itself, so the model scores alike every row it has not seen (lower gamma, or leave it to its rule)", f.method, gamma, t))
 	}
 }

@@ -48,7 +48,7 @@ func thresholdAndWarning(method string, c float64, caution string, train []float
 		// threshold_rows=1: the threshold was one row's score, and
 		// scoring the training rows flagged 92 of 100 (expose) or 54 of
 		// 100 (kde) at contamination 0.1.
-		return threshold, fmt.Sprintf("%s: the threshold is set from the scores of %d of the %d training rows, too few to hold one expected anomaly at contamination %v (1/contamination = %v rows): it flags an arbitrary share of the rows (score more: threshold_rows, -1 for all rows; the sgd solver of expose scores the rows it visited, at most iterations)", method, m, rows, c, 1/c)
+		return threshold, fmt.Sprintf("%s: the threshold is set from the scores of %d of the %d training rows, too few to hold one expected anomaly at contamination %v (1/contamination = %v rows): it flags an arbitrary share of the rows (score more: threshold_rows, or stage_rows under the sgd solver of expose; -1 for all rows)", method, m, rows, c, 1/c)
 	}
 	return threshold, ""
 }
