@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -20,12 +21,13 @@ import (
 
 // PlanBatch returns what a batch fit of n rows of dim columns at kernel width
 // gamma draws from cfg.Src, in Fit's order: the feature map, then the
-// training rows (0-based, in the rows' global order) scored to set the
-// threshold. rows is nil when every row is scored (n ≤ ThresholdRows, or
-// ThresholdRows < 0). A fit of the same rows in process, with a fresh source
-// of the same seed, draws the same map and rows. gamma must be resolved
-// (kernel.ScaleGamma of the data under the scale rule). cfg.Src advances as
-// it does in Fit; cfg.Solver must be batch.
+// training rows (0-based, ascending, in the rows' global order) scored to
+// set the threshold. rows is nil when every row is scored (n ≤
+// ThresholdRows, or ThresholdRows < 0). A fit of the same rows in process,
+// with a fresh source of the same seed, draws the same map and rows. gamma
+// must be resolved (the width rule on the scaled rows, as Fit resolves it:
+// it draws nothing under the scale rules). cfg.Src advances as it does in
+// Fit; cfg.Solver must be batch.
 func PlanBatch(cfg Config, n, dim int, gamma float64) (fm randfeat.Map, rows []int, err error) {
 	d, err := New(cfg)
 	if err != nil {
@@ -41,8 +43,8 @@ func PlanBatch(cfg Config, n, dim int, gamma float64) (fm randfeat.Map, rows []i
 		return nil, nil, fmt.Errorf("expose: gamma %v must be positive and finite", gamma)
 	}
 	fm = d.drawMap(dim, gamma)
-	if lim := d.cfg.ThresholdRows; lim > 0 && n > lim {
-		rows = sampleWithoutReplacement(d.rng, n, lim)
+	if lim := d.thresholdCap(); n > lim {
+		rows = method.SampleIndices(d.rng, n, lim)
 	}
 	return fm, rows, nil
 }
@@ -77,11 +79,11 @@ func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64,
 	if !detector.Finite(w) {
 		return nil, errors.New("expose: embedding holds non-finite values")
 	}
-	if err := d.Adopt(stage, fm.InputDim(), threshold); err != nil {
+	mean := append([]float64(nil), w...)
+	reg := newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
+	m := &model{fm: fm, gamma: gamma, reg: reg, mean: mean, w: regularized(reg, mean), n: n, chunk: d.cfg.ChunkRows}
+	if err := d.Adopt(m, stage, fm.InputDim(), threshold); err != nil {
 		return nil, err
 	}
-	mean := append([]float64(nil), w...)
-	d.reg = newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
-	d.gamma, d.fmap, d.mean, d.w, d.n = gamma, fm, mean, regularized(d.reg, mean), n
 	return d, nil
 }

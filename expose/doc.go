@@ -16,18 +16,25 @@
 // This package works in an explicit D-dimensional approximation of H given by
 // random features (package randfeat): random Fourier features of the RBF or
 // Laplacian kernel, or orthogonal random features of the RBF kernel,
-// φ(x) = √(2/D) cos(Wx + b). The score keeps the project's sign (higher =
-// more anomalous):
+// φ(x) = √(2/D) cos(Wx + b). Rows are samples; the score keeps the
+// project's sign (higher = more anomalous):
 //
 //	score(y) = −⟨φ(y), w⟩.
+//
+// The kernel width γ is given (gamma=0.5) or resolved on the training rows
+// (after the scale stage) by a rule: scale_scott (the default), scale or
+// median (package kernel).
 //
 // # Batch solver
 //
 // The batch fit computes w* exactly in the feature space in one streaming
-// pass over row chunks (ChunkRows rows at a time, on all cores): the n × D
-// feature matrix is never formed, so memory is O(workers · ChunkRows · D)
-// beyond the data. The per-worker sums are added in a fixed order, so a fit
-// is reproducible bit for bit for a given seed and core count.
+// pass over the rows (method.Fitting.Scan), mapping each chunk on all
+// cores: the n × D feature matrix is never formed, and the rows are never
+// held, so memory is the model, a chunk of rows and a feature block of a
+// few rows per worker, whatever n is. Rows fall into blocks numbered from
+// the first row, each worker adds its blocks' features in order and the
+// per-worker sums are added in a fixed order, so a fit is reproducible bit
+// for bit for a given seed and core count, from a matrix or a file.
 //
 // # SGD solver (Algorithm 1)
 //
@@ -46,12 +53,22 @@
 // E‖w_T − w*‖² ≤ M²/T, so T iterations reach accuracy ε with
 // T = ⌈M²/ε²⌉ (set Iterations, or Epsilon with Iterations = 0). The samples
 // x_t are training rows drawn uniformly without replacement (a fresh pass
-// when T > n), drawn in O(T) time, so a fit costs O(T·D·d) whatever n is.
-// For the same reason the width rule is resolved, under the SGD solver, on
-// a uniform sample of at most 10,000 training rows (on all of them when n
-// is smaller, which gives the batch solver's γ; scale_scott's factor
-// n^(2/(d+4)) counts all n rows); only the check of the input
-// for NaN and ±Inf still reads every row.
+// when T > n), drawn in O(T) time.
+//
+// The fit reads no row it does not use, so it costs O(T·D·d) whatever n
+// is: the scale stage, the width rule and the threshold are fitted on one
+// uniform sample of StageRows rows (default max(T, 10,000); Hooks.
+// StageSample), scale_scott's factor n^(2/(d+4)) counting all n rows, and
+// the T rows of the steps are read by index, ChunkRows at a time. From a
+// source that reads rows by index (rows in memory, an .npy file) the fit
+// reads the sample and the T rows; from one read in passes (CSV, LIBSVM,
+// gzip) it reads the file once for the sample (a reservoir, which also
+// counts the rows when their number is not known) and once more for the T
+// rows (drawn first, and read in one pass of up to sgdPassBytes of rows,
+// 32 MiB), so a file that can be read only once (standard input) is an
+// error: read it into memory, or fit on a sample (Common.Sample). With
+// StageRows −1, or no more rows than it, the stage, the width and the
+// threshold take every row, as the batch solver's do.
 //
 // # Regularisers (section 4.2 of the paper)
 //
@@ -91,22 +108,54 @@
 // # Threshold
 //
 // The decision threshold is the (1 − contamination) quantile of training
-// scores (detector.ThresholdFromScores). A batch fit scores at most
-// ThresholdRows training rows (all when n is smaller, a seeded random
-// sample otherwise); the SGD solver scores the T rows it drew, so its fit
-// time stays independent of n. PartialFit re-estimates the threshold on the
-// rows it was given.
+// scores (method.Base). A batch fit scores at most ThresholdRows training
+// rows (all when n is smaller, a seeded random sample otherwise); the SGD
+// solver scores its sample of StageRows rows, so its fit time stays
+// independent of n. PartialFit re-estimates the threshold on the rows it
+// was given.
 //
-// # Inputs
+// # Sparse input
 //
-// Rows are samples. X may be a *mat.Dense, a view, or a
-// github.com/james-bowman/sparse matrix (*sparse.CSR, or any of its formats,
-// converted to CSR), which is mapped without being densified; sparse and dense
-// copies of the same data give the same scores to rounding.
+// X may be a *mat.Dense, a view, or a github.com/james-bowman/sparse
+// matrix (*sparse.CSR, or any of its formats, converted to CSR), which is
+// mapped without being densified: the random features of a sparse row
+// cost O(D) per non-zero (csr.MulDense), not O(D·d). The scale stage
+// scales sparse rows without centring them (so that they stay sparse),
+// where it centres dense rows; the centring is folded into the model
+// instead: the width comes from the variance of the centred rows and the
+// phases become b − Wc, c the centres in scaled units (column means under
+// scale=standard, minima under minmax), so that a sparse matrix and a dense
+// copy of it give the same model and scores to rounding (within 5e-15 of
+// the scores' magnitude in TestSparseCentringEqualsDense). Under scale=robust the centres, medians, are taken as 0:
+// exact when every column is at least half zeros, otherwise the two
+// differ as two draws of the random features do.
+//
+// # Files larger than memory
+//
+// FitSource (method.Base) fits from a detector.Source read chunk by chunk.
+// The batch solver holds the model and a few chunks: it passes over the
+// file for the scale stage (package scale), for the width rule (one pass
+// for the range check and two more for the scale rules, or for the
+// centring of sparse rows), once for the embedding, and reads its
+// threshold rows by index (or in one more pass). The SGD solver reads its
+// sample and its T rows (see above). Scoring is row-wise and streams
+// (detector.ScoreSource), with the same scores, bit for bit, as Score of
+// the whole matrix.
+//
+// # Progress and cancellation
+//
+// Progress stages (Config.Progress, rows of the stage's total): "width"
+// (the width rule's passes, 3n rows under the scale rules or for sparse
+// rows, else n), "embedding" (the batch sum), "sgd" (T steps), "score"
+// (the training rows scored for the threshold); Base adds "scale" and
+// "sample" when it passes over a source or draws the SGD sample. Every
+// stage checks its context at least every block of rows (a few
+// milliseconds), and Score does too.
 //
 // # Persistence
 //
 // A fitted detector saves its feature map's frequencies and phases, the
 // embedding, γ and the threshold (MarshalBinary), so a loaded model scores
-// identically without redrawing the map.
+// identically without redrawing the map. Load checks every size against
+// the bytes present and every value for finiteness.
 package expose

@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 
-	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
+	"github.com/kernelad/anomaly/scale"
 )
 
 // Solver names.
@@ -36,7 +35,8 @@ const (
 type Config struct {
 	// Kernel is the shift-invariant kernel, rbf (default) or laplacian,
 	// with its width γ or the rule that picks it from the training data:
-	// scale (default: scikit-learn's γ = 1/(d·Var(X))) or median.
+	// scale_scott (default, DefaultWidthRule), scale (scikit-learn's
+	// γ = 1/(d·Var(X))) or median.
 	Kernel kernel.Spec
 	// Features is D, the number of random features (default 2000).
 	Features int
@@ -55,15 +55,21 @@ type Config struct {
 	// ball the SGD iterate is projected onto. Default 1, the bound of every
 	// normalised shift-invariant kernel.
 	Radius float64
-	// ChunkRows is the number of rows transformed at a time (default 512):
-	// the feature matrix never holds more than ChunkRows × D values per
-	// worker.
+	// ChunkRows caps the rows mapped at a time (default 512): a worker's
+	// feature block never holds more than ChunkRows × D values (fewer at
+	// large D, see cacheChunk), and the SGD solver reads its rows by index
+	// ChunkRows at a time.
 	ChunkRows int
 	// ThresholdRows caps the training rows scored to set the threshold in a
 	// batch fit (default 10,000; rows drawn at random when n is larger;
-	// −1 means all rows). The SGD solver scores exactly the T rows it
-	// drew, so its fit stays independent of n.
+	// −1 means all rows).
 	ThresholdRows int
+	// StageRows is the size of the uniform sample of training rows that
+	// the SGD solver fits the scale stage, the width rule and the
+	// threshold on (0 means max(T, DefaultStageRows); −1 means every row),
+	// so that its fit reads that sample and the T rows it visits, whatever
+	// n is.
+	StageRows int
 	// Regularizer adds λΩ(w) to the objective (section 4.2 of the paper):
 	// "none" (default: the paper's objective), "l1" (λ‖w‖₁) or
 	// "roughness" (λ⟨D²w, D²w⟩); see the package documentation for the
@@ -71,18 +77,26 @@ type Config struct {
 	Regularizer string
 	// Lambda ≥ 0 is the regulariser's weight λ (0: none).
 	Lambda float64
-	// Src is the source of randomness for the feature map and the SGD
-	// samples. nil means a PCG source seeded with 0.
+	// Src is the source of randomness for the feature map, the samples of
+	// rows and the SGD steps. nil means a PCG source seeded with 0.
 	Src rand.Source
-	// Common holds the contamination rate, the scale stage and the
-	// progress callback (rows processed).
-	detector.Common
+	// Common holds the contamination rate, the scale stage, the sample a
+	// fit may be restricted to and the progress callback.
+	method.Common
 }
 
 // DefaultWidthRule is the width rule of a Config whose Kernel names
 // neither γ nor a rule (Kernel.Rule ""): the scale width shrunk at Scott's
 // rate (kernel.ScaleScottRule), as kde's default bandwidth.
 const DefaultWidthRule = kernel.ScaleScottRule
+
+// DefaultStageRows is the least size of the SGD solver's sample when
+// StageRows is 0: the sample is max(T, DefaultStageRows) rows. The scale
+// stage's means and deviations from 10,000 rows lie within about 1% of
+// the data's (standard error σ/√n), and the threshold, the
+// (1 − contamination) quantile of their scores, within about 0.3% of the
+// rows in rank at contamination 0.1 (√(c(1 − c)/n)).
+const DefaultStageRows = 10000
 
 // Bind declares the parameters of EXPoSE. iterations defaults to 1000 only
 // when epsilon is not set (T then comes from ε).
@@ -98,26 +112,25 @@ func (c *Config) Bind(s *param.Set) {
 	}
 	s.OptionalFloat(&c.Epsilon, "epsilon", param.Above(0), "SGD accuracy ε; T = ⌈M²/ε²⌉ when iterations is not given")
 	s.Float(&c.Radius, "radius", 1, param.Above(0), "kernel bound M: the SGD ball radius")
-	s.Int(&c.ChunkRows, "chunk", 512, param.AtLeast(1), "rows transformed at a time")
+	s.Int(&c.ChunkRows, "chunk", 512, param.AtLeast(1), "rows mapped at a time")
 	s.Int(&c.ThresholdRows, "threshold_rows", 10000, param.AtLeast(1).Or(-1, "all rows"), "training rows scored to set the threshold (batch)")
+	s.OptionalInt(&c.StageRows, "stage_rows", param.AtLeast(1).Or(-1, "all rows"),
+		"sgd: training rows (a uniform sample) the scale stage, the width rule and the threshold are fitted on; unset: max(iterations, 10000)")
 	s.Choice(&c.Regularizer, "regularizer", NoRegularizer, []string{NoRegularizer, L1, Roughness}, nil,
 		"regulariser λΩ(w) added to the objective: none, l1 (λ‖w‖₁) or roughness (λ⟨D²w, D²w⟩)")
 	s.Float(&c.Lambda, "lambda", 0, param.AtLeast(0), "weight λ of the regulariser")
-	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, seed) }, "seed of the feature map and the SGD samples")
+	s.Seed(&c.Src, "seed", 0, func(seed uint64) rand.Source { return rand.NewPCG(seed, seed) }, "seed of the feature map, the samples of rows and the SGD steps")
 }
 
 // EXPoSE is the EXPoSE anomaly detector: score(y) = −⟨φ(y), w⟩ with w the
 // (approximate) kernel mean embedding of the training data.
 type EXPoSE struct {
-	detector.Base
-	cfg   Config // resolved
-	rng   *rand.Rand
-	gamma float64 // resolved at Fit
-	fmap  randfeat.Map
-	reg   regularizer
-	w     []float64 // the (regularised) embedding the scores use
-	mean  []float64 // batch: the plain mean of φ, from which w is solved
-	n     int       // rows folded into w (batch/partial) or SGD iterations done
+	method.Base[*model]
+	cfg Config // resolved
+	// rng is the detector's random stream (from cfg.Src): every fit draws
+	// its map and samples from it, so two fits of one detector differ.
+	// Fits run one at a time (Base), and only they read it.
+	rng *rand.Rand
 }
 
 var _ detector.Detector = (*EXPoSE)(nil)
@@ -146,14 +159,16 @@ func New(cfg Config) (*EXPoSE, error) {
 		}
 		cfg.Iterations = int(t)
 	}
-	b, err := detector.NewBase("expose", &cfg)
+	d := &EXPoSE{cfg: cfg}
+	b, err := method.NewBase("expose", &d.cfg, method.Hooks[*model]{Fit: d.fit, Decode: d.decode, StageSample: d.stageSample})
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Map == ORF && cfg.Kernel.Kind == "laplacian" {
+	if d.cfg.Map == ORF && d.cfg.Kernel.Kind == "laplacian" {
 		return nil, errors.New("expose: map orf needs an isotropic kernel (rbf); the laplacian kernel's spectrum is not rotation invariant")
 	}
-	return &EXPoSE{Base: b, cfg: cfg, rng: rand.New(cfg.Src)}, nil
+	d.Base, d.rng = b, rand.New(d.cfg.Src)
+	return d, nil
 }
 
 // Config returns the resolved configuration.
@@ -162,33 +177,56 @@ func (d *EXPoSE) Config() Config { return d.cfg }
 // Iterations returns T, the number of SGD iterations a fit performs.
 func (d *EXPoSE) Iterations() int { return d.cfg.Iterations }
 
-// Embedding returns a copy of w, the fitted mean embedding in feature space.
-func (d *EXPoSE) Embedding() []float64 { return append([]float64(nil), d.w...) }
-
-// Gamma returns the kernel width used (resolved from the data under the
-// scale rule). It is 0 before Fit.
-func (d *EXPoSE) Gamma() float64 { return d.gamma }
-
-// FeatureMap returns the fitted random feature map (nil before Fit).
-func (d *EXPoSE) FeatureMap() randfeat.Map {
-	return d.fmap
+// Embedding returns a copy of w, the fitted mean embedding in feature space
+// (nil before Fit).
+func (d *EXPoSE) Embedding() []float64 {
+	if m, ok := d.Model(); ok {
+		return append([]float64(nil), m.w...)
+	}
+	return nil
 }
 
-func (d *EXPoSE) newKernel(gamma float64) kernel.ShiftInvariant {
-	if d.cfg.Kernel.Kind == "laplacian" {
-		return kernel.Laplacian{Gamma: gamma}
+// Gamma returns the kernel width used (resolved from the data under a
+// width rule). It is 0 before Fit.
+func (d *EXPoSE) Gamma() float64 {
+	if m, ok := d.Model(); ok {
+		return m.gamma
 	}
-	return kernel.RBF{Gamma: gamma}
+	return 0
+}
+
+// FeatureMap returns the fitted random feature map (nil before Fit). It
+// must not be changed.
+func (d *EXPoSE) FeatureMap() randfeat.Map {
+	if m, ok := d.Model(); ok {
+		return m.fm
+	}
+	return nil
 }
 
 // drawMap draws the feature map for dim inputs at width gamma.
 func (d *EXPoSE) drawMap(dim int, gamma float64) randfeat.Map {
 	src := rngSource{d.rng}
-	k := d.newKernel(gamma)
+	var k kernel.ShiftInvariant = kernel.RBF{Gamma: gamma}
+	if d.cfg.Kernel.Kind == "laplacian" {
+		k = kernel.Laplacian{Gamma: gamma}
+	}
 	if d.cfg.Map == ORF {
 		return randfeat.NewOrthogonal(k.(kernel.Isotropic), dim, d.cfg.Features, src)
 	}
 	return randfeat.NewFourier(k, dim, d.cfg.Features, src)
+}
+
+// newModel draws the feature map of a fit of dim columns at width gamma,
+// folds the centring ce (if any) into its phases, and returns a model on
+// it with a zero embedding.
+func (d *EXPoSE) newModel(dim int, gamma float64, ce *centring) *model {
+	fm := d.drawMap(dim, gamma)
+	if ce != nil {
+		ce.fold(fm.(cosineMap))
+	}
+	return &model{fm: fm, gamma: gamma, reg: newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm),
+		w: make([]float64, fm.Dim()), chunk: d.cfg.ChunkRows}
 }
 
 // rngSource lets the map draw from the detector's stream.
@@ -199,93 +237,228 @@ func (s rngSource) Uint64() uint64 { return s.r.Uint64() }
 // Fit learns the embedding of the rows of X. It draws a new feature map, so
 // two fits of one detector use different maps; build a new detector with the
 // same seed to reproduce a fit.
-func (d *EXPoSE) Fit(ctx context.Context, X mat.Matrix) error {
-	return d.FitWith(ctx, X, d.fit)
+func (d *EXPoSE) Fit(ctx context.Context, X mat.Matrix) error { return d.Base.Fit(ctx, X) }
+
+// Score writes −⟨φ(y), w⟩ for every row y of X into dst.
+func (d *EXPoSE) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+	return d.Base.Score(dst, X)
 }
 
-func (d *EXPoSE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	n, dim := X.Dims()
-	gamma, err := d.width(X, n)
-	if err != nil {
-		return nil, err
+// fit is the fit of either solver (Hooks.Fit).
+func (d *EXPoSE) fit(ctx context.Context, f *method.Fitting) (*model, []float64, error) {
+	if d.cfg.Solver == SGD {
+		return d.fitSGD(ctx, f)
 	}
-	d.CautionIsolating(d.cfg.Kernel.Kind, X, gamma)
-	fm := d.drawMap(dim, gamma)
-	reg := newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
+	return d.fitBatch(ctx, f)
+}
+
+// fitBatch computes the mean embedding of every row in one pass: the
+// width rule's passes (widthRows), the map, the sum of the features
+// (sumFeatures), then the threshold rows.
+func (d *EXPoSE) fitBatch(ctx context.Context, f *method.Fitting) (*model, []float64, error) {
+	n, dim := f.Dims()
+	gamma, ce, err := d.widthRows(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := d.newModel(dim, gamma, ce)
+	sum, err := m.sumFeatures(ctx, f, func(done int) { f.Report("embedding", done, n) })
+	if err != nil {
+		return nil, nil, err
+	}
+	floats.Scale(1/float64(n), sum)
+	m.mean, m.w, m.n = sum, regularized(m.reg, sum), n
+	if lim := d.thresholdCap(); n > lim {
+		X, err := f.Rows(ctx, method.SampleIndices(d.rng, n, lim))
+		if err != nil {
+			return nil, nil, err
+		}
+		f.CautionIsolating(d.cfg.Kernel.Kind, X, gamma)
+		train, err := m.trainScores(ctx, f, X)
+		return m, train, err
+	}
+	train, err := d.scoreEveryRow(ctx, f, m)
+	return m, train, err
+}
+
+// fitSGD runs Algorithm 1 for T steps on rows drawn by index. The scale
+// stage was fitted on a uniform sample of StageRows rows (Hooks.
+// StageSample); the width rule and the threshold come from the same rows,
+// so that the fit reads the sample and the T rows it visits, whatever n
+// is. When the sample would be every row, the stage, the width and the
+// threshold take every row, as a batch fit's do.
+func (d *EXPoSE) fitSGD(ctx context.Context, f *method.Fitting) (*model, []float64, error) {
+	n, dim := f.Dims()
+	S, _ := f.StageSample()
 	var (
-		w, mean []float64
-		count   int
-		rows    []int // training rows scored for the threshold; nil = all
+		gamma float64
+		ce    *centring
+		err   error
 	)
-	switch d.cfg.Solver {
-	case Batch:
-		mean, err = sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.cfg.Progress)
-		if err != nil {
-			return nil, err
-		}
-		floats.Scale(1/float64(n), mean)
-		w = regularized(reg, mean)
-		count = n
-		if lim := d.thresholdCap(); n > lim {
-			rows = sampleWithoutReplacement(d.rng, n, lim)
-		}
-	case SGD:
-		smp := &sampler{rng: d.rng, n: n}
-		w = make([]float64, fm.Dim())
-		rows, err = sgd(ctx, w, 0, fm, reg, X, d.cfg.Iterations, smp.next, d.cfg.Radius, d.cfg.ChunkRows, d.thresholdCap(), d.cfg.Progress)
-		if err != nil {
-			return nil, err
-		}
-		count = d.cfg.Iterations
+	if S == nil {
+		gamma, ce, err = d.widthRows(ctx, f)
+	} else {
+		gamma, ce, err = d.widthSample(S, f)
 	}
-	train, err := trainScores(ctx, fm, w, X, rows, d.cfg.ChunkRows)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	d.gamma, d.fmap, d.reg, d.w, d.mean, d.n = gamma, fm, reg, w, mean, count
-	return train, nil
+	m := d.newModel(dim, gamma, ce)
+	smp := &sampler{rng: d.rng, n: n}
+	if err := m.sgdRows(ctx, f, d.cfg.Iterations, smp.next, d.cfg.Radius); err != nil {
+		return nil, nil, err
+	}
+	if S == nil {
+		train, err := d.scoreEveryRow(ctx, f, m)
+		return m, train, err
+	}
+	f.CautionIsolating(d.cfg.Kernel.Kind, S, gamma)
+	train, err := m.trainScores(ctx, f, S)
+	return m, train, err
 }
 
-// regularized returns the embedding solved from the mean m: m itself
-// without a regulariser, otherwise a solved copy.
-func regularized(r regularizer, m []float64) []float64 {
-	if !r.active() {
-		return m
+// stageSample is Hooks.StageSample: the SGD solver's sample size, drawn
+// from the detector's stream.
+func (d *EXPoSE) stageSample() (int, *rand.Rand) {
+	if d.cfg.Solver != SGD {
+		return 0, nil
 	}
-	w := append([]float64(nil), m...)
-	r.solve(w)
-	return w
+	switch k := d.cfg.StageRows; {
+	case k < 0:
+		return 0, nil
+	case k > 0:
+		return k, d.rng
+	}
+	return max(d.cfg.Iterations, DefaultStageRows), d.rng
 }
 
-// scaleSampleRows is the most training rows the SGD solver reads to resolve
-// a width rule.
-const scaleSampleRows = 10000
-
-// width resolves the kernel width on the training data: on every row for
-// the batch solver, and for the SGD solver on a uniform sample of at most
-// scaleSampleRows rows (all rows when n is smaller), so an SGD fit reads
-// O(T) rows, not O(n).
-// The scale_scott rule's factor n^(2/(d+4)) counts all n rows, not the
-// sample's.
-func (d *EXPoSE) width(X mat.Matrix, n int) (float64, error) {
-	sampled := d.cfg.Kernel.Gamma == 0 && d.cfg.Solver == SGD && n > scaleSampleRows
-	if sampled {
-		X = gatherRows(X, sampleWithoutReplacement(d.rng, n, scaleSampleRows))
-	}
+// widthRows resolves the kernel width on every training row, in passes
+// (kernel.Spec.WidthRows: one for the range check, two more for the scale
+// rules; the median rule reads the rows of its pairs), reported as the
+// stage "width". For sparse rows it also returns the centring the model
+// folds into its phases (centringOf: two passes, which then give the
+// scale rules' γ).
+func (d *EXPoSE) widthRows(ctx context.Context, f *method.Fitting) (float64, *centring, error) {
+	n, dim := f.Dims()
 	spec := d.cfg.Kernel // its rule resolved by New (never "")
-	scott := sampled && spec.Rule == kernel.ScaleScottRule
+	scaleRule := spec.Gamma == 0 && spec.Rule != kernel.MedianRule
+	centre := f.Sparse() && (d.cfg.Scale == scale.Standardize || d.cfg.Scale == scale.MinMaxRule)
+	passes := 1
+	if scaleRule || centre {
+		passes = 3
+	}
+	var (
+		done    int
+		passErr error
+	)
+	rs := kernel.Rows{N: n, Cols: dim,
+		Pass: func(fn func(X mat.Matrix) error) error {
+			passErr = f.Scan(ctx, detector.ChunkRows(dim), func(_ int, X mat.Matrix) error {
+				r, _ := X.Dims()
+				done += r
+				f.Report("width", min(done, passes*n), passes*n)
+				return fn(X)
+			})
+			return passErr
+		},
+		Read: func(idx []int) (mat.Matrix, error) {
+			X, err := f.Rows(ctx, idx)
+			passErr = err
+			return X, err
+		}}
+	named := func(err error) error {
+		if err == passErr {
+			return err // a read error or the context's, named already
+		}
+		return fmt.Errorf("expose: %w", err)
+	}
+	var ce *centring
+	if centre {
+		check := spec
+		if scaleRule {
+			check.Gamma = 1 // the range check only: γ comes from the centred rows
+		}
+		g, err := check.WidthRows(rs, rngSource{d.rng})
+		if err != nil {
+			return 0, nil, named(err)
+		}
+		if ce, err = centringOf(d.cfg.Scale, rs); err != nil {
+			return 0, nil, err
+		}
+		if cg := ce.gamma(spec, n); cg > 0 {
+			g = cg
+		}
+		f.Report("width", passes*n, passes*n)
+		return g, ce, nil
+	}
+	g, err := spec.WidthRows(rs, rngSource{d.rng})
+	if err != nil {
+		return 0, nil, named(err)
+	}
+	f.Report("width", passes*n, passes*n)
+	return g, nil, nil
+}
+
+// widthSample resolves the kernel width on the SGD solver's sample S of
+// the training rows (the rows the stage was fitted on); the scale_scott
+// rule's factor n^(2/(d+4)) counts all n rows, not the sample's. For
+// sparse rows it also returns the centring of the sample.
+func (d *EXPoSE) widthSample(S mat.Matrix, f *method.Fitting) (float64, *centring, error) {
+	n, dim := f.Dims()
+	spec := d.cfg.Kernel // its rule resolved by New (never "")
+	scott := spec.Gamma == 0 && spec.Rule == kernel.ScaleScottRule
 	if scott {
 		spec.Rule = kernel.ScaleRule // on the sample; the factor below counts all n rows
 	}
-	g, err := spec.Width(X, rngSource{d.rng})
+	g, err := spec.Width(S, rngSource{d.rng})
 	if err != nil {
-		return 0, fmt.Errorf("expose: %w", err)
+		return 0, nil, fmt.Errorf("expose: %w", err)
 	}
 	if scott {
-		_, dim := X.Dims()
 		g = kernel.ScaleScottGamma(g, n, dim)
 	}
-	return g, nil
+	if !f.Sparse() {
+		return g, nil, nil
+	}
+	k, _ := S.Dims()
+	ce, err := centringOf(d.cfg.Scale, kernel.Rows{N: k, Cols: dim, Pass: func(fn func(X mat.Matrix) error) error { return fn(S) }})
+	if err != nil || ce == nil {
+		return g, nil, err
+	}
+	if cg := ce.gamma(d.cfg.Kernel, n); cg > 0 {
+		g = cg
+	}
+	return g, ce, nil
+}
+
+// cautionRows is the most rows a fit that scores every row holds for the
+// isolation caution (kernel.IsolatingSample reads at most 1,001 of them).
+const cautionRows = 10000
+
+// scoreEveryRow returns the scores of every training row with the model,
+// for the threshold: a pass (stage "score"), holding the rows for the
+// isolation caution when there are at most cautionRows of them, otherwise
+// reading a uniform sample of that many afterwards.
+func (d *EXPoSE) scoreEveryRow(ctx context.Context, f *method.Fitting, m *model) ([]float64, error) {
+	n, _ := f.Dims()
+	if n <= cautionRows {
+		X, err := f.Matrix(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.CautionIsolating(d.cfg.Kernel.Kind, X, m.gamma)
+		return m.trainScores(ctx, f, X)
+	}
+	train, err := m.scoreScan(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	S, err := f.Rows(ctx, method.SampleIndices(d.rng, n, cautionRows))
+	if err != nil {
+		return nil, err
+	}
+	f.CautionIsolating(d.cfg.Kernel.Kind, S, m.gamma)
+	return train, nil
 }
 
 // thresholdCap is the most training rows scored to set the threshold.
@@ -297,334 +470,57 @@ func (d *EXPoSE) thresholdCap() int {
 }
 
 // PartialFit folds more rows into the model; on an unfitted detector it
-// starts a new one (drawing the feature map and resolving gamma from X).
-// With the batch solver w stays the exact mean of every row seen; with the
-// SGD solver Algorithm 1 continues from its current iterate and step size
-// over the rows of X in order. The threshold is re-estimated from the scores
-// of X, the most recent data.
+// starts a new one (resolving gamma on the rows of X and drawing the
+// feature map). With the batch solver w stays the exact mean of every row
+// seen; with the SGD solver Algorithm 1 continues from its current iterate
+// and step size over the rows of X in order. The threshold is re-estimated
+// from the scores of X, the most recent data. As a fit, it changes nothing
+// unless it succeeds.
 func (d *EXPoSE) PartialFit(ctx context.Context, X mat.Matrix) error {
 	return d.PartialFitWith(ctx, X, d.partialFit)
 }
 
-func (d *EXPoSE) partialFit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	n, dim := X.Dims()
-	fm, reg, seen, gamma := d.fmap, d.reg, d.n, d.gamma
-	w, mean := append([]float64(nil), d.w...), append([]float64(nil), d.mean...)
-	if !d.Fitted() {
-		var err error
-		if gamma, err = d.cfg.Kernel.Width(X, rngSource{d.rng}); err != nil {
-			return nil, fmt.Errorf("expose: %w", err)
+func (d *EXPoSE) partialFit(ctx context.Context, f *method.Fitting, prev *model, fitted bool) (*model, []float64, error) {
+	n, dim := f.Dims()
+	var m *model
+	if fitted {
+		m = prev.clone()
+	} else {
+		gamma, ce, err := d.widthRows(ctx, f)
+		if err != nil {
+			return nil, nil, err
 		}
-		fm = d.drawMap(dim, gamma)
-		reg = newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm)
-		w, mean, seen = make([]float64, fm.Dim()), make([]float64, fm.Dim()), 0
+		m = d.newModel(dim, gamma, ce)
+		if d.cfg.Solver == Batch {
+			m.mean = make([]float64, len(m.w))
+		}
 	}
 	switch d.cfg.Solver {
 	case Batch:
-		s, err := sumFeatures(ctx, fm, X, d.cfg.ChunkRows, d.cfg.Progress)
+		s, err := m.sumFeatures(ctx, f, func(done int) { f.Report("embedding", done, n) })
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		tot := float64(seen + n)
-		floats.Scale(float64(seen)/tot, mean)
-		floats.AddScaled(mean, 1/tot, s)
-		w = regularized(reg, mean)
+		tot := float64(m.n + n)
+		floats.Scale(float64(m.n)/tot, m.mean)
+		floats.AddScaled(m.mean, 1/tot, s)
+		m.w, m.n = regularized(m.reg, m.mean), m.n+n
 	case SGD:
-		next := 0
-		inOrder := func(dst []int) []int {
-			for i := range dst {
-				dst[i] = next
-				next++
-			}
-			return dst
-		}
-		if _, err := sgd(ctx, w, seen, fm, reg, X, n, inOrder, d.cfg.Radius, d.cfg.ChunkRows, 0, d.cfg.Progress); err != nil {
-			return nil, err
-		}
-		mean = nil
-	}
-	scores, err := trainScores(ctx, fm, w, X, nil, d.cfg.ChunkRows)
-	if err != nil {
-		return nil, err
-	}
-	d.gamma, d.fmap, d.reg, d.w, d.mean, d.n = gamma, fm, reg, w, mean, seen+n
-	return scores, nil
-}
-
-// trainScores scores the given training rows (all when rows is nil) with
-// the model (fm, w): the scores the threshold is set from.
-func trainScores(ctx context.Context, fm randfeat.Map, w []float64, X mat.Matrix, rows []int, chunk int) ([]float64, error) {
-	var sub mat.Matrix = X
-	if rows != nil {
-		sub = gatherRows(X, rows)
-	}
-	n, _ := sub.Dims()
-	s := make([]float64, n)
-	if err := scoreInto(ctx, s, fm, w, sub, chunk); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// Score writes −⟨φ(y), w⟩ for every row y of X into dst.
-func (d *EXPoSE) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return d.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
-		n, _ := X.Dims()
-		dst = detector.ScoreDst(dst, n)
-		err := scoreInto(context.Background(), dst, d.fmap, d.w, X, d.cfg.ChunkRows)
-		return dst, err
-	})
-}
-
-// scoreInto maps X chunk by chunk on all cores and writes −⟨φ(x), w⟩ into
-// dst, checking ctx between chunks.
-func scoreInto(ctx context.Context, dst []float64, fm randfeat.Map, w []float64, X mat.Matrix, chunk int) error {
-	n, _ := X.Dims()
-	chunk = cacheChunk(chunk, fm.Dim())
-	nchunks := (n + chunk - 1) / chunk
-	workers := min(runtime.GOMAXPROCS(0), nchunks)
-	var wg sync.WaitGroup
-	for wk := 0; wk < workers; wk++ {
-		wg.Add(1)
-		go func(wk int) {
-			defer wg.Done()
-			buf := chunkPool.Get().(*mat.Dense)
-			defer chunkPool.Put(buf)
-			dm, fused := fm.(randfeat.DotMap)
-			for k := wk; k < nchunks && ctx.Err() == nil; k += workers {
-				lo, hi := k*chunk, min((k+1)*chunk, n)
-				if fused {
-					// Features and their inner products with w in one
-					// pass over each row.
-					dm.TransformDot(dst[lo:hi], rowSlice(X, lo, hi), w, chunkBuf(buf, hi-lo, fm.Dim()))
-					for i := lo; i < hi; i++ {
-						dst[i] = -dst[i]
-					}
-					continue
-				}
-				z := featuresOf(fm, X, lo, hi, buf)
-				for i := 0; i < hi-lo; i++ {
-					dst[lo+i] = -floats.Dot(z.RawRowView(i), w)
-				}
-			}
-		}(wk)
-	}
-	wg.Wait()
-	return ctx.Err()
-}
-
-// sumFeatures returns Σ_i φ(x_i) over the rows of X, computed chunk by chunk
-// on all cores. Each worker owns a fixed set of chunks (k ≡ worker mod W) and
-// its own accumulator, and the accumulators are added in worker order, so
-// the result does not depend on scheduling.
-func sumFeatures(ctx context.Context, fm randfeat.Map, X mat.Matrix, chunk int, progress detector.ProgressFunc) ([]float64, error) {
-	n, _ := X.Dims()
-	D := fm.Dim()
-	chunk = cacheChunk(chunk, D)
-	nchunks := (n + chunk - 1) / chunk
-	workers := min(runtime.GOMAXPROCS(0), nchunks)
-	sums := make([][]float64, workers)
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		done int
-	)
-	for wk := 0; wk < workers; wk++ {
-		wg.Add(1)
-		go func(wk int) {
-			defer wg.Done()
-			acc := make([]float64, D)
-			buf := chunkPool.Get().(*mat.Dense)
-			defer chunkPool.Put(buf)
-			for k := wk; k < nchunks; k += workers {
-				if ctx.Err() != nil {
-					return
-				}
-				lo, hi := k*chunk, min((k+1)*chunk, n)
-				z := featuresOf(fm, X, lo, hi, buf)
-				for i := 0; i < hi-lo; i++ {
-					floats.Add(acc, z.RawRowView(i))
-				}
-				if progress != nil {
-					mu.Lock()
-					done += hi - lo
-					progress("embedding", done, n)
-					mu.Unlock()
-				}
-			}
-			sums[wk] = acc
-		}(wk)
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	total := sums[0]
-	for _, s := range sums[1:] {
-		floats.Add(total, s)
-	}
-	return total, nil
-}
-
-// sgd runs T iterations of Algorithm 1 from iterate w after t0 completed
-// iterations: w ← (1 − 1/t) w + (1/t) φ(x_t), then w is projected onto the
-// ball of radius M. next fills a slice with the rows to visit next (the
-// sampler, or the rows in order). Features are computed a chunk of rows at
-// a time, with ctx checked between chunks; the updates are sequential. It
-// returns the first keep rows visited (a uniform sample of the data when the
-// rows are drawn at random), for the threshold.
-func sgd(ctx context.Context, w []float64, t0 int, fm randfeat.Map, reg regularizer, X mat.Matrix, T int, next func([]int) []int, M float64, chunk, keep int, progress detector.ProgressFunc) ([]int, error) {
-	var (
-		buf  mat.Dense
-		kept []int
-		idx  = make([]int, chunk)
-	)
-	t := t0
-	for done := 0; done < T; {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rows := next(idx[:min(chunk, T-done)])
-		if len(kept) < keep {
-			kept = append(kept, rows[:min(len(rows), keep-len(kept))]...)
-		}
-		sub := gatherRows(X, rows)
-		z := featuresOf(fm, sub, 0, len(rows), &buf)
-		for i := range rows {
-			t++
-			reg.step(w, z.RawRowView(i), 1/float64(t))
-			// ‖w‖ ≤ M·√2 or so: no overflow to guard against, so the plain
-			// √⟨w, w⟩ (a SIMD dot) replaces the scaled floats.Norm.
-			if nrm := math.Sqrt(floats.Dot(w, w)); nrm > M {
-				floats.Scale(M/nrm, w)
-			}
-		}
-		done += len(rows)
-		if progress != nil {
-			progress("sgd", done, T)
+		if err := m.sgdScan(ctx, f, d.cfg.Radius); err != nil {
+			return nil, nil, err
 		}
 	}
-	return kept, nil
+	train, err := m.scoreScan(ctx, f)
+	return m, train, err
 }
 
-// cacheBytes is the size of the feature block a worker maps and consumes
-// at a time: small enough to stay in the L2 cache between the cosines and
-// the sum or dot product that reads it back. At D = 8,000 a 512-row chunk
-// is 32 MB, which went to memory and back: BenchmarkBatchFitScore (10,000
-// rows of 32_shuttle) took 152–155 ms that way against 119–126 ms with
-// blocks of 4 rows (D = 4,000: 64–73 ms against 60–63).
-const cacheBytes = 256 << 10
-
-// cacheChunk returns the rows of a feature block at D features: cacheBytes
-// worth, at least 4 (the row block of the product behind the features,
-// fastmath.MulNN) and at most chunk (the ChunkRows memory cap).
-func cacheChunk(chunk, D int) int {
-	return max(1, min(chunk, max(4, cacheBytes/(8*D))))
-}
-
-// chunkPool holds the workers' feature buffers (chunk × D) between the
-// passes of a fit and its scoring: a fresh buffer is zeroed by the runtime
-// and faulted in, which at the default chunk and D (8 MB) cost a fifth of a
-// fit + score of 10,000 rows.
-var chunkPool = sync.Pool{New: func() any { return new(mat.Dense) }}
-
-// featuresOf maps rows [lo, hi) of X into buf (resized as needed).
-func featuresOf(fm randfeat.Map, X mat.Matrix, lo, hi int, buf *mat.Dense) *mat.Dense {
-	z := chunkBuf(buf, hi-lo, fm.Dim())
-	fm.Transform(z, rowSlice(X, lo, hi))
-	return z
-}
-
-// chunkBuf returns the first rows × D of buf, resized as needed.
-func chunkBuf(buf *mat.Dense, rows, D int) *mat.Dense {
-	if r, c := buf.Dims(); buf.IsEmpty() || r < rows || c != D {
-		buf.Reset()
-		buf.ReuseAs(rows, D)
+// regularized returns the embedding solved from the mean m: m itself
+// without a regulariser, otherwise a solved copy.
+func regularized(r regularizer, m []float64) []float64 {
+	if !r.active() {
+		return m
 	}
-	return buf.Slice(0, rows, 0, D).(*mat.Dense)
-}
-
-// rowSlice returns rows [lo, hi) of X without copying where the type allows.
-func rowSlice(X mat.Matrix, lo, hi int) mat.Matrix {
-	_, c := X.Dims()
-	switch m := X.(type) {
-	case *sparse.CSR:
-		return csr.SliceRows(m, lo, hi)
-	case *mat.Dense:
-		return m.Slice(lo, hi, 0, c)
-	}
-	out := mat.NewDense(hi-lo, c, nil)
-	for i := lo; i < hi; i++ {
-		for j := 0; j < c; j++ {
-			out.Set(i-lo, j, X.At(i, j))
-		}
-	}
-	return out
-}
-
-// gatherRows copies the listed rows of X into a new matrix of the same kind
-// (CSR stays CSR).
-func gatherRows(X mat.Matrix, rows []int) mat.Matrix {
-	_, c := X.Dims()
-	if s, ok := X.(*sparse.CSR); ok {
-		b := csr.NewBuilder(c)
-		for _, r := range rows {
-			ind, val := csr.Row(s, r)
-			if err := b.AddRow(ind, val); err != nil {
-				panic("expose: " + err.Error()) // rows of a valid CSR are always valid
-			}
-		}
-		return b.Build(c)
-	}
-	out := mat.NewDense(len(rows), c, nil)
-	if rm, ok := X.(mat.RawRowViewer); ok {
-		for i, r := range rows {
-			copy(out.RawRowView(i), rm.RawRowView(r))
-		}
-		return out
-	}
-	for i, r := range rows {
-		for j := 0; j < c; j++ {
-			out.Set(i, j, X.At(r, j))
-		}
-	}
-	return out
-}
-
-// sampler draws training rows uniformly without replacement, in passes over
-// the data: within a pass no row repeats, and a new pass starts when all n
-// rows have been drawn. It is a partial Fisher–Yates shuffle over a sparse
-// map of displaced entries, so drawing k rows costs O(k) time and memory
-// whatever n is.
-type sampler struct {
-	rng     *rand.Rand
-	n       int
-	i       int         // rows drawn in this pass
-	swapped map[int]int // position → row, where it differs from the identity
-}
-
-// next fills dst with the next rows and returns it.
-func (s *sampler) next(dst []int) []int {
-	for k := range dst {
-		if s.i == s.n || s.swapped == nil {
-			s.i, s.swapped = 0, map[int]int{}
-		}
-		at := func(p int) int {
-			if v, ok := s.swapped[p]; ok {
-				return v
-			}
-			return p
-		}
-		j := s.i + s.rng.IntN(s.n-s.i)
-		dst[k] = at(j)
-		s.swapped[j] = at(s.i)
-		s.i++
-	}
-	return dst
-}
-
-// sampleWithoutReplacement draws k distinct rows of [0, n) (k ≤ n): the
-// first k draws of a fresh sampler.
-func sampleWithoutReplacement(rng *rand.Rand, n, k int) []int {
-	return (&sampler{rng: rng, n: n}).next(make([]int, k))
+	w := append([]float64(nil), m...)
+	r.solve(w)
+	return w
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
@@ -34,7 +36,7 @@ func mustNew(t testing.TB, cfg Config) *EXPoSE {
 // forming the whole feature matrix, which the package itself never does.
 func TestBatchEqualsMeanOfFeatures(t *testing.T) {
 	X := randData(1037, 4, 1) // 1037 rows: not a multiple of the chunk size
-	d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.3}, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7), Common: detector.Common{Scale: scale.None}})
+	d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.3}, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7), Common: method.Common{Scale: scale.None}})
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -66,20 +68,12 @@ func TestTheorem1(t *testing.T) {
 	const n, seeds = 4000, 30
 	X := randData(n, 5, 2)
 	fm := randfeat.NewFourier(kernel.RBF{Gamma: 0.2}, 5, 500, rand.NewPCG(3, 3))
-	wstar, err := sumFeatures(context.Background(), fm, X, 256, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	floats.Scale(1.0/n, wstar)
+	wstar := meanFeatures(fm, X)
 	for _, T := range []int{10, 100, 1000} {
 		var mean float64
 		for s := uint64(1); s <= seeds; s++ {
-			rng := rand.New(rand.NewPCG(s, 99))
-			w := make([]float64, fm.Dim())
-			smp := &sampler{rng: rng, n: n}
-			if _, err := sgd(context.Background(), w, 0, fm, regularizer{}, X, T, smp.next, 1, 128, 0, nil); err != nil {
-				t.Fatal(err)
-			}
+			smp := &sampler{rng: rand.New(rand.NewPCG(s, 99)), n: n}
+			w := sgdOn(fm, X, T, smp.next, 1)
 			mean += floats.Distance(w, wstar, 2) * floats.Distance(w, wstar, 2) / seeds
 		}
 		bound := 1.0 / float64(T) // M = 1
@@ -90,36 +84,68 @@ func TestTheorem1(t *testing.T) {
 	}
 }
 
-// SGD with T ≥ n over a permutation, without an active projection, is the
-// running mean: w_{n+1} equals the batch embedding.
+// meanFeatures returns the mean of φ over the rows of X, from the whole
+// feature matrix (which the package itself never forms).
+func meanFeatures(fm randfeat.Map, X *mat.Dense) []float64 {
+	n, _ := X.Dims()
+	var Z mat.Dense
+	fm.Transform(&Z, X)
+	w := make([]float64, fm.Dim())
+	for i := range n {
+		floats.Add(w, Z.RawRowView(i))
+	}
+	floats.Scale(1/float64(n), w)
+	return w
+}
+
+// sgdOn runs T steps of Algorithm 1 (model.iterate) from w = 0 on the
+// rows of X that next draws, 128 at a time, with radius M.
+func sgdOn(fm randfeat.Map, X *mat.Dense, T int, next func([]int) []int, M float64) []float64 {
+	_, d := X.Dims()
+	m := &model{fm: fm, w: make([]float64, fm.Dim()), chunk: 128}
+	idx := make([]int, 128)
+	var buf mat.Dense
+	for done := 0; done < T; {
+		rows := next(idx[:min(128, T-done)])
+		sub := mat.NewDense(len(rows), d, nil)
+		for k, i := range rows {
+			sub.SetRow(k, X.RawRowView(i))
+		}
+		m.iterate(featuresOf(fm, sub, 0, len(rows), &buf), M)
+		done += len(rows)
+	}
+	return m.w
+}
+
+// SGD with T = n over a permutation, without an active projection (M =
+// 10), is the running mean: w_{n+1} equals the batch embedding of the same
+// map (the same seed and γ, no scale stage: both fits draw the map first).
 func TestSGDFullPassIsMean(t *testing.T) {
 	X := randData(300, 3, 4)
-	fm := randfeat.NewFourier(kernel.RBF{Gamma: 0.5}, 3, 200, rand.NewPCG(5, 5))
-	w := make([]float64, 200)
-	smp := &sampler{rng: rand.New(rand.NewPCG(1, 1)), n: 300}
-	if _, err := sgd(context.Background(), w, 0, fm, regularizer{}, X, 300, smp.next, 10, 64, 0, nil); err != nil { // M = 10: never projects
-		t.Fatal(err)
+	fit := func(solver string) *EXPoSE {
+		d := mustNew(t, Config{Solver: solver, Iterations: 300, Radius: 10, Kernel: kernel.Spec{Gamma: 0.5}, Features: 200,
+			Src: rand.NewPCG(5, 5), Common: method.Common{Scale: scale.None}})
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		return d
 	}
-	want, _ := sumFeatures(context.Background(), fm, X, 64, nil)
-	floats.Scale(1.0/300, want)
-	if !floats.EqualApprox(w, want, 1e-12) {
+	if !floats.EqualApprox(fit(SGD).Embedding(), fit(Batch).Embedding(), 1e-12) {
 		t.Fatal("a full SGD pass is not the mean embedding")
 	}
 }
 
-func TestSampleWithoutReplacement(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
+// The sampler draws method.SampleIndices' rows, in the order drawn, and
+// starts a new pass when every row has been drawn.
+func TestSampler(t *testing.T) {
 	for _, c := range []struct{ n, k int }{{10, 10}, {1000, 7}, {5, 1}} {
-		got := sampleWithoutReplacement(rng, c.n, c.k)
-		seen := map[int]bool{}
-		for _, v := range got {
-			if v < 0 || v >= c.n || seen[v] {
-				t.Fatalf("n=%d k=%d: bad or repeated index %d in %v", c.n, c.k, v, got)
-			}
-			seen[v] = true
+		got := (&sampler{rng: rand.New(rand.NewPCG(1, 2)), n: c.n}).next(make([]int, c.k))
+		want := method.SampleIndices(rand.New(rand.NewPCG(1, 2)), c.n, c.k)
+		if slices.Sort(got); !slices.Equal(got, want) {
+			t.Fatalf("n=%d k=%d: sampler drew %v, SampleIndices %v", c.n, c.k, got, want)
 		}
 	}
-	rows := (&sampler{rng: rng, n: 4}).next(make([]int, 10)) // two full passes and a partial one
+	rows := (&sampler{rng: rand.New(rand.NewPCG(1, 2)), n: 4}).next(make([]int, 10)) // two full passes and a partial one
 	counts := map[int]int{}
 	for _, r := range rows {
 		counts[r]++
@@ -142,8 +168,8 @@ func TestSparseEqualsDense(t *testing.T) {
 	}, X)
 	S := testmat.CSR(X)
 	for _, solver := range []string{Batch, SGD} {
-		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})
-		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: detector.Common{Scale: scale.None}})
+		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: method.Common{Scale: scale.None}})
+		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: method.Common{Scale: scale.None}})
 		a := testmat.FitScore(t, dd, X, X)
 		c := testmat.FitScore(t, ds, S, S)
 		if !floats.EqualApprox(a, c, 1e-12) {
@@ -159,8 +185,8 @@ func TestSparseEqualsDense(t *testing.T) {
 
 func TestPartialFitBatchEqualsFit(t *testing.T) {
 	X := randData(500, 3, 9)
-	full := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: detector.Common{Scale: scale.None}})
-	part := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: detector.Common{Scale: scale.None}})
+	full := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
+	part := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
 	if err := full.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +268,7 @@ func TestInputErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := d.Fit(ctx, randData(5000, 2, 1)); err != context.Canceled {
+	if err := d.Fit(ctx, randData(5000, 2, 1)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled fit: %v", err)
 	}
 }
@@ -251,31 +277,59 @@ func asValueError(err error, ve **detector.ValueError) bool {
 	return errors.As(err, ve)
 }
 
-// TestSGDFewIterationsWarns: the sgd solver sets the threshold from the
-// rows it visited; with iterations=1 that was one row's score, and
-// scoring the 100 training rows flagged 99 of them, with no warning.
-func TestSGDFewIterationsWarns(t *testing.T) {
-	d, err := detector.New("expose", map[string]string{"solver": "sgd", "iterations": "1", "features": "64"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Fit(context.Background(), testmat.NormalSeed(100, 3, 1)); err != nil {
-		t.Fatal(err)
-	}
-	if w := d.(interface{ Warning() string }).Warning(); !strings.Contains(w, "scores of 1 of the 100 training rows") {
-		t.Errorf("warning %q, want one naming the 1 scored row of 100", w)
+// TestSGDThresholdRows: the sgd solver sets the threshold from the scores
+// of its sample of stage_rows rows, every row when there are fewer. It
+// used to set it from the rows it visited: with iterations=1 that was one
+// row's score, and scoring the 100 training rows flagged 99 of them (the
+// warning then named the 1 scored row of 100). Now iterations=1 scores
+// all 100 rows and flags c·n of them with no warning, and a sample of one
+// row (stage_rows=1) warns that the threshold comes from 1 of the 100.
+func TestSGDThresholdRows(t *testing.T) {
+	X := testmat.NormalSeed(100, 3, 1)
+	for _, tc := range []struct {
+		params map[string]string
+		want   string
+	}{
+		{map[string]string{"solver": "sgd", "iterations": "1", "features": "64"}, ""},
+		{map[string]string{"solver": "sgd", "iterations": "1", "features": "64", "stage_rows": "1"}, "scores of 1 of the 100 training rows"},
+	} {
+		d, err := detector.New("expose", tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		w := d.(interface{ Warning() string }).Warning()
+		if tc.want == "" {
+			sc, err := d.Score(nil, X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flagged := 0
+			for _, v := range sc {
+				if v > d.Threshold() {
+					flagged++
+				}
+			}
+			if lo, hi, _ := detectortest.FlaggedBounds(sc, 0.1); w != "" || flagged < lo || flagged > hi {
+				t.Errorf("%v: %d of 100 rows flagged (want %d..%d), warning %q", tc.params, flagged, lo, hi, w)
+			}
+		} else if !strings.Contains(w, tc.want) {
+			t.Errorf("%v: warning %q, want one naming the 1 scored row of 100", tc.params, w)
+		}
 	}
 }
 
-// Under the SGD solver the width rule reads a sample of scaleSampleRows
-// rows when n is larger; scale_scott's factor n^(2/(d+4)) must still
+// Under the SGD solver the width rule reads the sample of DefaultStageRows
+// rows the scale stage is fitted on when n is larger; scale_scott's factor n^(2/(d+4)) must still
 // count all n rows: with the same seed (the same sample) its γ is the
 // scale rule's times n^(2/(d+4)), n = 12,000, d = 2.
 func TestSGDScaleScottCountsAllRows(t *testing.T) {
-	const n, dim = scaleSampleRows + 2000, 2
+	const n, dim = DefaultStageRows + 2000, 2
 	X := testmat.NormalSeed(n, dim, 3)
 	gamma := func(rule string) float64 {
-		d := mustNew(t, Config{Features: 20, Solver: SGD, Iterations: 10, Kernel: kernel.Spec{Rule: rule}, Src: rand.NewPCG(4, 4), Common: detector.Common{Scale: scale.None}})
+		d := mustNew(t, Config{Features: 20, Solver: SGD, Iterations: 10, Kernel: kernel.Spec{Rule: rule}, Src: rand.NewPCG(4, 4), Common: method.Common{Scale: scale.None}})
 		if err := d.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
 		}

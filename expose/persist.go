@@ -3,16 +3,18 @@ package expose
 import (
 	"errors"
 	"fmt"
+	"math"
 
-	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/randfeat"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/detector/method"
+	"github.com/kernelad/anomaly/randfeat"
 )
 
-// state is the saved form of a fitted detector. Every cosine map in
-// randfeat (RFF and ORF alike) is z(x) = √(2/D) cos(Wx + b), so the map is
-// saved as its frequencies W (D × d, row-major) and phases b, and restored
-// as a randfeat.Fourier with those arrays.
+// state is the saved form of a fitted model. Every cosine map in randfeat
+// (RFF and ORF alike) is z(x) = √(2/D) cos(Wx + b), so the map is saved as
+// its frequencies W (D × d, row-major) and phases b, and restored as a
+// randfeat.Fourier with those arrays. Its fields are the file format.
 type state struct {
 	Gamma     float64
 	Dim       int
@@ -31,60 +33,54 @@ type cosineMap interface {
 }
 
 // MarshalBinary encodes the fitted model.
-func (d *EXPoSE) MarshalBinary() ([]byte, error) {
-	if !d.Fitted() {
-		return nil, detector.ErrNotFitted
-	}
-	cm, ok := d.fmap.(cosineMap)
+func (m *model) MarshalBinary() ([]byte, error) {
+	cm, ok := m.fm.(cosineMap)
 	if !ok {
-		return nil, fmt.Errorf("expose: feature map %T cannot be saved", d.fmap)
+		return nil, fmt.Errorf("expose: feature map %T cannot be saved", m.fm)
 	}
 	W, b := cm.Frequencies()
-	return detector.EncodeState("expose", state{Gamma: d.gamma, Dim: d.Dim(), W: detector.RowMajor(W), B: b, Embedding: d.w, Mean: d.savedMean(), N: d.n})
+	var mean []float64
+	if m.reg.active() {
+		mean = m.mean // only when a regulariser made it differ from w
+	}
+	return method.EncodeState("expose", state{Gamma: m.gamma, Dim: m.fm.InputDim(), W: method.RowMajor(W), B: b, Embedding: m.w, Mean: mean, N: m.n})
 }
 
-// UnmarshalBinary restores a model written by MarshalBinary, checking that
-// its arrays are consistent with each other and with the configuration.
-func (d *EXPoSE) UnmarshalBinary(data []byte) error {
+// errState is the error of a saved state that no fit writes.
+var errState = errors.New("expose: invalid model state")
+
+// decode rebuilds a model written by MarshalBinary for dim columns
+// (Hooks.Decode): D = len(B) features as the parameters say, W of D × dim
+// values (compared by division, so no product of sizes read from the file
+// can wrap), an embedding (and a mean, if any) of D values, every value
+// finite, γ > 0 finite and N ≥ 1.
+func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 	var s state
-	if err := detector.DecodeState("expose", data, &s); err != nil {
-		return err
+	if err := method.DecodeState("expose", data, &s); err != nil {
+		return nil, err
 	}
 	D := len(s.B)
 	switch {
-	case s.Dim < 1 || D < 1:
-		return errors.New("expose: model has no features")
+	case D < 1 || s.Dim < 1:
+		return nil, errors.New("expose: model has no features")
 	case D != d.cfg.Features:
-		return fmt.Errorf("expose: model has %d features, its parameters say %d", D, d.cfg.Features)
-	case len(s.W) != D*s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D):
-		return errors.New("expose: model arrays have inconsistent sizes")
-	case !(s.Gamma > 0) || s.N < 1:
-		return errors.New("expose: model has invalid scalars")
+		return nil, fmt.Errorf("expose: model has %d features, its parameters say %d", D, d.cfg.Features)
+	case s.Dim != dim:
+		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
+	case len(s.W)%D != 0 || len(s.W)/D != s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D):
+		return nil, errors.New("expose: model arrays have inconsistent sizes")
+	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
+		return nil, errState
+	case !method.Finite(s.W, s.B, s.Embedding, s.Mean):
+		return nil, errors.New("expose: model holds non-finite values")
 	}
-	if !detector.Finite(s.W, s.B, s.Embedding, s.Mean) {
-		return errors.New("expose: model holds non-finite values")
-	}
-	if err := d.CheckStateDim(s.Dim); err != nil {
-		return err
-	}
-	d.gamma, d.n = s.Gamma, s.N
-	d.fmap = &randfeat.Fourier{W: mat.NewDense(D, s.Dim, s.W), B: s.B}
-	d.reg = newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, d.fmap)
-	d.w, d.mean = s.Embedding, nil
+	fm := &randfeat.Fourier{W: mat.NewDense(D, s.Dim, s.W), B: s.B}
+	m := &model{fm: fm, gamma: s.Gamma, reg: newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm), w: s.Embedding, n: s.N, chunk: d.cfg.ChunkRows}
 	if d.cfg.Solver == Batch {
-		d.mean = s.Mean
-		if d.mean == nil {
-			d.mean = d.w // no regulariser: the embedding is the mean
+		m.mean = s.Mean
+		if m.mean == nil {
+			m.mean = m.w // no regulariser: the embedding is the mean
 		}
 	}
-	return nil
-}
-
-// savedMean is the mean to save beside the embedding: only when a
-// regulariser made them differ.
-func (d *EXPoSE) savedMean() []float64 {
-	if d.mean == nil || !d.reg.active() {
-		return nil
-	}
-	return d.mean
+	return m, nil
 }

@@ -45,11 +45,12 @@ func TestRegularizerClosedForms(t *testing.T) {
 		t.Errorf("l1 at λ = %v zeroed %d of %d features; the test wants some of each", lambda, zeros, len(mu))
 	}
 	rough := fit(Roughness, 0.3)
-	W, _ := rough.fmap.(cosineMap).Frequencies()
+	W, _ := rough.FeatureMap().(cosineMap).Frequencies()
+	w := rough.Embedding()
 	for j, m := range mu {
 		w2 := floats.Dot(W.RawRowView(j), W.RawRowView(j))
-		if want := m / (1 + 0.6*w2*w2); math.Abs(rough.w[j]-want) > 1e-15 {
-			t.Fatalf("roughness: w[%d] = %v, want %v", j, rough.w[j], want)
+		if want := m / (1 + 0.6*w2*w2); math.Abs(w[j]-want) > 1e-15 {
+			t.Fatalf("roughness: w[%d] = %v, want %v", j, w[j], want)
 		}
 	}
 	if zero := fit(L1, 0).Embedding(); !floats.Equal(zero, mu) {
@@ -77,7 +78,7 @@ func TestRegularizedSGDConvergesToBatch(t *testing.T) {
 		if err := s.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
 		}
-		return floats.Distance(s.w, b.w, 2) / floats.Norm(b.w, 2)
+		return floats.Distance(s.Embedding(), b.Embedding(), 2) / floats.Norm(b.Embedding(), 2)
 	}
 	if d := dist(Roughness, 0.3, 4*n); d > 1e-12 {
 		t.Errorf("roughness: SGD after 4 passes is %v (relative) from the batch solution, want round-off", d)
