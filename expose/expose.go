@@ -353,7 +353,7 @@ func (d *EXPoSE) widthRows(ctx context.Context, f *method.Fitting) (float64, *ce
 	)
 	rs := kernel.Rows{N: n, Cols: dim,
 		Pass: func(fn func(X mat.Matrix) error) error {
-			passErr = f.Scan(ctx, detector.ChunkRows(dim), func(_ int, X mat.Matrix) error {
+			passErr = f.Scan(ctx, passRows(dim), func(_ int, X mat.Matrix) error {
 				r, _ := X.Dims()
 				done += r
 				f.Report("width", min(done, passes*n), passes*n)
@@ -398,6 +398,12 @@ func (d *EXPoSE) widthRows(ctx context.Context, f *method.Fitting) (float64, *ce
 	f.Report("width", passes*n, passes*n)
 	return g, nil, nil
 }
+
+// passRows is the chunk of rows of the width rule's passes: 1 MiB of
+// values, so that the scaled chunk each pass allocates stays small beside
+// the model (detector.ChunkRows' 8 MiB, three passes in a row, held 25 MB
+// of garbage at the peak of a fit of 100,000 × 20 rows).
+func passRows(dim int) int { return max(256, (1<<20)/(8*max(dim, 1))) }
 
 // widthSample resolves the kernel width on the SGD solver's sample S of
 // the training rows (the rows the stage was fitted on); the scale_scott

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -59,20 +60,24 @@ func (m *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
 	D := m.fm.Dim()
 	B := m.block()
 	dm, fused := m.fm.(randfeat.DotMap)
-	return parallel.ForBlocksContext(ctx, (n+B-1)/B, func() func(b int) {
-		var buf mat.Dense
+	nb := (n + B - 1) / B
+	bufs := getBlocks(min(runtime.GOMAXPROCS(0), nb))
+	defer putBlocks(bufs)
+	var worker atomic.Int32
+	return parallel.ForBlocksContext(ctx, nb, func() func(b int) {
+		buf := bufs[worker.Add(1)-1]
 		return func(b int) {
 			lo, hi := b*B, min((b+1)*B, n)
 			if fused {
 				// Features and their inner products with w in one
 				// pass over each row.
-				dm.TransformDot(dst[lo:hi], csr.Rows(X, lo, hi), m.w, chunkBuf(&buf, hi-lo, D))
+				dm.TransformDot(dst[lo:hi], csr.Rows(X, lo, hi), m.w, chunkBuf(buf, hi-lo, D))
 				for i := lo; i < hi; i++ {
 					dst[i] = -dst[i]
 				}
 				return
 			}
-			z := featuresOf(m.fm, X, lo, hi, &buf)
+			z := featuresOf(m.fm, X, lo, hi, buf)
 			for i := lo; i < hi; i++ {
 				dst[i] = -floats.Dot(z.RawRowView(i-lo), m.w)
 			}
@@ -270,6 +275,28 @@ const cacheBytes = 256 << 10
 // fastmath.MulNN) and at most chunk (the ChunkRows memory cap).
 func cacheChunk(chunk, D int) int {
 	return max(1, min(chunk, max(4, cacheBytes/(8*D))))
+}
+
+// blockPool holds the workers' feature blocks between calls of Score: a
+// fit scores its threshold rows a chunk at a time, and scoring streams
+// chunks, each call mapping a block per worker; a fresh block is zeroed by
+// the runtime and left to the collector (1 MB a call at D = 16384, 40 MB of
+// garbage for 10,000 rows).
+var blockPool = sync.Pool{New: func() any { return new(mat.Dense) }}
+
+// getBlocks returns k feature blocks from the pool; putBlocks returns them.
+func getBlocks(k int) []*mat.Dense {
+	b := make([]*mat.Dense, k)
+	for i := range b {
+		b[i] = blockPool.Get().(*mat.Dense)
+	}
+	return b
+}
+
+func putBlocks(b []*mat.Dense) {
+	for _, d := range b {
+		blockPool.Put(d)
+	}
 }
 
 // featuresOf maps rows [lo, hi) of X into buf (resized as needed).
