@@ -200,6 +200,47 @@ func TestPartialFitBatchEqualsFit(t *testing.T) {
 	}
 }
 
+// Under the SGD solver PartialFit continues Algorithm 1 over the rows in
+// order: three partial fits take the same steps, with the same step sizes
+// 1/t, as one partial fit of all the rows, so the iterates agree bit for
+// bit; a partial fit that is cancelled, or refused (a row of another
+// width), leaves the model as it was; and a loaded model continues as the
+// one it was saved from.
+func TestPartialFitSGDContinues(t *testing.T) {
+	X := randData(500, 3, 9)
+	newDet := func() *EXPoSE {
+		return mustNew(t, Config{Solver: SGD, Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
+	}
+	whole, part := newDet(), newDet()
+	if err := whole.PartialFit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range [][2]int{{0, 123}, {123, 400}, {400, 500}} {
+		if err := part.PartialFit(context.Background(), X.Slice(r[0], r[1], 0, 3)); err != nil {
+			t.Fatal(err)
+		}
+		if k != 1 {
+			continue
+		}
+		before := part.Embedding()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := part.PartialFit(ctx, X); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled partial fit: %v", err)
+		}
+		if err := part.PartialFit(context.Background(), randData(5, 4, 1)); err == nil {
+			t.Fatal("a partial fit of 4 columns after 3 succeeded")
+		}
+		if !slices.Equal(before, part.Embedding()) {
+			t.Fatal("a failed partial fit changed the model")
+		}
+		part = detectortest.Reload(t, part).(*EXPoSE)
+	}
+	if !slices.Equal(whole.Embedding(), part.Embedding()) {
+		t.Fatal("partial fits over the rows in order do not continue Algorithm 1")
+	}
+}
+
 func TestSaveLoad(t *testing.T) {
 	X := randData(300, 4, 10)
 	params := map[string]string{"features": "64", "seed": "3", "solver": "sgd", "iterations": "200"}

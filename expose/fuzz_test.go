@@ -12,14 +12,14 @@ import (
 
 // FuzzDecodeEXPoSE feeds mutated model states through Decode (the hook
 // Load calls with the state section of a model file) for a detector of
-// the fuzzed feature count, column count, solver and regulariser: a
-// state must decode to a model or give an error, never panic, and a model
-// it decodes must score rows of its columns without a panic (a crafted
+// the fuzzed feature count, column count, solver and regulariser. A state
+// must decode to a model or give an error, never panic; a model it
+// decodes must score rows of its columns without a panic (a crafted
 // embedding may overflow a score: Base reports NaN scores), decode for
 // its own column count only, and save a state that decodes to a model
-// scoring the same. The corpus starts from the
-// states of fitted models: both solvers, an l1 regulariser (which saves
-// the mean beside the embedding) and the orthogonal map.
+// that scores the same. The corpus starts from the states of fitted
+// models: both solvers, the regularisers (l1 saves the mean beside the
+// embedding) and the orthogonal map.
 func FuzzDecodeEXPoSE(f *testing.F) {
 	X := testmat.NormalSeed(40, 3, 1)
 	for _, cfg := range []Config{
@@ -79,4 +79,3 @@ func FuzzDecodeEXPoSE(f *testing.F) {
 		}
 	})
 }
-
