@@ -24,7 +24,7 @@ func init() {
 // it on first use), the phases, the embedding and the mean. Every worker
 // maps a feature block of cacheChunk rows × D at a time (scoring; the
 // batch sum has its own blocks and an accumulator of D per worker; the SGD
-// solver maps ChunkRows rows at a time, read by index). A fit also saves
+// solver maps stepRows rows at a time, read by index). A fit also saves
 // the frequencies, holds a scaled chunk of the rows it passes over, and
 // holds the training rows it scores for the threshold, twice while they
 // are read and scaled: for the batch solver min(n, ThresholdRows) rows
@@ -73,7 +73,7 @@ func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
 		return row*pass + 2*row*cautionRows
 	}
 	if d.cfg.Solver == SGD {
-		c := math.Min(float64(d.cfg.ChunkRows), float64(d.cfg.Iterations))
+		c := float64(min(d.cfg.ChunkRows, d.cfg.Iterations, max(runtime.GOMAXPROCS(0)*int(block), (1<<20)/d.cfg.Features))) // stepRows
 		est += 8*c*D + 2*row*c
 		if k, _ := d.stageSample(); k > 0 && float64(k) < n {
 			return est + 2*row*float64(k) + 8*float64(k)
