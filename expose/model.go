@@ -151,13 +151,10 @@ func (m *model) sumFeatures(ctx context.Context, f *method.Fitting, report func(
 	err := f.Scan(ctx, m.scanRows(), func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
 		hi := lo + r
-		var wg sync.WaitGroup
-		for k := range W {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+		parallel.ForRanges(W, 1, func(k0, k1 int) { // one worker each
+			for k := k0; k < k1; k++ {
 				b0 := lo / B
-				b0 += ((k-b0)%W + W) % W // the first of this worker's blocks at or after lo's
+				b0 += ((k-b0)%W + W) % W // the first of worker k's blocks at or after lo's
 				for b := b0; b*B < hi && ctx.Err() == nil; b += W {
 					i0, i1 := max(b*B, lo), min((b+1)*B, hi)
 					z := featuresOf(m.fm, X, i0-lo, i1-lo, &bufs[k])
@@ -165,9 +162,8 @@ func (m *model) sumFeatures(ctx context.Context, f *method.Fitting, report func(
 						floats.Add(acc[k], z.RawRowView(i))
 					}
 				}
-			}()
-		}
-		wg.Wait()
+			}
+		})
 		if err := ctx.Err(); err != nil {
 			return err
 		}
