@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
@@ -49,7 +50,7 @@ func TestFarPoint(t *testing.T) {
 	far := mat.NewDense(1, 2, []float64{300, 400}) // r = 500
 	for _, alg := range []Algorithm{Exact, Tree} {
 		for _, k := range []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine} {
-			d, err := New(Config{Kernel: k, Bandwidth: 1, Algorithm: alg, Common: detector.Common{Scale: scale.None}})
+			d, err := New(Config{Kernel: k, Bandwidth: 1, Algorithm: alg, Common: method.Common{Scale: scale.None}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +74,7 @@ func TestFarPoint(t *testing.T) {
 func TestErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Kernel: 9}, {Bandwidth: -1}, {Bandwidth: math.NaN()}, {RTol: -1}, {ATol: math.Inf(1)},
-		{Common: detector.Common{Contamination: 0.7}}, {LeafSize: -1}, {Rule: 7}, {Algorithm: 5}, {CVGrid: []float64{0}},
+		{Common: method.Common{Contamination: 0.7}}, {LeafSize: -1}, {Rule: 7}, {Algorithm: 5}, {CVGrid: []float64{0}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)
@@ -102,7 +103,7 @@ func TestErrors(t *testing.T) {
 }
 
 // TestRegistryErrors: bad parameters are refused by the registry, and a
-// garbage state by UnmarshalBinary. (Every kernel and bandwidth rule is
+// garbage state by the model's decoder. (Every kernel and bandwidth rule is
 // built, fitted, thresholded and saved by the conformance suite's
 // variants in conformance_test.go.)
 func TestRegistryErrors(t *testing.T) {
@@ -112,7 +113,7 @@ func TestRegistryErrors(t *testing.T) {
 		}
 	}
 	d, _ := New(Config{})
-	if err := d.UnmarshalBinary([]byte("garbage")); err == nil {
+	if _, err := d.decode([]byte("garbage"), 3); err == nil {
 		t.Error("garbage state: no error")
 	}
 }
@@ -137,7 +138,7 @@ func Example() {
 	// Training rows around the origin; one query near them, one far away.
 	train := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
 	query := mat.NewDense(2, 2, []float64{0.5, 0.5, 8, 8})
-	d, _ := New(Config{Kernel: Gaussian, Bandwidth: 1, Common: detector.Common{Scale: scale.None}})
+	d, _ := New(Config{Kernel: Gaussian, Bandwidth: 1, Common: method.Common{Scale: scale.None}})
 	_ = d.Fit(context.Background(), train)
 	s, _ := d.Score(nil, query)
 	fmt.Printf("near %.4f far %.4f\n", s[0], s[1])
@@ -153,7 +154,7 @@ func TestScaleWidth(t *testing.T) {
 	for _, f := range []float64{1, 10} {
 		Y := mat.DenseCopyOf(X)
 		Y.Scale(f, Y)
-		d, _ := New(Config{Rule: ScaleWidth, Common: detector.Common{Scale: scale.None}})
+		d, _ := New(Config{Rule: ScaleWidth, Common: method.Common{Scale: scale.None}})
 		if err := d.Fit(context.Background(), Y); err != nil {
 			t.Fatal(err)
 		}
@@ -168,17 +169,15 @@ func TestScaleWidth(t *testing.T) {
 // two points r² = 2h² apart give log(1 + e⁻¹), the closed forms.
 func TestGaussianLogSumExtremeBandwidth(t *testing.T) {
 	for _, h := range []float64{5e-310, 1e-200, 0.3, 1e200} {
-		g := []float64{0, 0, 0}
-		if got := gaussianLogSum(g, 0, []float64{0, 0, 0}, h); math.Abs(got-math.Log(3)) > 1e-15 {
+		if got := gaussianLogSum([]float64{0, 0, 0}, 0, h); math.Abs(got-math.Log(3)) > 1e-15 {
 			t.Errorf("h=%g: three coincident points give %v, want log 3", h, got)
 		}
 		if h < 1e-160 || h > 1e150 {
 			continue // 2h² is not representable
 		}
 		r2 := 2 * h * h
-		g = []float64{0, 0}
-		// query at the origin (qn = 0); training rows with |x|² = 0 and r2
-		got := gaussianLogSum(g, 0, []float64{0, r2}, h)
+		// squared distances 0 and r2 from the query, the smallest 0
+		got := gaussianLogSum([]float64{0, r2}, 0, h)
 		if want := math.Log(1 + math.Exp(-1)); math.Abs(got-want) > 1e-14 {
 			t.Errorf("h=%g: %v, want log(1+e⁻¹) = %v", h, got, want)
 		}
@@ -260,7 +259,7 @@ func TestScaleScottDefault(t *testing.T) {
 		X    mat.Matrix
 		want float64
 	}{{"4×2", X, base}, {"4×2 ×10", X10, 10 * base}, {"8×2", X2, base * math.Pow(2, -1.0/6)}} {
-		d, err := New(Config{Common: detector.Common{Scale: scale.None}})
+		d, err := New(Config{Common: method.Common{Scale: scale.None}})
 		if err != nil {
 			t.Fatal(err)
 		}
