@@ -56,29 +56,43 @@ func (m *model) scoreExact(ctx context.Context, dst []float64, row rowFunc, prog
 
 // crossBlock computes the squared distances from a block of query rows Q
 // (rows × d) to every training row x_j: ‖q‖² + ‖x_j‖² − 2qᵀx_j
-// (fastmath.SqDist), with the inner products from fastmath.MulNN. The
-// product is taken as X·Qᵀ, a tile of training rows at a time, so that
-// the training rows are read in place (no transposed copy of them) and
-// each inner product is MulNN's: a fused multiply-add per column from
-// zero, the same value whichever operand comes first. A worker owns one.
+// (fastmath.SqDist), with the inner products from fastmath.MulNN, a tile
+// of training rows at a time, so that the training rows are read in
+// place and never copied whole. With fewer columns than query rows the
+// tile is transposed (Q·X_tileᵀ, d × tile values moved for rows × tile
+// products); with more, Q is transposed once and the product taken the
+// other way (X_tile·Qᵀ, then its tile × rows values moved into place).
+// Each inner product is MulNN's, a fused multiply-add per column from
+// zero, the same value whichever way it is taken. A worker owns one.
 type crossBlock struct {
 	d, n int
+	tile int       // training rows of a tile
 	q    []float64 // the query rows, br × d
-	qt   []float64 // Qᵀ, d × br
 	qn   []float64 // ‖q‖² of each query row
-	c    []float64 // X·Qᵀ of one tile of training rows, crossTile × br
+	t    []float64 // a tile of training rows transposed (d × tile), or Qᵀ (d × br)
+	c    []float64 // X_tile·Qᵀ (tile × br), when d > br
 	g    []float64 // the squared distances, br × n
 	min  []float64 // the smallest squared distance of each query row
 }
 
-// crossTile is the number of training rows of one product of a
-// crossBlock: its tile of X·Qᵀ (crossTile × 64 values, 128 kB) stays in
-// the cache while it is turned into distances.
-const crossTile = 256
+// crossTile returns the number of training rows of one tile of a
+// crossBlock of br query rows: its tile of values (d × tile, or tile × br
+// when d > br) near 2¹⁵ (256 kB, in the cache while it is used), from 8
+// to 512 rows.
+func crossTile(br, n, d int) int {
+	return min(n, max(8, min(512, (1<<15)/max(min(d, br), 1))&^7))
+}
 
 func newCrossBlock(br, n, d int) *crossBlock {
-	return &crossBlock{d: d, n: n, q: make([]float64, br*d), qt: make([]float64, d*br), qn: make([]float64, br),
-		c: make([]float64, min(n, crossTile)*br), g: make([]float64, br*n), min: make([]float64, br)}
+	tile := crossTile(br, n, d)
+	cb := &crossBlock{d: d, n: n, tile: tile, q: make([]float64, br*d), qn: make([]float64, br),
+		g: make([]float64, br*n), min: make([]float64, br)}
+	if d > br {
+		cb.t, cb.c = make([]float64, d*br), make([]float64, tile*br)
+	} else {
+		cb.t = make([]float64, d*tile)
+	}
+	return cb
 }
 
 // row returns the slice of query row i, for the caller to fill.
@@ -93,23 +107,44 @@ func (cb *crossBlock) dists(i int) []float64 { return cb.g[i*cb.n : (i+1)*cb.n] 
 // and their minima.
 func (cb *crossBlock) sqDists(x *mat.Dense, sqn []float64, rows int) {
 	d, n := cb.d, cb.n
+	wide := cb.c != nil
 	for i := 0; i < rows; i++ {
 		q := cb.q[i*d : (i+1)*d]
 		cb.qn[i] = fastmath.SumSquares(q)
-		for l, v := range q {
-			cb.qt[l*rows+i] = v
-		}
 		cb.min[i] = math.Inf(1)
+		if wide {
+			for l, v := range q {
+				cb.t[l*rows+i] = v
+			}
+		}
 	}
 	data := x.RawMatrix().Data
-	for t0 := 0; t0 < n; t0 += crossTile {
-		t1 := min(t0+crossTile, n)
-		fastmath.MulNN(cb.c, rows, data[t0*d:], d, cb.qt, rows, t1-t0, rows, d)
+	for t0 := 0; t0 < n; t0 += cb.tile {
+		w := min(cb.tile, n-t0)
+		tile := data[t0*d : (t0+w)*d]
+		if wide {
+			fastmath.MulNN(cb.c, rows, tile, d, cb.t, rows, w, rows, d)
+			for i := 0; i < rows; i++ {
+				g := cb.g[i*n+t0 : i*n+t0+w]
+				for j := range g {
+					g[j] = cb.c[j*rows+i]
+				}
+			}
+		} else {
+			xt := cb.t[:d*w]
+			for l := 0; l < d; l++ {
+				col := xt[l*w : (l+1)*w]
+				for j := range col {
+					col[j] = tile[j*d+l]
+				}
+			}
+			fastmath.MulNN(cb.g[t0:], n, cb.q, d, xt, w, rows, w, d)
+		}
 		for i := 0; i < rows; i++ {
-			g := cb.g[i*n+t0 : i*n+t1]
+			g := cb.g[i*n+t0 : i*n+t0+w]
 			qn, mn := cb.qn[i], cb.min[i]
-			for j := range g {
-				r2 := fastmath.SqDist(qn, sqn[t0+j], cb.c[j*rows+i])
+			for j, v := range g {
+				r2 := fastmath.SqDist(qn, sqn[t0+j], v)
 				g[j] = r2
 				if r2 < mn {
 					mn = r2

@@ -1,6 +1,7 @@
 package kde
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
@@ -269,5 +271,75 @@ func TestScaleScottDefault(t *testing.T) {
 		if math.Abs(d.Bandwidth()-tc.want) > 1e-14*tc.want {
 			t.Errorf("%s: bandwidth %.17g, want %.17g", tc.name, d.Bandwidth(), tc.want)
 		}
+	}
+}
+
+// TestCrossBlockArithmetic: the squared distances of a block of query
+// rows come out the same, bit for bit, whichever way crossBlock takes the
+// product (the tile of training rows transposed when the block has more
+// rows than columns, the block transposed otherwise) and whatever the
+// tiling, and equal the reference: MulNN of the block with all the
+// training rows transposed (the exact scorer's product before it read
+// the rows in place), then fastmath.SqDist. 1,000 training rows are
+// several tiles and a partial one.
+func TestCrossBlockArithmetic(t *testing.T) {
+	const n = 1000
+	for _, d := range []int{3, 10, 70} {
+		x := testmat.NormalSeed(n, d, uint64(d))
+		sqn, _ := sqNorms(context.Background(), x)
+		xt := mat.DenseCopyOf(x.T())
+		for _, br := range []int{4, 16, 64} {
+			cb := newCrossBlock(br, n, d)
+			for i := range br {
+				copy(cb.row(i), x.RawRowView((7*i)%n))
+			}
+			rows := br - 1 // a block shorter than its buffers
+			cb.sqDists(x, sqn, rows)
+			want := make([]float64, rows*n)
+			fastmath.MulNN(want, n, cb.q, d, xt.RawMatrix().Data, n, rows, n, d)
+			for i := range rows {
+				qn := fastmath.SumSquares(cb.row(i))
+				mn := math.Inf(1)
+				for j, v := range cb.dists(i) {
+					w := fastmath.SqDist(qn, sqn[j], want[i*n+j])
+					mn = math.Min(mn, w)
+					if v != w {
+						t.Fatalf("d=%d br=%d (wide %v): row %d to %d: %v, want %v", d, br, d > br, i, j, v, w)
+					}
+				}
+				if cb.min[i] != mn {
+					t.Errorf("d=%d br=%d: row %d's minimum %v, want %v", d, br, i, cb.min[i], mn)
+				}
+				if cb.min[i] != 0 {
+					t.Errorf("d=%d br=%d: row %d is a training row; its smallest squared distance is %v, want 0", d, br, i, cb.min[i])
+				}
+			}
+		}
+	}
+}
+
+// TestTreeStateOrder: the tree reorders the model's rows in place, and
+// the saved state puts them back: a tree model saves the rows an exact
+// model saves, in the training rows' order.
+func TestTreeStateOrder(t *testing.T) {
+	X := testmat.NormalSeed(500, 3, 4)
+	var states [][]byte
+	for _, alg := range []Algorithm{Exact, Tree} {
+		k, err := New(Config{Algorithm: alg, LeafSize: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Fit(context.Background(), X); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := k.Model()
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, b)
+	}
+	if !bytes.Equal(states[0], states[1]) {
+		t.Error("the tree model's state differs from the exact model's")
 	}
 }

@@ -83,9 +83,9 @@ func (k *KDE) decode(b []byte, dim int) (*model, error) {
 // Fitting.Dense: a sparse matrix is densified into it), their squared
 // norms (n) and, for the tree scorer, the tree (the row order twice, n
 // each, and a bounding box of 2d values per node); then it scores up to
-// ThresholdRows training rows, each worker holding a block of query rows
-// (twice: the rows and their transpose), a tile of products and the block's
-// distances to every training row (scoreBlock). Saving holds the encoded
+// ThresholdRows training rows, each worker holding a block of query rows,
+// a tile of products and the block's distances to every training row
+// (scoreBlock). Saving holds the encoded
 // state, as large as the rows (the tree's rows are first copied back
 // into their order: twice). The model stays while it is saved, so the
 // peak is the model and the larger of the fit's and the save's work.
@@ -134,5 +134,10 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 func scoreBlock(n, d float64) float64 {
 	br := float64(exactBlockRows(int(math.Min(n, math.MaxInt32)), int(math.Min(d, math.MaxInt32))))
 	workers := float64(runtime.GOMAXPROCS(0))
-	return workers * 8 * (2*br*d + math.Min(n, crossTile)*br + br*n + n + 2*br)
+	tile := float64(crossTile(int(br), int(math.Min(n, math.MaxInt32)), int(math.Min(d, math.MaxInt32))))
+	t := tile * d // the tile transposed
+	if d > br {
+		t = br*d + tile*br // Qᵀ and the tile's products
+	}
+	return workers * 8 * (br*d + t + br*n + n + 2*br)
 }
