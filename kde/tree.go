@@ -246,7 +246,7 @@ func logSubExp(a, b float64) float64 {
 type treeQuery struct {
 	t         *kdTree
 	kern      Kernel
-	h         float64
+	h, hh     float64 // the bandwidth and its square
 	q         []float64
 	buf       []float64
 	sum, low  logAcc  // Σ K over exact rows and pruned-node midpoints; lower bound
@@ -258,9 +258,12 @@ type treeQuery struct {
 }
 
 func (s *treeQuery) logK(r2 float64) float64 {
-	if s.kern == Gaussian {
-		return -0.5 * r2 / (s.h * s.h)
+	if s.kern == Gaussian && s.hh > 0 && s.hh <= math.MaxFloat64 {
+		return -0.5 * r2 / s.hh
 	}
+	// Other kernels, and a Gaussian whose h² underflows to 0 (h below
+	// 1e-154) or overflows (above 1e154), where −r²/(2h²) would be 0/0 at
+	// r = 0 or ∞/∞ at r² = ∞: (r²/h)/h.
 	return s.kern.logProfile(math.Sqrt(r2), r2, s.h)
 }
 
@@ -343,7 +346,7 @@ func (m *model) scoreTree(ctx context.Context, dst []float64, row rowFunc, progr
 		}
 	}
 	return forBlocks(ctx, nb, blockRows, rows, func() func(int) {
-		s := &treeQuery{t: m.tree, kern: m.kern, h: m.h, q: make([]float64, d),
+		s := &treeQuery{t: m.tree, kern: m.kern, h: m.h, hh: m.h * m.h, q: make([]float64, d),
 			buf: make([]float64, maxLeaf), logATol: logATol, logRTol: logRTol, logN: math.Log(float64(n)),
 			logTolMax: logAddExp(logATol, logRTol)}
 		return func(b int) {
