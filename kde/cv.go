@@ -37,6 +37,14 @@ func defaultGrid(xc *mat.Dense) []float64 {
 	return g
 }
 
+// cvRows is the most held-out rows of cross-validation (Config.CVRows).
+func (k *KDE) cvRows() int {
+	if k.cfg.CVRows == 0 {
+		return 1000
+	}
+	return k.cfg.CVRows
+}
+
 // crossValidate returns the bandwidth of the grid with the largest mean
 // leave-one-out log-likelihood (1/m) Σ_i log p̂_(−i)(x_i) over m evenly
 // spaced rows i, where p̂_(−i) leaves row i itself out of its own sum (rows
@@ -54,15 +62,11 @@ func (k *KDE) crossValidate(ctx context.Context, f *method.Fitting, xc *mat.Dens
 	if len(grid) == 0 {
 		grid = defaultGrid(xc)
 	}
-	m := k.cfg.CVRows
-	if m == 0 {
-		m = 1000
-	}
-	m = min(m, n)
+	m := min(k.cvRows(), n)
 	held := evenRows(n, m)
 	kern := k.cfg.Kernel
 	ng := len(grid)
-	br := exactBlockRows(n, d)
+	br := exactBlockRows(n, d, m)
 	nb := (m + br - 1) / br
 	partial := make([][]float64, nb) // per block: Σ over its rows of log-lik per grid value
 	f.Report("cv", 0, m)

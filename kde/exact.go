@@ -18,7 +18,7 @@ import (
 func (m *model) scoreExact(ctx context.Context, dst []float64, row rowFunc, progress func(done int)) error {
 	rows := len(dst)
 	n, d := m.x.Dims()
-	br := exactBlockRows(n, d)
+	br := exactBlockRows(n, d, rows)
 	nb := (rows + br - 1) / br
 	kern, h := m.kern, m.h
 	return forBlocks(ctx, nb, br, rows, func() func(int) {
@@ -192,12 +192,12 @@ func gaussianLogSum(r2 []float64, minR2, h float64) float64 {
 }
 
 // exactBlockRows is the number of query rows one work item of the exact
-// scorer (and of cross-validation) covers: 64, or fewer (at least 4) so
-// that an item's distances stay near 2²⁰ values (8 MB) and its query rows
-// near 2¹⁷ (1 MB), and a work item — a product of its rows with all n
-// training rows — stays a few milliseconds long.
-func exactBlockRows(n, d int) int {
-	return max(4, min(blockRows, (1<<20)/max(n, 1), (1<<17)/max(d, 1)))
+// scorer (and of cross-validation) covers, of rows in all: 64, or fewer
+// (at least 4) so that an item's distances stay near 2²⁰ values (8 MB)
+// and its query rows near 2¹⁷ (1 MB), and a work item — a product of its
+// rows with all n training rows — stays a few milliseconds long.
+func exactBlockRows(n, d, rows int) int {
+	return max(1, min(rows, max(4, min(blockRows, (1<<20)/max(n, 1), (1<<17)/max(d, 1)))))
 }
 
 // blockRows is the most query rows one work item covers.

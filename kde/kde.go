@@ -261,12 +261,13 @@ func (k *KDE) fit(ctx context.Context, f *method.Fitting) (*model, []float64, er
 		return nil, nil, err
 	}
 	m := &model{kern: k.cfg.Kernel, mean: mean, x: x, rtol: k.cfg.RTol, atol: k.cfg.ATol}
-	if !k.useTree() || (h == 0 && k.cfg.Rule == CV) {
+	cv := k.cfg.Bandwidth == 0 && k.cfg.Rule == CV
+	if !k.useTree() || cv {
 		if m.sqn, err = sqNorms(ctx, x); err != nil {
 			return nil, nil, err
 		}
 	}
-	if h == 0 && k.cfg.Rule == CV {
+	if cv {
 		if h, err = k.crossValidate(ctx, f, x, m.sqn); err != nil {
 			return nil, nil, err
 		}

@@ -99,11 +99,11 @@ func (k *KDE) decode(b []byte, dim int) (*model, error) {
 func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 	rows, d := float64(s.Rows), float64(s.Cols)
 	tree := k.useTree()
-	blocks := func(n float64) float64 {
+	blocks := func(rows, n float64) float64 {
 		if tree {
 			return float64(runtime.GOMAXPROCS(0)) * 8 * (d + 2*float64(k.leafSize()))
 		}
-		return scoreBlock(n, d)
+		return scoreBlock(rows, n, d)
 	}
 	if op == detector.ScoreOp {
 		n := rows // a model not yet fitted: as many training rows as rows
@@ -111,7 +111,7 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 			r, _ := m.x.Dims()
 			n = float64(r)
 		}
-		est := 8*rows + blocks(n)
+		est := 8*rows + blocks(rows, n)
 		if s.Sparse {
 			est += 2 * 8 * math.Min(rows, float64(detector.ChunkRows(s.Cols))) * d // densified, then scaled
 		}
@@ -133,10 +133,11 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 	if k.cfg.ThresholdRows > 0 {
 		scored = math.Min(n, float64(k.cfg.ThresholdRows))
 	}
-	work := 8*scored + blocks(n)
+	work := 8*scored + blocks(scored, n)
 	if cv {
 		// each worker's block and held-out distances (crossValidate)
-		work += scoreBlock(n, d) + float64(runtime.GOMAXPROCS(0))*16*n
+		held := math.Min(n, float64(k.cvRows()))
+		work += scoreBlock(held, n, d) + float64(runtime.GOMAXPROCS(0))*16*n
 	}
 	if tree {
 		work += 8 * n // the build's row order, beside pos
@@ -144,13 +145,15 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 	return model + work + save
 }
 
-// scoreBlock is the bytes the exact scorer's workers hold against n
-// training rows of d columns: each a crossBlock of br query rows and, for
-// the kernels other than the Gaussian, a row of n log-kernel values.
-func scoreBlock(n, d float64) float64 {
-	br := float64(exactBlockRows(int(math.Min(n, math.MaxInt32)), int(math.Min(d, math.MaxInt32))))
-	workers := float64(runtime.GOMAXPROCS(0))
-	tile := float64(crossTile(int(br), int(math.Min(n, math.MaxInt32)), int(math.Min(d, math.MaxInt32))))
+// scoreBlock is the bytes the exact scorer's workers hold scoring rows
+// query rows against n training rows of d columns: each a crossBlock of
+// br query rows and, for the kernels other than the Gaussian, a row of n
+// log-kernel values.
+func scoreBlock(rows, n, d float64) float64 {
+	clamp := func(v float64) int { return int(math.Max(1, math.Min(v, math.MaxInt32))) }
+	br := float64(exactBlockRows(clamp(n), clamp(d), clamp(rows)))
+	workers := math.Min(float64(runtime.GOMAXPROCS(0)), math.Ceil(rows/br))
+	tile := float64(crossTile(int(br), clamp(n), clamp(d)))
 	t := tile * d // the tile transposed
 	if d > br {
 		t = br*d + tile*br // Qᵀ and the tile's products
