@@ -21,19 +21,7 @@ import (
 func FuzzDecodeKDE(f *testing.F) {
 	X := testmat.NormalSeed(30, 3, 1)
 	for _, alg := range []Algorithm{Exact, Tree} {
-		k, err := New(Config{Algorithm: alg, LeafSize: 4})
-		if err != nil {
-			f.Fatal(err)
-		}
-		if err := k.Fit(context.Background(), X); err != nil {
-			f.Fatal(err)
-		}
-		m, _ := k.Model()
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b, uint8(alg))
+		f.Add(fittedState(f, Config{Algorithm: alg, LeafSize: 4}, X), uint8(alg))
 	}
 	for _, s := range []state{
 		{H: 1, Mean: make([]float64, 4), N: 1 << 62, D: 4},
