@@ -80,7 +80,9 @@ func (k *KDE) crossValidate(ctx context.Context, f *method.Fitting, xc *mat.Dens
 			for i := lo; i < hi; i++ {
 				copy(cb.row(i-lo), xc.RawRowView(held[i]))
 			}
-			cb.sqDists(xc, sqn, hi-lo)
+			if !cb.sqDists(ctx, xc, sqn, hi-lo) {
+				return // forBlocks reports ctx.Err()
+			}
 			acc := make([]float64, ng)
 			for i := lo; i < hi; i++ {
 				self := held[i]
@@ -92,7 +94,7 @@ func (k *KDE) crossValidate(ctx context.Context, f *method.Fitting, xc *mat.Dens
 				}
 				for gi, h := range grid {
 					if ctx.Err() != nil {
-						return // ForBlocksProgress reports ctx.Err()
+						return // forBlocks reports ctx.Err()
 					}
 					for j, r2 := range r {
 						lk[j] = kern.logProfile(math.Sqrt(r2), r2, h)

@@ -14,7 +14,8 @@ import (
 // of query rows, ‖q − x‖² = ‖q‖² + ‖x‖² − 2qᵀx on mean-centred data
 // (clamped at 0; crossBlock), and the kernel sum is a log-sum-exp so a
 // far point keeps a finite score under the Gaussian and exponential
-// kernels. The context is checked before every query row.
+// kernels. The context is checked before every tile of the product and
+// every query row.
 func (m *model) scoreExact(ctx context.Context, dst []float64, row rowFunc, progress func(done int)) error {
 	rows := len(dst)
 	n, d := m.x.Dims()
@@ -33,10 +34,12 @@ func (m *model) scoreExact(ctx context.Context, dst []float64, row rowFunc, prog
 			for i := lo; i < hi; i++ {
 				row(cb.row(i-lo), i)
 			}
-			cb.sqDists(m.x, m.sqn, hi-lo)
+			if !cb.sqDists(ctx, m.x, m.sqn, hi-lo) {
+				return // forBlocks reports ctx.Err()
+			}
 			for i := lo; i < hi; i++ {
 				if ctx.Err() != nil {
-					return // ForBlocksProgress reports ctx.Err()
+					return // forBlocks reports ctx.Err()
 				}
 				r2 := cb.dists(i - lo)
 				var ls float64
@@ -104,8 +107,9 @@ func (cb *crossBlock) dists(i int) []float64 { return cb.g[i*cb.n : (i+1)*cb.n] 
 
 // sqDists computes the squared distances of the first rows query rows to
 // the training rows x (n × d, contiguous) whose squared norms are sqn,
-// and their minima.
-func (cb *crossBlock) sqDists(x *mat.Dense, sqn []float64, rows int) {
+// and their minima. It checks ctx before every tile and returns false,
+// its work undone, once ctx has ended.
+func (cb *crossBlock) sqDists(ctx context.Context, x *mat.Dense, sqn []float64, rows int) bool {
 	d, n := cb.d, cb.n
 	wide := cb.c != nil
 	for i := 0; i < rows; i++ {
@@ -120,6 +124,9 @@ func (cb *crossBlock) sqDists(x *mat.Dense, sqn []float64, rows int) {
 	}
 	data := x.RawMatrix().Data
 	for t0 := 0; t0 < n; t0 += cb.tile {
+		if ctx.Err() != nil {
+			return false
+		}
 		w := min(cb.tile, n-t0)
 		tile := data[t0*d : (t0+w)*d]
 		if wide {
@@ -153,6 +160,7 @@ func (cb *crossBlock) sqDists(x *mat.Dense, sqn []float64, rows int) {
 			cb.min[i] = mn
 		}
 	}
+	return true
 }
 
 // gaussianLogSum returns log Σ_j exp(−r_j²/(2h²)) for the squared

@@ -294,7 +294,7 @@ func TestCrossBlockArithmetic(t *testing.T) {
 				copy(cb.row(i), x.RawRowView((7*i)%n))
 			}
 			rows := br - 1 // a block shorter than its buffers
-			cb.sqDists(x, sqn, rows)
+			cb.sqDists(context.Background(), x, sqn, rows)
 			want := make([]float64, rows*n)
 			fastmath.MulNN(want, n, cb.q, d, xt.RawMatrix().Data, n, rows, n, d)
 			for i := range rows {

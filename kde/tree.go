@@ -354,7 +354,7 @@ func (m *model) scoreTree(ctx context.Context, dst []float64, row rowFunc, progr
 			hi := min(lo+blockRows, rows)
 			for i := lo; i < hi; i++ {
 				if ctx.Err() != nil {
-					return // ForBlocksProgress reports ctx.Err()
+					return // forBlocks reports ctx.Err()
 				}
 				row(s.q, i)
 				s.sum, s.low = logAcc{}, logAcc{}
