@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
@@ -20,7 +21,7 @@ import (
 func TestADBenchAUC(t *testing.T) {
 	testmat.SkipUnless(t, "ANOMALY_LONG", "to run the 15 ADBench data sets (about a minute)")
 	shareddata.ADBenchAnchors(t, shareddata.MedianAUCs(t, "kde_scott"), 0.01, []string{"34_smtp"}, func(uint64) detector.Detector {
-		k, _ := New(Config{Rule: Scott, Common: detector.Common{Scale: scale.None}})
+		k, _ := New(Config{Rule: Scott, Common: method.Common{Scale: scale.None}})
 		return k
 	})
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kernelad/anomaly/internal/fastmath"
-	"github.com/kernelad/anomaly/internal/parallel"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/detector/method"
 )
 
 // defaultGrid returns 21 bandwidths h_S·10^(−1.5 + 0.1k), k = 0..20, around
@@ -17,13 +15,14 @@ import (
 // deviation of the (centred) training rows.
 func defaultGrid(xc *mat.Dense) []float64 {
 	n, d := xc.Dims()
-	var sigma float64
-	for j := 0; j < d; j++ {
-		var s float64
-		for i := 0; i < n; i++ {
-			v := xc.At(i, j)
-			s += v * v
+	ss := make([]float64, d) // Σ_i x_ij², summed down each column in order
+	for i := 0; i < n; i++ {
+		for j, v := range xc.RawRowView(i) {
+			ss[j] += v * v
 		}
+	}
+	var sigma float64
+	for _, s := range ss {
 		sigma += math.Sqrt(s / float64(n))
 	}
 	sigma /= float64(d)
@@ -38,13 +37,23 @@ func defaultGrid(xc *mat.Dense) []float64 {
 	return g
 }
 
+// cvRows is the most held-out rows of cross-validation (Config.CVRows).
+func (k *KDE) cvRows() int {
+	if k.cfg.CVRows == 0 {
+		return 1000
+	}
+	return k.cfg.CVRows
+}
+
 // crossValidate returns the bandwidth of the grid with the largest mean
 // leave-one-out log-likelihood (1/m) Σ_i log p̂_(−i)(x_i) over m evenly
 // spaced rows i, where p̂_(−i) leaves row i itself out of its own sum (rows
 // equal to x_i stay in). A bandwidth for which some held-out row has zero
 // density (finite-support kernels) scores −Inf. Ties go to the larger
-// bandwidth.
-func (k *KDE) crossValidate(ctx context.Context, xc *mat.Dense, sqn []float64) (float64, error) {
+// bandwidth. xc holds the centred training rows and sqn their squared
+// norms. The context is checked before every bandwidth of every held-out
+// row; progress is "cv", in held-out rows.
+func (k *KDE) crossValidate(ctx context.Context, f *method.Fitting, xc *mat.Dense, sqn []float64) (float64, error) {
 	n, d := xc.Dims()
 	if n < 2 {
 		return 0, fmt.Errorf("kde: bandwidth cross-validation needs at least 2 rows, got %d", n)
@@ -53,45 +62,40 @@ func (k *KDE) crossValidate(ctx context.Context, xc *mat.Dense, sqn []float64) (
 	if len(grid) == 0 {
 		grid = defaultGrid(xc)
 	}
-	m := k.cfg.CVRows
-	if m == 0 {
-		m = 1000
-	}
-	m = min(m, n)
+	m := min(k.cvRows(), n)
 	held := evenRows(n, m)
 	kern := k.cfg.Kernel
 	ng := len(grid)
-	xraw := xc.RawMatrix()
-	nb := (m + blockRows - 1) / blockRows
+	br := exactBlockRows(n, d, m)
+	nb := (m + br - 1) / br
 	partial := make([][]float64, nb) // per block: Σ over its rows of log-lik per grid value
-	err := parallel.ForBlocksContext(ctx, nb, func() func(int) {
-		q := make([]float64, blockRows*d)
-		g := make([]float64, blockRows*n)
+	f.Report("cv", 0, m)
+	err := forBlocks(ctx, nb, br, m, func() func(int) {
+		cb := newCrossBlock(br, n, d)
 		r := make([]float64, n-1)
 		lk := make([]float64, n-1)
 		return func(b int) {
-			lo := b * blockRows
-			hi := min(lo+blockRows, m)
-			rows := hi - lo
-			for i := 0; i < rows; i++ {
-				copy(q[i*d:(i+1)*d], xc.RawRowView(held[lo+i]))
+			lo := b * br
+			hi := min(lo+br, m)
+			for i := lo; i < hi; i++ {
+				copy(cb.row(i-lo), xc.RawRowView(held[i]))
 			}
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-				blas64.General{Rows: rows, Cols: d, Stride: d, Data: q},
-				blas64.General{Rows: n, Cols: d, Stride: xraw.Stride, Data: xraw.Data},
-				0, blas64.General{Rows: rows, Cols: n, Stride: n, Data: g})
+			if !cb.sqDists(ctx, xc, sqn, hi-lo) {
+				return // forBlocks reports ctx.Err()
+			}
 			acc := make([]float64, ng)
-			for i := 0; i < rows; i++ {
-				self := held[lo+i]
+			for i := lo; i < hi; i++ {
+				self := held[i]
 				r = r[:0]
-				for j, v := range g[i*n : (i+1)*n] {
-					if j == self {
-						continue
+				for j, r2 := range cb.dists(i - lo) {
+					if j != self {
+						r = append(r, r2)
 					}
-					r2 := fastmath.SqDist(sqn[self], sqn[j], v)
-					r = append(r, r2)
 				}
 				for gi, h := range grid {
+					if ctx.Err() != nil {
+						return // forBlocks reports ctx.Err()
+					}
 					for j, r2 := range r {
 						lk[j] = kern.logProfile(math.Sqrt(r2), r2, h)
 					}
@@ -100,7 +104,7 @@ func (k *KDE) crossValidate(ctx context.Context, xc *mat.Dense, sqn []float64) (
 			}
 			partial[b] = acc
 		}
-	})
+	}, func(done int) { f.Report("cv", done, m) })
 	if err != nil {
 		return 0, err
 	}

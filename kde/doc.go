@@ -75,13 +75,15 @@
 // # Scorers
 //
 // Exact (Config.Algorithm) sums over every training row: squared distances
-// for a block of 64 query rows come from one matrix product on
-// mean-centred data (‖q‖² + ‖x‖² − 2qᵀx, clamped at 0), blocks are spread
-// over runtime.GOMAXPROCS(0) goroutines.
+// for a block of up to 64 query rows come from one matrix product on
+// mean-centred data (‖q‖² + ‖x‖² − 2qᵀx, clamped at 0), taken a tile of
+// training rows at a time so that the rows are read where they are, and
+// blocks are spread over runtime.GOMAXPROCS(0) goroutines.
 //
 // Tree builds a kd-tree (median split of the widest coordinate; leaves of
 // LeafSize to 2·LeafSize − 1 rows; each node keeps the tight bounding box of
-// its rows). For a query x, a node with N rows at box distances
+// its rows); the training rows are reordered in place into the tree's
+// order, not copied. For a query x, a node with N rows at box distances
 // [r_min, r_max] contributes between N·K(r_max/h) and N·K(r_min/h). The
 // walk visits the nearer child first and stops refining a node — adding
 // the midpoint N(K(r_min/h) + K(r_max/h))/2 — when
@@ -110,7 +112,42 @@
 // scores. Scoring every training row costs n² kernel values, so at most
 // Config.ThresholdRows rows (default 10,000, evenly spaced through the
 // training set; −1 scores all) are scored for it; each is still scored
-// against all n rows, its own included.
+// against all n rows, its own included. They are scored from the model's
+// centred rows, which equal what Score makes of the training rows bit for
+// bit, so scoring the training rows flags the rows the fit flagged.
+//
+// # Data, memory and sparse input
+//
+// A density estimate holds its training rows: a fit keeps one dense copy
+// of them, scaled by the scale stage and centred in place (8·n·d bytes),
+// with their squared norms (exact scorer) or the tree's boxes and row
+// order; that is the model, and what a saved model holds. Scoring is
+// row-wise and streams, a chunk at a time. A file larger than memory
+// (FitSource) is read into that one copy, or fitted on a uniform sample of
+// its rows (Config.Sample, --sample N): the memory estimate refuses what
+// does not fit.
+//
+// Sparse input (a *sparse.CSR, such as a LIBSVM file) is densified, a
+// chunk at a time in one pass over its non-zeros, before the scale stage
+// centres it: the kernel sums and the tree work on dense rows, and a
+// sparse matrix and a dense copy of it give the same model and the same
+// scores, bit for bit. The dense copy is 8·n·d bytes however few values
+// are non-zero (400 × 50,000 rows: 160 MB), and the estimate counts it.
+//
+// # Cancellation and progress
+//
+// Fit and ScoreContext return soon after their context ends (every loop
+// checks it at least every few milliseconds of work: each query row of
+// the scorers, each bandwidth of each held-out row of cross-validation,
+// each node of the tree), and a fit that does not finish leaves the
+// detector as it was. A fit's progress callback (Config.Progress)
+// receives, in order:
+//
+//	cv     held-out rows of the bandwidth cross-validation (bandwidth=cv)
+//	tree   training rows placed in the kd-tree's leaves (the tree scorer)
+//	score  training rows scored to set the threshold
+//
+// besides the stages of the method kit before them (scale, sample).
 //
 // # Use
 //
@@ -120,5 +157,6 @@
 //
 // or through the registry: detector.New("kde", map[string]string{"bandwidth":
 // "silverman", "kernel": "epanechnikov"}); parameters kernel, bandwidth,
-// algorithm, rtol, atol, leaf_size, contamination.
+// algorithm, threshold_rows, rtol, atol, leaf_size and the shared ones
+// (contamination, scale, sample, sample_seed).
 package kde

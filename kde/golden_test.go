@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -40,7 +40,7 @@ func TestGoldenSklearn(t *testing.T) {
 					algs = append(algs, Tree)
 				}
 				for _, alg := range algs {
-					k, err := New(Config{Kernel: kern, Rule: rule, Algorithm: alg, Common: detector.Common{Scale: scale.None}})
+					k, err := New(Config{Kernel: kern, Rule: rule, Algorithm: alg, Common: method.Common{Scale: scale.None}})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -2,17 +2,20 @@ package kde
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/detector/method"
+	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/fastmath"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Rule selects how Fit chooses the bandwidth when Config.Bandwidth is 0.
@@ -95,9 +98,10 @@ type Config struct {
 	// 2·LeafSize − 1 rows (fewer when n < LeafSize; more when the rows of a
 	// node are all identical and cannot be split). 0 means 40.
 	LeafSize int
-	// Common holds the contamination rate, the scale stage and the
-	// progress callback ("score" progress in rows).
-	detector.Common
+	// Common holds the contamination rate, the scale stage, the sample
+	// and the progress callback (see the package documentation for the
+	// stages).
+	method.Common
 }
 
 // Bind declares the parameters of the kernel density detector.
@@ -157,20 +161,25 @@ func (b bandwidthValue) Resolve() (bool, error) {
 // KDE is a kernel density detector: score(x) = −log p̂(x) with
 // p̂(x) = (1/n) Σ_i c(h,d) K(‖x − x_i‖/h).
 type KDE struct {
-	detector.Base
+	method.Base[*model]
 	cfg Config
-
-	// fitted state
-	d, n    int
-	h       float64
-	logNorm float64   // log c(h, d) − log n
-	mean    []float64 // column means of the training rows
-	xc      *mat.Dense
-	sqn     []float64 // ‖x_i − mean‖²
-	tree    *kdTree
 }
 
-var _ detector.Detector = (*KDE)(nil)
+// model is a fitted density estimate: the centred training rows and what
+// scoring needs. It is never changed once a fit has returned it.
+type model struct {
+	kern    Kernel
+	h       float64
+	logNorm float64   // log c(h, d) − log n
+	mean    []float64 // column means of the (scaled) training rows
+	// x holds the centred training rows, n × d and contiguous: in their
+	// order for the exact scorer, in the tree's order (tree.pos maps a
+	// row to its place) for the tree scorer.
+	x          *mat.Dense
+	sqn        []float64 // ‖x_i‖² (exact scorer; nil with a tree)
+	tree       *kdTree   // nil for the exact scorer
+	rtol, atol float64   // the tree's tolerances
+}
 
 // New validates cfg and returns an unfitted detector.
 func New(cfg Config) (*KDE, error) {
@@ -182,12 +191,14 @@ func New(cfg Config) (*KDE, error) {
 	if cfg.CVRows < 0 {
 		return nil, fmt.Errorf("kde: CVRows %d must be ≥ 0", cfg.CVRows)
 	}
-	b, err := detector.NewBase("kde", &cfg)
+	k := &KDE{cfg: cfg}
+	k.cfg.CVGrid = append([]float64(nil), cfg.CVGrid...)
+	b, err := method.NewBase("kde", &k.cfg, method.Hooks[*model]{Fit: k.fit, Decode: k.decode, Densify: true})
 	if err != nil {
 		return nil, err
 	}
-	cfg.CVGrid = append([]float64(nil), cfg.CVGrid...)
-	return &KDE{Base: b, cfg: cfg}, nil
+	k.Base = b
+	return k, nil
 }
 
 // Config returns the resolved configuration.
@@ -210,24 +221,28 @@ func (k *KDE) useTree() bool {
 	return k.cfg.RTol > 0 || k.cfg.ATol > 0
 }
 
-// Fit stores the training rows, chooses the bandwidth, builds the tree when
-// the scorer needs it and sets the threshold from the training scores
-// (each training row's own kernel counts in its density, as in
+// Fit keeps the training rows (centred), chooses the bandwidth, builds the
+// tree when the scorer needs it and sets the threshold from the training
+// scores (each training row's own kernel counts in its density, as in
 // scikit-learn's score_samples).
-func (k *KDE) Fit(ctx context.Context, X mat.Matrix) error {
-	return k.FitWith(ctx, X, k.fit)
-}
+func (k *KDE) Fit(ctx context.Context, X mat.Matrix) error { return k.Base.Fit(ctx, X) }
 
-func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	if err := kernel.CheckRange(X); err != nil {
-		return nil, fmt.Errorf("kde: %w", err)
+// fit holds the scaled training rows in one dense matrix (Fitting.Dense),
+// centres it in place and scores the training rows from it.
+func (k *KDE) fit(ctx context.Context, f *method.Fitting) (*model, []float64, error) {
+	x, err := f.Dense(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	n, d := X.Dims()
-	xc, mean := detector.CentredCopy(X)
-	sqn := make([]float64, n)
-	for i := range sqn {
-		sqn[i] = fastmath.SumSquares(xc.RawRowView(i)) // MulNN's arithmetic: 0 from a row to itself
+	n, d := x.Dims()
+	if raw := x.RawMatrix(); raw.Stride != d {
+		x = mat.DenseCopyOf(x) // contiguous rows (the tree and the state need them)
 	}
+	if err := kernel.CheckRange(x); err != nil {
+		return nil, nil, fmt.Errorf("kde: %w", err)
+	}
+	// The width rules read the rows before they are centred (scale's
+	// Var(X) is over every entry of the scaled rows).
 	h := k.cfg.Bandwidth
 	if h == 0 {
 		switch k.cfg.Rule {
@@ -236,37 +251,124 @@ func (k *KDE) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 		case Silverman:
 			h = kernel.Silverman(n, d)
 		case ScaleWidth:
-			h = math.Sqrt(0.5 / kernel.ScaleGamma(X))
+			h = math.Sqrt(0.5 / kernel.ScaleGamma(x))
 		case ScaleScott:
-			h = math.Sqrt(0.5/kernel.ScaleGamma(X)) * kernel.Scott(n, d)
-		case CV:
-			var err error
-			h, err = k.crossValidate(ctx, xc, sqn)
-			if err != nil {
-				return nil, err
-			}
+			h = math.Sqrt(0.5/kernel.ScaleGamma(x)) * kernel.Scott(n, d)
+		}
+	}
+	mean, err := centre(ctx, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &model{kern: k.cfg.Kernel, mean: mean, x: x, rtol: k.cfg.RTol, atol: k.cfg.ATol}
+	cv := k.cfg.Bandwidth == 0 && k.cfg.Rule == CV
+	if !k.useTree() || cv {
+		if m.sqn, err = sqNorms(ctx, x); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cv {
+		if h, err = k.crossValidate(ctx, f, x, m.sqn); err != nil {
+			return nil, nil, err
 		}
 	}
 	if !(h > 0) || math.IsInf(h, 0) {
-		return nil, fmt.Errorf("kde: bandwidth %v is not a positive number", h)
+		return nil, nil, fmt.Errorf("kde: bandwidth %v is not a positive number", h)
 	}
-	k.d, k.n, k.h, k.mean, k.xc, k.sqn, k.tree = d, n, h, mean, xc, sqn, nil
-	k.logNorm = k.cfg.Kernel.logNorm(h, d) - math.Log(float64(n))
+	m.h = h
+	m.logNorm = m.kern.logNorm(h, d) - math.Log(float64(n))
 	if k.useTree() {
-		t, err := buildTree(ctx, xc, k.leafSize())
-		if err != nil {
-			return nil, err
+		m.sqn = nil
+		if m.tree, err = buildTree(ctx, x, k.leafSize(), f.Report); err != nil {
+			return nil, nil, err
 		}
-		k.tree = t
 	}
-	if m := k.cfg.ThresholdRows; m > 0 && n > m {
-		sub := mat.NewDense(m, d, nil)
-		for i, r := range evenRows(n, m) {
-			sub.SetRow(i, xc.RawRowView(r))
+	train, err := m.trainScores(ctx, f, k.cfg.ThresholdRows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, train, nil
+}
+
+// centre subtracts the column means from the rows of x in place and
+// returns the means: each column summed down the rows in order, then
+// divided by the number of rows.
+func centre(ctx context.Context, x *mat.Dense) ([]float64, error) {
+	n, d := x.Dims()
+	mean := make([]float64, d)
+	step := checkRows(d)
+	for i := 0; i < n; i++ {
+		if i%step == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return k.score(ctx, nil, sub, true)
+		for j, v := range x.RawRowView(i) {
+			mean[j] += v
+		}
 	}
-	return k.score(ctx, nil, xc, true)
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for i := 0; i < n; i++ {
+		if i%step == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+		}
+	}
+	return mean, nil
+}
+
+// sqNorms returns ‖x_i‖² for the rows of x, with MulNN's arithmetic (so
+// that the squared distance of a row to itself is exactly 0).
+func sqNorms(ctx context.Context, x *mat.Dense) ([]float64, error) {
+	n, d := x.Dims()
+	sqn := make([]float64, n)
+	step := checkRows(d)
+	for i := range sqn {
+		if i%step == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		sqn[i] = fastmath.SumSquares(x.RawRowView(i))
+	}
+	return sqn, nil
+}
+
+// checkRows is the number of rows of d columns a pass over the training
+// rows reads between two checks of its context: about 2²⁰ values, a
+// millisecond of work.
+func checkRows(d int) int { return max(1, (1<<20)/max(d, 1)) }
+
+// trainScores scores the training rows the threshold is set from: every
+// row, or ThresholdRows of them evenly spaced (evenRows) when there are
+// more. They are read from the model's centred rows, which equal the rows
+// Score centres bit for bit (x − mean), so no row is read or scaled again
+// and no copy is made; progress is "score", in rows.
+func (m *model) trainScores(ctx context.Context, f *method.Fitting, most int) ([]float64, error) {
+	n, d := m.x.Dims()
+	var idx []int
+	if most > 0 && n > most {
+		idx = evenRows(n, most)
+	}
+	rows := n
+	if idx != nil {
+		rows = len(idx)
+	}
+	train := make([]float64, rows)
+	data := m.x.RawMatrix().Data
+	row := func(q []float64, i int) {
+		if idx != nil {
+			i = idx[i]
+		}
+		if m.tree != nil {
+			i = m.tree.pos[i]
+		}
+		copy(q, data[i*d:(i+1)*d])
+	}
+	f.Report("score", 0, rows)
+	err := m.score(ctx, train, row, func(done int) { f.Report("score", done, rows) })
+	return train, err
 }
 
 // evenRows returns m rows of [0, n) (m ≤ n) evenly spaced: ⌊i·n/m⌋ for
@@ -280,15 +382,16 @@ func evenRows(n, m int) []int {
 }
 
 // Bandwidth returns the fitted bandwidth h (0 before Fit).
-func (k *KDE) Bandwidth() float64 { return k.h }
+func (k *KDE) Bandwidth() float64 {
+	if m, ok := k.Model(); ok {
+		return m.h
+	}
+	return 0
+}
 
 // Score sets dst[i] = −log p̂(x_i) for the rows of X. Points outside the
 // support of a finite-support kernel score +Inf.
-func (k *KDE) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return k.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
-		return k.score(context.Background(), dst, X, false)
-	})
-}
+func (k *KDE) Score(dst []float64, X mat.Matrix) ([]float64, error) { return k.Base.Score(dst, X) }
 
 // LogDensity sets dst[i] = log p̂(x_i), the normalised log-density, for the
 // rows of X (scikit-learn's score_samples).
@@ -303,34 +406,52 @@ func (k *KDE) LogDensity(dst []float64, X mat.Matrix) ([]float64, error) {
 	return dst, nil
 }
 
-// score computes −log p̂ for the rows of X; centred says X is already
-// centred (the training matrix itself).
-func (k *KDE) score(ctx context.Context, dst []float64, X mat.Matrix, centred bool) ([]float64, error) {
-	m, _ := X.Dims()
-	dst = detector.ScoreDst(dst, m)
-	var err error
-	if k.tree != nil {
-		err = k.scoreTree(ctx, dst, X, centred)
-	} else {
-		err = k.scoreExact(ctx, dst, X, centred)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return dst, nil
+// rowFunc writes row i of a set of query rows, centred with the training
+// mean, into q (len d).
+type rowFunc func(q []float64, i int)
+
+// Score writes −log p̂ of the rows of X (scaled, not centred) into dst.
+func (m *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
+	sp, _ := X.(*sparse.CSR)
+	return m.score(ctx, dst, func(q []float64, i int) {
+		if sp != nil { // Base densifies (Hooks.Densify); a direct caller may not
+			clear(q)
+			ind, val := csr.Row(sp, i)
+			for k, j := range ind {
+				q[j] = val[k]
+			}
+		} else {
+			mat.Row(q, i, X)
+		}
+		for j := range q {
+			q[j] -= m.mean[j]
+		}
+	}, nil)
 }
 
-// blockRows is the number of query rows one work item covers.
-const blockRows = 64
-
-// queryRow copies row i of X, centred with the training mean, into dst.
-func (k *KDE) queryRow(dst []float64, X mat.Matrix, i int, centred bool) {
-	mat.Row(dst, i, X)
-	if !centred {
-		for j := range dst {
-			dst[j] -= k.mean[j]
-		}
+// score computes −log p̂ of len(dst) query rows given by row, calling
+// progress (when not nil) with the number of rows done, at least every
+// 100 ms while it runs and once at the end.
+func (m *model) score(ctx context.Context, dst []float64, row rowFunc, progress func(done int)) error {
+	if m.tree != nil {
+		return m.scoreTree(ctx, dst, row, progress)
 	}
+	return m.scoreExact(ctx, dst, row, progress)
+}
+
+// forBlocks runs nb blocks of br rows of a total of rows on every core
+// (parallel.ForBlocksProgress), reporting rows done to progress. A block
+// returns early, its work undone, once ctx has ended: forBlocks then
+// returns ctx.Err(), even when every block had been handed out.
+func forBlocks(ctx context.Context, nb, br, rows int, newWorker func() func(int), progress func(done int)) error {
+	var p func(done, total int)
+	if progress != nil {
+		p = func(done, total int) { progress(min(done*br, rows)) }
+	}
+	if err := parallel.ForBlocksProgress(ctx, nb, newWorker, p); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // logSumExp returns log Σ exp(v) over the finite values of v (−Inf when
@@ -351,5 +472,3 @@ func logSumExp(v []float64) float64 {
 	}
 	return mx + math.Log(s)
 }
-
-var errState = errors.New("kde: invalid model state")

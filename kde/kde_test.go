@@ -1,6 +1,7 @@
 package kde
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
+	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
@@ -49,7 +52,7 @@ func TestFarPoint(t *testing.T) {
 	far := mat.NewDense(1, 2, []float64{300, 400}) // r = 500
 	for _, alg := range []Algorithm{Exact, Tree} {
 		for _, k := range []Kernel{Gaussian, Tophat, Epanechnikov, Exponential, Linear, Cosine} {
-			d, err := New(Config{Kernel: k, Bandwidth: 1, Algorithm: alg, Common: detector.Common{Scale: scale.None}})
+			d, err := New(Config{Kernel: k, Bandwidth: 1, Algorithm: alg, Common: method.Common{Scale: scale.None}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +76,7 @@ func TestFarPoint(t *testing.T) {
 func TestErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Kernel: 9}, {Bandwidth: -1}, {Bandwidth: math.NaN()}, {RTol: -1}, {ATol: math.Inf(1)},
-		{Common: detector.Common{Contamination: 0.7}}, {LeafSize: -1}, {Rule: 7}, {Algorithm: 5}, {CVGrid: []float64{0}},
+		{Common: method.Common{Contamination: 0.7}}, {LeafSize: -1}, {Rule: 7}, {Algorithm: 5}, {CVGrid: []float64{0}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)
@@ -102,7 +105,7 @@ func TestErrors(t *testing.T) {
 }
 
 // TestRegistryErrors: bad parameters are refused by the registry, and a
-// garbage state by UnmarshalBinary. (Every kernel and bandwidth rule is
+// garbage state by the model's decoder. (Every kernel and bandwidth rule is
 // built, fitted, thresholded and saved by the conformance suite's
 // variants in conformance_test.go.)
 func TestRegistryErrors(t *testing.T) {
@@ -112,7 +115,7 @@ func TestRegistryErrors(t *testing.T) {
 		}
 	}
 	d, _ := New(Config{})
-	if err := d.UnmarshalBinary([]byte("garbage")); err == nil {
+	if _, err := d.decode([]byte("garbage"), 3); err == nil {
 		t.Error("garbage state: no error")
 	}
 }
@@ -137,7 +140,7 @@ func Example() {
 	// Training rows around the origin; one query near them, one far away.
 	train := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
 	query := mat.NewDense(2, 2, []float64{0.5, 0.5, 8, 8})
-	d, _ := New(Config{Kernel: Gaussian, Bandwidth: 1, Common: detector.Common{Scale: scale.None}})
+	d, _ := New(Config{Kernel: Gaussian, Bandwidth: 1, Common: method.Common{Scale: scale.None}})
 	_ = d.Fit(context.Background(), train)
 	s, _ := d.Score(nil, query)
 	fmt.Printf("near %.4f far %.4f\n", s[0], s[1])
@@ -153,7 +156,7 @@ func TestScaleWidth(t *testing.T) {
 	for _, f := range []float64{1, 10} {
 		Y := mat.DenseCopyOf(X)
 		Y.Scale(f, Y)
-		d, _ := New(Config{Rule: ScaleWidth, Common: detector.Common{Scale: scale.None}})
+		d, _ := New(Config{Rule: ScaleWidth, Common: method.Common{Scale: scale.None}})
 		if err := d.Fit(context.Background(), Y); err != nil {
 			t.Fatal(err)
 		}
@@ -168,17 +171,15 @@ func TestScaleWidth(t *testing.T) {
 // two points r² = 2h² apart give log(1 + e⁻¹), the closed forms.
 func TestGaussianLogSumExtremeBandwidth(t *testing.T) {
 	for _, h := range []float64{5e-310, 1e-200, 0.3, 1e200} {
-		g := []float64{0, 0, 0}
-		if got := gaussianLogSum(g, 0, []float64{0, 0, 0}, h); math.Abs(got-math.Log(3)) > 1e-15 {
+		if got := gaussianLogSum([]float64{0, 0, 0}, 0, h); math.Abs(got-math.Log(3)) > 1e-15 {
 			t.Errorf("h=%g: three coincident points give %v, want log 3", h, got)
 		}
 		if h < 1e-160 || h > 1e150 {
 			continue // 2h² is not representable
 		}
 		r2 := 2 * h * h
-		g = []float64{0, 0}
-		// query at the origin (qn = 0); training rows with |x|² = 0 and r2
-		got := gaussianLogSum(g, 0, []float64{0, r2}, h)
+		// squared distances 0 and r2 from the query, the smallest 0
+		got := gaussianLogSum([]float64{0, r2}, 0, h)
 		if want := math.Log(1 + math.Exp(-1)); math.Abs(got-want) > 1e-14 {
 			t.Errorf("h=%g: %v, want log(1+e⁻¹) = %v", h, got, want)
 		}
@@ -260,7 +261,7 @@ func TestScaleScottDefault(t *testing.T) {
 		X    mat.Matrix
 		want float64
 	}{{"4×2", X, base}, {"4×2 ×10", X10, 10 * base}, {"8×2", X2, base * math.Pow(2, -1.0/6)}} {
-		d, err := New(Config{Common: detector.Common{Scale: scale.None}})
+		d, err := New(Config{Common: method.Common{Scale: scale.None}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,4 +272,77 @@ func TestScaleScottDefault(t *testing.T) {
 			t.Errorf("%s: bandwidth %.17g, want %.17g", tc.name, d.Bandwidth(), tc.want)
 		}
 	}
+}
+
+// TestCrossBlockArithmetic: the squared distances of a block of query
+// rows come out the same, bit for bit, whichever way crossBlock takes the
+// product (the tile of training rows transposed when the block has more
+// rows than columns, the block transposed otherwise) and whatever the
+// tiling, and equal the reference: MulNN of the block with all the
+// training rows transposed (the exact scorer's product before it read
+// the rows in place), then fastmath.SqDist. 1,000 training rows are
+// several tiles and a partial one.
+func TestCrossBlockArithmetic(t *testing.T) {
+	const n = 1000
+	for _, d := range []int{3, 10, 70} {
+		x := testmat.NormalSeed(n, d, uint64(d))
+		sqn, _ := sqNorms(context.Background(), x)
+		xt := mat.DenseCopyOf(x.T())
+		for _, br := range []int{4, 16, 64} {
+			cb := newCrossBlock(br, n, d)
+			for i := range br {
+				copy(cb.row(i), x.RawRowView((7*i)%n))
+			}
+			rows := br - 1 // a block shorter than its buffers
+			cb.sqDists(context.Background(), x, sqn, rows)
+			want := make([]float64, rows*n)
+			fastmath.MulNN(want, n, cb.q, d, xt.RawMatrix().Data, n, rows, n, d)
+			for i := range rows {
+				qn := fastmath.SumSquares(cb.row(i))
+				mn := math.Inf(1)
+				for j, v := range cb.dists(i) {
+					w := fastmath.SqDist(qn, sqn[j], want[i*n+j])
+					mn = math.Min(mn, w)
+					if v != w {
+						t.Fatalf("d=%d br=%d (wide %v): row %d to %d: %v, want %v", d, br, d > br, i, j, v, w)
+					}
+				}
+				if cb.min[i] != mn {
+					t.Errorf("d=%d br=%d: row %d's minimum %v, want %v", d, br, i, cb.min[i], mn)
+				}
+				if cb.min[i] != 0 {
+					t.Errorf("d=%d br=%d: row %d is a training row; its smallest squared distance is %v, want 0", d, br, i, cb.min[i])
+				}
+			}
+		}
+	}
+}
+
+// TestTreeStateOrder: the tree reorders the model's rows in place, and
+// the saved state puts them back: a tree model saves the rows an exact
+// model saves, in the training rows' order.
+func TestTreeStateOrder(t *testing.T) {
+	X := testmat.NormalSeed(500, 3, 4)
+	exact := fittedState(t, Config{Algorithm: Exact}, X)
+	if tree := fittedState(t, Config{Algorithm: Tree, LeafSize: 5}, X); !bytes.Equal(exact, tree) {
+		t.Error("the tree model's state differs from the exact model's")
+	}
+}
+
+// fittedState fits a detector of cfg on X and returns its model's state.
+func fittedState(tb testing.TB, cfg Config, X mat.Matrix) []byte {
+	tb.Helper()
+	k, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := k.Fit(context.Background(), X); err != nil {
+		tb.Fatal(err)
+	}
+	m, _ := k.Model()
+	b, err := m.MarshalBinary()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 
-	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -12,7 +11,8 @@ import (
 // contiguous range of the reordered rows and their tight bounding box.
 type kdTree struct {
 	d     int
-	data  []float64 // rows in tree order, n × d
+	data  []float64 // rows in tree order, n × d (the model's rows, reordered in place)
+	pos   []int     // pos[i] is the place in data of training row i
 	nodes []kdNode
 	lo    []float64 // bounding box lower corners, one d-vector per node
 	hi    []float64 // upper corners
@@ -24,25 +24,40 @@ type kdNode struct {
 	logCount    float64 // log(end − start)
 }
 
+// treeNodes is the most nodes a tree of n rows with leaves of leafSize
+// has: a node of at least 2·leafSize rows is split in two halves, so
+// every leaf but a root of fewer rows holds at least leafSize rows.
+func treeNodes(n, leafSize int) int {
+	return 2*max(1, n/max(leafSize, 1)) - 1
+}
+
 // buildTree splits at the median of the widest coordinate until a node has
-// fewer than 2·leafSize rows.
+// fewer than 2·leafSize rows, and then reorders the rows of x in place
+// into the tree's order (x is contiguous: stride d). Progress is "tree",
+// in rows placed in leaves.
 //
 // The build checks ctx at every node and returns ctx.Err() once it is
-// cancelled, so a cancelled fit stops building within one node's work.
-func buildTree(ctx context.Context, x *mat.Dense, leafSize int) (*kdTree, error) {
+// cancelled, so a cancelled fit stops building within one node's work; x
+// is then left in its order.
+func buildTree(ctx context.Context, x *mat.Dense, leafSize int, report func(stage string, done, total int)) (*kdTree, error) {
 	n, d := x.Dims()
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	t := &kdTree{d: d}
+	nodes := treeNodes(n, leafSize)
+	t := &kdTree{d: d, nodes: make([]kdNode, 0, nodes), lo: make([]float64, 0, nodes*d), hi: make([]float64, 0, nodes*d)}
 	raw := x.RawMatrix()
+	placed, next := 0, 0
+	step := max(1, n/128) // rows between two reports
+	report("tree", 0, n)
 	var build func(start, end int) int
 	build = func(start, end int) int {
 		id := len(t.nodes)
 		t.nodes = append(t.nodes, kdNode{start: start, end: end, left: -1, right: -1, logCount: math.Log(float64(end - start))})
-		lo := make([]float64, d)
-		hi := make([]float64, d)
+		lo := t.lo[len(t.lo) : len(t.lo)+d]
+		hi := t.hi[len(t.hi) : len(t.hi)+d]
+		t.lo, t.hi = t.lo[:len(t.lo)+d], t.hi[:len(t.hi)+d]
 		copy(lo, x.RawRowView(idx[start]))
 		copy(hi, lo)
 		for _, i := range idx[start+1 : end] {
@@ -51,10 +66,15 @@ func buildTree(ctx context.Context, x *mat.Dense, leafSize int) (*kdTree, error)
 				hi[j] = math.Max(hi[j], v)
 			}
 		}
-		t.lo = append(t.lo, lo...)
-		t.hi = append(t.hi, hi...)
-		if end-start < 2*leafSize {
+		leaf := func() int {
+			if placed += end - start; placed >= next {
+				report("tree", placed, n)
+				next = placed + step
+			}
 			return id
+		}
+		if end-start < 2*leafSize {
+			return leaf()
 		}
 		split, spread := 0, -1.0
 		for j := 0; j < d; j++ {
@@ -63,7 +83,7 @@ func buildTree(ctx context.Context, x *mat.Dense, leafSize int) (*kdTree, error)
 			}
 		}
 		if spread == 0 {
-			return id // all rows identical: nothing to split
+			return leaf() // all rows identical: nothing to split
 		}
 		if ctx.Err() != nil {
 			return id // abandoned: buildTree returns ctx.Err()
@@ -79,11 +99,49 @@ func buildTree(ctx context.Context, x *mat.Dense, leafSize int) (*kdTree, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t.data = make([]float64, n*d)
+	report("tree", n, n)
+	t.pos = make([]int, n)
 	for k, i := range idx {
-		copy(t.data[k*d:(k+1)*d], x.RawRowView(i))
+		t.pos[i] = k
 	}
+	permuteRows(raw.Data, d, idx)
+	t.data = raw.Data[:n*d]
 	return t, nil
+}
+
+// permuteRows reorders the rows of data (d values each) in place so that
+// row k becomes what row idx[k] was, following the permutation's cycles
+// with one row of scratch; idx is consumed (its entries are marked −1).
+func permuteRows(data []float64, d int, idx []int) {
+	tmp := make([]float64, d)
+	for k := range idx {
+		if idx[k] < 0 || idx[k] == k {
+			continue
+		}
+		copy(tmp, data[k*d:(k+1)*d]) // row k's values, wanted at the end of its cycle
+		j := k
+		for {
+			src := idx[j]
+			idx[j] = -1
+			if src == k {
+				copy(data[j*d:(j+1)*d], tmp)
+				break
+			}
+			copy(data[j*d:(j+1)*d], data[src*d:(src+1)*d])
+			j = src
+		}
+	}
+}
+
+// rowMajor returns the tree's rows in the training rows' order, n × d (a
+// copy), for the model's state.
+func (t *kdTree) rowMajor() []float64 {
+	d := t.d
+	out := make([]float64, len(t.data))
+	for i, p := range t.pos {
+		copy(out[i*d:(i+1)*d], t.data[p*d:(p+1)*d])
+	}
+	return out
 }
 
 // selectNth reorders idx so that idx[k] holds a row with the k-th smallest
@@ -188,7 +246,7 @@ func logSubExp(a, b float64) float64 {
 type treeQuery struct {
 	t         *kdTree
 	kern      Kernel
-	h         float64
+	h, hh     float64 // the bandwidth and its square
 	q         []float64
 	buf       []float64
 	sum, low  logAcc  // Σ K over exact rows and pruned-node midpoints; lower bound
@@ -200,9 +258,12 @@ type treeQuery struct {
 }
 
 func (s *treeQuery) logK(r2 float64) float64 {
-	if s.kern == Gaussian {
-		return -0.5 * r2 / (s.h * s.h)
+	if s.kern == Gaussian && s.hh > 0 && s.hh <= math.MaxFloat64 {
+		return -0.5 * r2 / s.hh
 	}
+	// Other kernels, and a Gaussian whose h² underflows to 0 (h below
+	// 1e-154) or overflows (above 1e154), where −r²/(2h²) would be 0/0 at
+	// r = 0 or ∞/∞ at r² = ∞: (r²/h)/h.
 	return s.kern.logProfile(math.Sqrt(r2), r2, s.h)
 }
 
@@ -264,39 +325,43 @@ func (s *treeQuery) visit(i int, kMax, kMin, rest float64) {
 	s.visit(b, bKMax, bKMin, rest)
 }
 
-// scoreTree sets dst[i] = −log p̂(x_i) through the tree.
-func (k *KDE) scoreTree(ctx context.Context, dst []float64, X mat.Matrix, centred bool) error {
-	m, _ := X.Dims()
-	nb := (m + blockRows - 1) / blockRows
-	logC := k.logNorm + math.Log(float64(k.n)) // log c(h, d)
+// scoreTree sets dst[i] = −log p̂ of query row i through the tree, checking
+// ctx before every row.
+func (m *model) scoreTree(ctx context.Context, dst []float64, row rowFunc, progress func(done int)) error {
+	rows := len(dst)
+	n, d := m.x.Dims()
+	nb := (rows + blockRows - 1) / blockRows
+	logC := m.logNorm + math.Log(float64(n)) // log c(h, d)
 	logATol, logRTol := math.Inf(-1), math.Inf(-1)
-	if k.cfg.ATol > 0 {
-		logATol = math.Log(k.cfg.ATol) - logC
+	if m.atol > 0 {
+		logATol = math.Log(m.atol) - logC
 	}
-	if k.cfg.RTol > 0 {
-		logRTol = math.Log(k.cfg.RTol)
+	if m.rtol > 0 {
+		logRTol = math.Log(m.rtol)
 	}
 	maxLeaf := 0
-	for _, nd := range k.tree.nodes {
-		maxLeaf = max(maxLeaf, nd.end-nd.start)
+	for _, nd := range m.tree.nodes {
+		if nd.left < 0 {
+			maxLeaf = max(maxLeaf, nd.end-nd.start)
+		}
 	}
-	return parallel.ForBlocksContext(ctx, nb, func() func(int) {
-		s := &treeQuery{t: k.tree, kern: k.cfg.Kernel, h: k.h, q: make([]float64, k.d),
-			buf: make([]float64, min(maxLeaf, k.n)), logATol: logATol, logRTol: logRTol, logN: math.Log(float64(k.n)),
+	return forBlocks(ctx, nb, blockRows, rows, func() func(int) {
+		s := &treeQuery{t: m.tree, kern: m.kern, h: m.h, hh: m.h * m.h, q: make([]float64, d),
+			buf: make([]float64, maxLeaf), logATol: logATol, logRTol: logRTol, logN: math.Log(float64(n)),
 			logTolMax: logAddExp(logATol, logRTol)}
 		return func(b int) {
 			lo := b * blockRows
-			hi := min(lo+blockRows, m)
+			hi := min(lo+blockRows, rows)
 			for i := lo; i < hi; i++ {
 				if ctx.Err() != nil {
-					return // ForBlocksContext reports ctx.Err()
+					return // forBlocks reports ctx.Err()
 				}
-				k.queryRow(s.q, X, i, centred)
+				row(s.q, i)
 				s.sum, s.low = logAcc{}, logAcc{}
 				r0, r1 := s.t.bounds(0, s.q)
 				s.visit(0, s.logK(r0), s.logK(r1), math.Inf(-1))
-				dst[i] = -(s.sum.value() + k.logNorm)
+				dst[i] = -(s.sum.value() + m.logNorm)
 			}
 		}
-	})
+	}, progress)
 }

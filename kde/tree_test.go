@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
+	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -168,4 +170,34 @@ func TestDuplicateHeavyData(t *testing.T) {
 func kernelScott(X mat.Matrix) float64 {
 	n, d := X.Dims()
 	return math.Pow(float64(n), -1/float64(d+4))
+}
+
+// TestTreeExtremeBandwidth: at a bandwidth whose square underflows (h
+// below 1e-154) or overflows (above 1e154) the tree scorer's Gaussian
+// log-kernel −r²/(2h²) was 0/0 at r = 0 (a query on a training row) and
+// ∞/∞ where r² overflows (a query near 1e160): NaN scores, found by
+// FuzzDecodeKDE. It must agree with the exact scorer (1e-12 relative, as
+// TestTreeTolerance at rtol = 0), which scores both finite or +Inf.
+func TestTreeExtremeBandwidth(t *testing.T) {
+	X := mat.NewDense(6, 2, []float64{0, 0, 0, 0, 1, 2, 3, 1, 2, 2, 5, 5})
+	Q := mat.NewDense(4, 2, []float64{0, 0, 1, 2, 0.5, 0.5, 1e160, 0})
+	for _, h := range []float64{1e-200, 1e-155, 1e155, 1e200} {
+		var want []float64
+		for _, alg := range []Algorithm{Exact, Tree} {
+			k, err := New(Config{Bandwidth: h, Algorithm: alg, LeafSize: 1, Common: method.Common{Scale: scale.None}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := testmat.FitScore(t, k, X, Q)
+			for i, v := range s {
+				if math.IsNaN(v) {
+					t.Fatalf("h=%g alg %d: row %d scores NaN", h, alg, i)
+				}
+				if want != nil && v != want[i] && math.Abs(v-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
+					t.Errorf("h=%g: the tree scores row %d %v, the exact scorer %v", h, i, v, want[i])
+				}
+			}
+			want = s
+		}
+	}
 }
