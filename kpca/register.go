@@ -35,12 +35,11 @@ func init() {
 // eigenBytes' bound on the eigensolver's buffers; once these are freed,
 // the model's projection and its prepared training rows (crossBytes), and
 // the larger of saving the model (the projection transposed and the
-// encoded state) and rescoring near ties. Nyström adds, while the map is
-// built, the landmarks and the map's construction (randfeat.NystromBytes,
-// its own copy of the landmarks included); then the map (the landmarks
-// and K_mm^(−1/2)), the prepared landmarks, the n × m features, per-row
-// norms and the block scratch, with the m × m covariance, its block
-// scratch and its eigensolver.
+// encoded state) and rescoring near ties. Nyström adds the landmarks and
+// the map's construction (randfeat.NystromBytes, its own copy of the
+// landmarks included), the n × m features, per-row norms and the block
+// scratch, and the m × m covariance with its block scratch and its
+// eigensolver.
 //
 // A score holds, per worker, the kernel block of Score (blockRows rows
 // against the training rows or landmarks) and its scratch; sparse rows
@@ -76,11 +75,15 @@ func memory(p *KPCA, op detector.Op, s detector.Size) float64 {
 		}
 		qi = min(qi, mi)
 		m, q := float64(mi), float64(qi)
+		// The map's construction (its landmarks and K_mm^(−1/2) kept,
+		// its scratch freed) stays beside the features: their n × m
+		// block cannot reuse what the collector freed, and the prepared
+		// landmarks take the freed span of the landmarks drawn.
 		build := 8*m*d + float64(randfeat.NystromBytes(mi, s.Cols))
 		block := float64(max(4, min(4096, featureWork/max(mi*(s.Cols+mi), 1))))
-		held := 8*(m*d+m*m+n*m+3*n+block*(2*m+d+q)) + crossBytes(kind, mi, s.Cols)
+		features := 8 * (n*m + 3*n + block*(2*m+d+q))
 		cov := 8*(m*m+covRows*m+float64(runtime.GOMAXPROCS(0))*covStrip*m) + float64(denseBytes(mi, qi, p.cfg.Variance))
-		return rows + max(build, held+cov)
+		return rows + build + features + cov
 	}
 	q := min(p.cfg.Components, max(s.Rows-1, 0))
 	gram := 8*n*float64(paddedStride(s.Rows)) + float64(eigenBytes(s.Rows, q, p.cfg.Variance))
