@@ -109,6 +109,8 @@
 // Progress stages (Config.Progress), besides Base's "sample" and
 // "scale":
 //
+//   - "allocate": MiB of the n × n kernel matrix populated (exact; at
+//     10,000 rows 800 MB, seconds on a virtual machine);
 //   - "gram": rows of the n × n kernel matrix formed, of n (exact);
 //   - "eigen": block Lanczos's basis vectors multiplied by the matrix,
 //     against a budget that grows by what each restart frees; it ends at
