@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
@@ -35,7 +36,7 @@ func TestADBenchAUC(t *testing.T) {
 		}
 	}
 	shareddata.ADBenchAnchors(t, anchors, 0.01, []string{"16_http"}, func(uint64) detector.Detector {
-		p, _ := New(Config{Components: 50, Common: detector.Common{Scale: scale.None}})
+		p, _ := New(Config{Components: 50, Common: method.Common{Scale: scale.None}})
 		return p
 	})
 }

@@ -77,13 +77,73 @@
 // where the bracket is ‖φ(x)‖² minus its part in S, the error no axis in S
 // can reconstruct. With m = n every training row is a landmark, S contains
 // φ̄ and the principal axes, and the score equals the exact one (to
-// round-off, tested). The cost is O(nm(d + m)) time and O(nm) memory: the
-// map's products and the m × m covariance (its upper triangle) run on
-// fastmath's register-blocked kernel on all cores. On all 49,097 rows of
-// 32_shuttle a fit takes 1.5–1.7 s at the default 500 landmarks
-// (scikit-learn's Nystroem(500) followed by PCA: 3.5–4.2 s) and 28 s at
-// 2,000. A saved model keeps the landmark map, so scoring does not
-// decompose K_mm again.
+// round-off, tested). The cost is O(nm(d + m)) time and O(nm) memory (the
+// features of every row, centred in place): the map's products and the
+// m × m covariance (its upper triangle) run on fastmath's
+// register-blocked kernel on all cores. On all 49,097 rows of 32_shuttle
+// a fit takes 1.5–1.7 s at the default 500 landmarks (scikit-learn's
+// Nystroem(500) followed by PCA: 3.5–4.2 s) and 28 s at 2,000. A saved
+// model keeps the landmark map, so scoring does not decompose K_mm again.
+//
+// # Scoring
+//
+// Score is row-wise: a row's score depends on that row and the model
+// alone, so a matrix scored whole, in chunks (as Base hands it over, about
+// 8 MiB of values at a time) or from a file (detector.ScoreSource) gets
+// the same scores bit for bit. Everything that does not depend on the
+// rows scored is prepared once, when the model is fitted or loaded: the
+// training rows (exact) or the landmarks (Nyström) centred on their column
+// means for the rbf kernel, with their squared norms, and from 1,024 rows
+// on transposed, as kernel.Cross prepares them at every call (their values
+// are kernel.Cross's, bit for bit); and the projection's centring terms.
+// A block of rows then costs its cross kernel and its projections; blocks
+// of at most 512 rows (fewer as the model grows: about 2²⁵ multiply-adds
+// each) go to the cores, and Score returns ctx.Err() between them.
+//
+// # Progress and cancellation
+//
+// Every stage looks at the context within some tens of milliseconds of
+// work (at 10,000 rows the n × n matrix is mapped 4 MiB at a time, since
+// populating it in one call took seconds), and a cancelled fit changes
+// nothing (method.Base publishes a model only when its fit succeeds).
+// Progress stages (Config.Progress), besides Base's "sample" and
+// "scale":
+//
+//   - "allocate": MiB of the n × n kernel matrix populated (exact; at
+//     10,000 rows 800 MB, seconds on a virtual machine);
+//   - "gram": rows of the n × n kernel matrix formed, of n (exact);
+//   - "eigen": block Lanczos's basis vectors multiplied by the matrix,
+//     against a budget that grows by what each restart frees; it ends at
+//     its total when the pairs converge (exact);
+//   - "reduce": columns of the tridiagonal reduction, of n (exact, dense
+//     route; Nyström, of m, above 300 landmarks);
+//   - "vectors": the dense route's eigenvectors by inverse iteration,
+//     then its blocks of reflectors;
+//   - "landmarks": 0 then 1 of 1 around the Nyström map (the landmarks'
+//     kernel matrix and its eigendecomposition: 0.1 s at 500 landmarks,
+//     seconds at 2,000, with no report between);
+//   - "features": rows mapped to their Nyström features, of n;
+//   - "covariance": rows added to the features' covariance, of n.
+//
+// # Sparse input and large files
+//
+// Sparse rows (a *sparse.CSR, a LIBSVM file) are densified a chunk at a
+// time before the scale stage (method.Hooks.Densify), so that a sparse
+// matrix and a dense copy of it give the same model and the same scores,
+// bit for bit. Kept sparse they would not: the scale stage centres dense
+// columns but not sparse ones (to keep them sparse), and the default
+// width rule (scale: 1/(d·Var) over all entries) follows the centring.
+// The exact model keeps its training rows dense, for the products of its
+// cross kernel. The memory estimate counts the dense rows: fitting a
+// 400 × 50,000 CSR of 8,000 non-zeros holds about 500 MB (the rows, their
+// prepared copy, the stage's chunks; estimated 690 MB).
+//
+// Both methods hold every training row in memory (the exact model keeps
+// them; Nyström draws its landmarks and its width rule from them), one
+// scaled copy read from a file a chunk at a time (FitSource), and the
+// exact method the n × n kernel matrix beside them. A file larger than
+// memory is fitted on a sample of its rows (Config.Sample, --sample N);
+// scoring reads any file a chunk at a time.
 //
 // # Use
 //
@@ -93,5 +153,6 @@
 //
 // or through the registry: detector.New("kpca", map[string]string{"method":
 // "nystrom", "landmarks": "1000"}); parameters kernel, gamma, components,
-// variance, method, landmarks, seed, contamination.
+// variance, method, landmarks, seed, and the shared contamination, scale,
+// sample and sample_seed.
 package kpca

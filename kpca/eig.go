@@ -60,21 +60,31 @@ func (t eigTarget) count(vals []float64) (int, bool) {
 // component at a time; the dense route forms them so without a second
 // n × q matrix, symeig's VectorsT).
 //
-// progress (may be nil) receives, after every block, the Lanczos vectors
-// formed so far against their budget, which grows by the room each restart
-// frees (the dense path reports nothing).
-func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, progress func(done, total int)) ([]float64, *mat.Dense, error) {
+// report (may be nil) receives the progress of the stages it runs: block
+// Lanczos reports "eigen", the Lanczos vectors formed so far against their
+// budget, which grows by the room each restart frees, and ends at its
+// total; the dense route above denseMax rows reports "reduce" and
+// "vectors" (see denseTop).
+func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, report func(stage string, done, total int)) ([]float64, *mat.Dense, error) {
+	if report == nil {
+		report = func(string, int, int) {}
+	}
 	n, _ := a.Dims()
 	if n <= denseMax || (target.q > 0 && 4*target.q > n) {
-		return denseTop(ctx, a, target)
+		return denseTop(ctx, a, target, report)
 	}
-	vals, vecs, err := blockLanczos(ctx, a, target.lanczosStart(), target, rng, progress)
+	total := 0
+	vals, vecs, err := blockLanczos(ctx, a, target.lanczosStart(), target, rng, func(done, t int) {
+		total = t
+		report("eigen", done, t)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
+	report("eigen", total, total)
 	q, ok := target.count(vals)
 	if vals == nil || !ok { // basis budget exhausted: decide densely
-		return denseTop(ctx, a, target)
+		return denseTop(ctx, a, target, report)
 	}
 	return vals[:q], transposed(vecs.Slice(0, n, 0, q).(*mat.Dense)), nil
 }
@@ -174,18 +184,23 @@ func eigenBytes(n, q int, frac float64) int64 {
 // route with gonum's Dsytrd 8.3 s (residuals 1.2e-14·λ_1), and with
 // sytrdLower 1.6 s (600 pairs: 2.8 s). It makes no n × n copy; EigenSym
 // makes three. Up to denseMax rows it does not look at ctx (a fraction of
-// a second); above, the reduction and the vectors return ctx.Err() between
-// panels and chunks of vectors once ctx is done.
-func denseTop(ctx context.Context, a *mat.Dense, target eigTarget) ([]float64, *mat.Dense, error) {
+// a second) and reports nothing; above, the reduction and the vectors
+// return ctx.Err() once ctx is done (symeig looks at it between the
+// columns and tiles of a panel and between vectors), and report the stages "reduce" (columns reduced, of n) and "vectors"
+// (symeig's steps of VectorsTProgress).
+func denseTop(ctx context.Context, a *mat.Dense, target eigTarget, report func(stage string, done, total int)) ([]float64, *mat.Dense, error) {
 	n, _ := a.Dims()
+	if report == nil {
+		report = func(string, int, int) {}
+	}
 	if n > denseMax {
-		red, err := symeig.ReduceUpperInPlace(ctx, a)
+		red, err := symeig.ReduceUpperInPlaceProgress(ctx, a, func(done, total int) { report("reduce", done, total) })
 		if err != nil {
 			return nil, nil, err
 		}
 		if all := red.Values(); all != nil {
 			q, _ := target.count(all)
-			vecs, err := red.VectorsT(ctx, all[:q])
+			vecs, err := red.VectorsTProgress(ctx, all[:q], func(done, total int) { report("vectors", done, total) })
 			if err != nil {
 				return nil, nil, err
 			}
@@ -369,11 +384,11 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		// moving (they converge quadratically faster than the vectors, so
 		// the residual test cannot pass before), only the values are
 		// computed.
-		red := symeig.Reduce(t.Slice(0, k, 0, k).(*mat.Dense))
-		tv := red.Values()
-		if err := ctx.Err(); err != nil { // each of these steps is O(k³)
+		red, err := symeig.ReduceContext(ctx, t.Slice(0, k, 0, k).(*mat.Dense))
+		if err != nil { // each of these steps is O(k³)
 			return nil, nil, err
 		}
+		tv := red.Values()
 		if target.q == 0 && tv != nil {
 			// Ritz values only grow with the basis, so the count of
 			// leading Ritz values reaching the fraction is at least the
@@ -408,15 +423,24 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		}
 		var vals []float64
 		var y, ky *mat.Dense
-		ok := false
+		var s *mat.Dense // the Ritz vectors of T, k × form
 		if tv != nil {
-			vals, y, ky, ok = ritzFrom(red, all, vAll, w.Slice(0, n, 0, k).(*mat.Dense), form)
+			vals, s, err = ritzFrom(ctx, red, all, form)
+			if err != nil {
+				return nil, nil, err
+			}
 		}
-		if !ok { // the tridiagonal route broke down: the full decomposition
-			vals, y, ky, ok = ritz(t.Slice(0, k, 0, k).(*mat.Dense), vAll, w.Slice(0, n, 0, k).(*mat.Dense), form)
+		if s == nil { // the tridiagonal route broke down: the full decomposition
+			vals, s = ritz(t.Slice(0, k, 0, k).(*mat.Dense), form)
 		}
-		if !ok {
+		if s == nil {
 			return nil, nil, errors.New("kpca: eigendecomposition of the Lanczos matrix failed")
+		}
+		if y, err = mulDenseContext(ctx, vAll, s); err != nil {
+			return nil, nil, err
+		}
+		if ky, err = mulDenseContext(ctx, w.Slice(0, n, 0, k).(*mat.Dense), s); err != nil {
+			return nil, nil, err
 		}
 		// Only the pairs the target needs must converge: with a variance
 		// target, the fewest leading Ritz values that already sum to the
@@ -517,28 +541,26 @@ func restartKeep(q, b, maxK int) int {
 const valueSettle = 1e-12
 
 // ritzFrom returns the q leading Ritz values (of the descending
-// eigenvalues vals of the reduced projected matrix red), the Ritz vectors
-// y = V s and a·y = W s, with s from inverse iteration (symeig.Tridiag.Vectors).
-func ritzFrom(red *symeig.Tridiag, vals []float64, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
+// eigenvalues vals of the reduced projected matrix red) and the vectors s
+// of T they belong to (k × q, from inverse iteration:
+// symeig.Tridiag.Vectors), the Ritz vectors being V·s; nil vectors when
+// inverse iteration breaks down, ctx.Err() once ctx is done.
+func ritzFrom(ctx context.Context, red *symeig.Tridiag, vals []float64, q int) ([]float64, *mat.Dense, error) {
 	q = min(q, len(vals))
-	// k is at most the basis budget (hundreds): blockLanczos checks its
-	// context between steps.
-	s, _ := red.Vectors(context.Background(), vals[:q])
-	if s == nil {
-		return nil, nil, nil, false
-	}
-	return vals[:q], mulDense(v, s), mulDense(w, s), true
+	s, err := red.Vectors(ctx, vals[:q])
+	return vals[:q], s, err
 }
 
-// ritz returns the q leading Ritz values of the projected matrix t, the
-// Ritz vectors y = V s and a·y = W s, from a full eigendecomposition of t
-// (the fallback when inverse iteration breaks down).
-func ritz(t, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
+// ritz returns the q leading Ritz values of the projected matrix t and
+// the vectors s of t they belong to (k × q), from a full
+// eigendecomposition of t (the fallback when inverse iteration breaks
+// down); nil vectors when it fails.
+func ritz(t *mat.Dense, q int) ([]float64, *mat.Dense) {
 	k, _ := t.Dims()
 	sym := symOf(t)
 	var es mat.EigenSym
 	if !es.Factorize(sym, true) {
-		return nil, nil, nil, false
+		return nil, nil
 	}
 	asc := es.Values(nil)
 	var u mat.Dense
@@ -556,7 +578,7 @@ func ritz(t, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
 			s.Set(i, j, u.At(i, order[j]))
 		}
 	}
-	return vals, mulDense(v, s), mulDense(w, s), true
+	return vals, s
 }
 
 // mulDense returns a·b through fastmath.MulNN (a row-major product summed
@@ -564,12 +586,32 @@ func ritz(t, v, w *mat.Dense, q int) ([]float64, *mat.Dense, *mat.Dense, bool) {
 // the blocks a few dozen, shapes where gonum's gemm reloads its output
 // once per inner index.
 func mulDense(a, b *mat.Dense) *mat.Dense {
+	c, _ := mulDenseContext(context.Background(), a, b)
+	return c
+}
+
+// mulWork bounds the multiply-adds of one block of rows of
+// mulDenseContext (about 2²⁶: tens of milliseconds on all cores).
+const mulWork = 1 << 26
+
+// mulDenseContext is mulDense a block of rows at a time, returning
+// ctx.Err() between blocks once ctx is done: the Ritz vectors of a large
+// basis are up to 10¹¹ multiply-adds (n = 10,000, 5,000 × 2,750). Every
+// value of MulNN is the same sum whatever the blocking.
+func mulDenseContext(ctx context.Context, a, b *mat.Dense) (*mat.Dense, error) {
 	m, k := a.Dims()
 	_, n := b.Dims()
 	c := mat.NewDense(m, max(n, 1), nil)
 	ar, br, cr := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
-	fastmath.MulNNPar(cr.Data, cr.Stride, ar.Data, ar.Stride, br.Data, br.Stride, m, n, k)
-	return c
+	rows := max(64, mulWork/max(k*n, 1))
+	for i0 := 0; i0 < m; i0 += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		i1 := min(i0+rows, m)
+		fastmath.MulNNPar(cr.Data[i0*cr.Stride:], cr.Stride, ar.Data[i0*ar.Stride:], ar.Stride, br.Data, br.Stride, i1-i0, n, k)
+	}
+	return c, nil
 }
 
 // mulTN returns pᵀ·v (b × k) for p (n × b) and v (n × k) as a row-major

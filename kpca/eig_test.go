@@ -31,7 +31,7 @@ func TestLanczosMatchesDense(t *testing.T) {
 		gamma   float64
 	}{{300, 3, 5, 2}, {300, 10, 10, 1}, {240, 20, 30, 0.5}, {300, 2, 25, 4}} {
 		k := gramOf(c.n, c.d, c.gamma, 7)
-		want, _, err := denseTop(context.Background(), k, eigTarget{q: c.q})
+		want, _, err := denseTop(context.Background(), k, eigTarget{q: c.q}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,10 @@ func TestLanczosBudgetSmallQ(t *testing.T) {
 	var k mat.Dense
 	kernel.Cross(&k, kernel.RBF{Gamma: gamma}, x, x)
 	raw := blas64.Symmetric{N: n, Stride: n, Data: k.RawMatrix().Data, Uplo: blas.Upper}
-	rowMean, grand := upperRowMeans(raw)
+	rowMean, grand, err := upperRowMeans(context.Background(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := centreUpper(context.Background(), raw, rowMean, grand); err != nil {
 		t.Fatal(err)
 	}

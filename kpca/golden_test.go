@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/mat"
@@ -37,9 +37,9 @@ func TestGoldenNumPy(t *testing.T) {
 		cfg     Config
 		lanczos bool
 	}{
-		{"exact/dense", Config{Components: 50, Common: detector.Common{Scale: scale.None}}, false},
-		{"exact/lanczos", Config{Components: 50, Common: detector.Common{Scale: scale.None}}, true},
-		{"nystrom m=n", Config{Components: 50, Method: Nystrom, Landmarks: n, Common: detector.Common{Scale: scale.None}}, false},
+		{"exact/dense", Config{Components: 50, Common: method.Common{Scale: scale.None}}, false},
+		{"exact/lanczos", Config{Components: 50, Common: method.Common{Scale: scale.None}}, true},
+		{"nystrom m=n", Config{Components: 50, Method: Nystrom, Landmarks: n, Common: method.Common{Scale: scale.None}}, false},
 	}
 	defer func(old int) { denseMax = old }(denseMax)
 	for _, c := range cases {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -19,7 +20,7 @@ import (
 func TestErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Kernel: kernel.Spec{Kind: "sigmoid"}}, {Kernel: kernel.Spec{Gamma: -1}}, {Components: -1}, {Variance: 1.5}, {Variance: 0.5, Components: 3},
-		{Method: 4}, {Landmarks: -2}, {Common: detector.Common{Contamination: 0.9}},
+		{Method: 4}, {Landmarks: -2}, {Common: method.Common{Contamination: 0.9}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)
@@ -39,7 +40,7 @@ func TestErrors(t *testing.T) {
 	if _, err := p.Score(nil, mat.NewDense(1, 2, nil)); !errors.As(err, &de) {
 		t.Errorf("wrong width: %v", err)
 	}
-	if err := p.UnmarshalBinary([]byte{1, 2, 3}); err == nil {
+	if _, err := p.decode([]byte{1, 2, 3}, 3); err == nil {
 		t.Error("garbage state: no error")
 	}
 }
@@ -181,13 +182,20 @@ func Example() {
 func TestNystromStateWithoutNorm(t *testing.T) {
 	X, Y := testmat.NormalSeed(300, 4, 7), testmat.NormalSeed(40, 4, 8)
 	p, _ := New(Config{Components: 6, Method: Nystrom, Landmarks: 50, Src: rand.NewPCG(2, 2)})
-	want := testmat.FitScore(t, p, X, Y)
-	b, err := p.MarshalBinary()
+	if err := p.Fit(context.Background(), X); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := p.Model()
+	want := make([]float64, 40)
+	if err := m.Score(context.Background(), want, Y); err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var s state
-	if err := detector.DecodeState("kpca", b, &s); err != nil {
+	if err := method.DecodeState("kpca", b, &s); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.NystromNorm) != 50*50 || s.NystromRank != 50 {
@@ -204,12 +212,11 @@ func TestNystromStateWithoutNorm(t *testing.T) {
 	} {
 		old := s
 		tc.edit(&old)
-		enc, err := detector.EncodeState("kpca", old)
+		enc, err := method.EncodeState("kpca", old)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := *p // the fitted Base (threshold), which detector.Load restores from the envelope
-		err = q.UnmarshalBinary(enc)
+		dec, err := p.decode(enc, 4)
 		if !tc.ok {
 			if err == nil {
 				t.Errorf("%s: loaded", tc.name)
@@ -219,7 +226,10 @@ func TestNystromStateWithoutNorm(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		got, _ := q.Score(nil, Y)
+		got := make([]float64, 40)
+		if err := dec.Score(context.Background(), got, Y); err != nil {
+			t.Fatal(err)
+		}
 		for i := range want {
 			if got[i] != want[i] {
 				t.Fatalf("%s: row %d scores %v, %v before saving", tc.name, i, got[i], want[i])

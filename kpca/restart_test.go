@@ -64,7 +64,7 @@ func TestLanczosRestart(t *testing.T) {
 func TestDenseTopUpper(t *testing.T) {
 	const n, q = 400, 12
 	full := gramOf(n, 5, 0.5, 11)
-	ref, _, err := denseTop(context.Background(), mat.DenseCopyOf(full), eigTarget{q: q}) // n > denseMax: the in-place route
+	ref, _, err := denseTop(context.Background(), mat.DenseCopyOf(full), eigTarget{q: q}, nil) // n > denseMax: the in-place route
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestDenseTopUpper(t *testing.T) {
 			up.Set(i, j, math.NaN())
 		}
 	}
-	vals, vt, err := denseTop(context.Background(), up, eigTarget{q: q})
+	vals, vt, err := denseTop(context.Background(), up, eigTarget{q: q}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,9 +85,10 @@ func TestBadInputRealMethods(t *testing.T) {
 		want string // substring of stderr
 	}{
 		{"features=10^9: refused by the estimate", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},
-		// kpca's estimates on 3,000 rows: exact 134 MB (a 72 MB Gram
+		// kpca's estimates on 3,000 rows: exact 117 MB (a 72 MB Gram
 		// matrix and the eigensolver's), Nyström at its default 500
-		// landmarks 69 MB, at 3,000 landmarks 648 MB. Over a 100 MB budget
+		// landmarks 23 MB, at 3,000 landmarks 451 MB (detector.Memory,
+		// since kpca moved to the method kit). Over a 100 MB budget
 		// the refusal names the lighter setting kpca declares
 		// (detector.Info.Lighter) when that fits.
 		{"kpca exact over the budget: nystrom offered", []string{"fit", "--method", "kpca", "--data", d3k, "--out", out, "--max-memory", "100MB"}, cli.ExitUsage, "with --set method=nystrom it needs about"},

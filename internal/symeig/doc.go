@@ -18,8 +18,10 @@
 //
 // Conventions: eigenvalues descending; eigenvectors are the columns of the
 // returned matrix, of unit length, with an arbitrary sign. Functions that
-// take a context return ctx.Err() between panels, sweeps or blocks once it
-// is done. Why not gonum's EigenSym: it forms every eigenvector with its
+// take a context return ctx.Err() between columns or tiles of a panel,
+// sweeps, vectors or blocks once it is done; ReduceUpperInPlaceProgress
+// and VectorsTProgress also report their steps (kernel PCA's dense route
+// runs for seconds at thousands of rows). Why not gonum's EigenSym: it forms every eigenvector with its
 // rotations applied down the columns of a row-major matrix (28 s for
 // n = 2,000 here against 2.8–4.3 s for All), and gonum v0.17 has no dsyevr
 // for a subset of them. gonum's lapack still supplies the unblocked

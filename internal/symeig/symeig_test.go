@@ -284,3 +284,69 @@ func TestVectorsT(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress: ReduceUpperInPlaceProgress and VectorsTProgress give the
+// results of ReduceUpperInPlace and VectorsT bit for bit, and report
+// their steps in order, each stage ending at its total: the reduction
+// one report per panel of sytrdBlock columns, the vectors one per
+// vectorsReport vectors and one per block of qBlock reflectors.
+func TestProgress(t *testing.T) {
+	const n, m = 400, 150
+	a := rbfMatrix(n, 4, 0.5, 12)
+	ref, err := ReduceUpperInPlace(context.Background(), mat.DenseCopyOf(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rep struct{ done, total int }
+	check := func(name string, reps []rep, total int) {
+		t.Helper()
+		if len(reps) < 2 {
+			t.Fatalf("%s: %d reports", name, len(reps))
+		}
+		for i, r := range reps {
+			if r.total != total || r.done > total || (i > 0 && r.done < reps[i-1].done) {
+				t.Fatalf("%s: report %d is %d of %d after %v", name, i, r.done, r.total, reps[max(i-1, 0)])
+			}
+		}
+		if last := reps[len(reps)-1]; last.done != total {
+			t.Errorf("%s ends at %d of %d", name, last.done, total)
+		}
+	}
+	var reduce, vectors []rep
+	red, err := ReduceUpperInPlaceProgress(context.Background(), mat.DenseCopyOf(a), func(d, tt int) { reduce = append(reduce, rep{d, tt}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("reduce", reduce, n)
+	vals, want := red.Values(), ref.Values()
+	for i := range vals {
+		if vals[i] != want[i] {
+			t.Fatalf("eigenvalue %d: %v with progress, %v without", i, vals[i], want[i])
+		}
+	}
+	zt, err := red.VectorsTProgress(context.Background(), vals[:m], func(d, tt int) { vectors = append(vectors, rep{d, tt}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("vectors", vectors, m+(n-1+qBlock-1)/qBlock)
+	zr, err := ref.VectorsT(context.Background(), vals[:m])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(zt, zr) {
+		t.Error("the vectors differ with progress reports")
+	}
+}
+
+// TestReduceCancelInPanel: a context already done stops the reduction
+// at its first look, before the first column of the first panel, with no
+// progress reported.
+func TestReduceCancelInPanel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := rbfMatrix(300, 4, 0.5, 13)
+	var reports int
+	if _, err := ReduceUpperInPlaceProgress(ctx, a, func(int, int) { reports++ }); !errors.Is(err, context.Canceled) || reports != 0 {
+		t.Errorf("a cancelled reduction returned %v after %d reports", err, reports)
+	}
+}

@@ -53,23 +53,30 @@ func ReduceBytes(n int) int64 {
 // lower triangle read) to tridiagonal form Qᵀ·A·Q = J: d is J's diagonal, e
 // its subdiagonal, and Q's reflectors are stored below the subdiagonal of a
 // with their scales in tau, as gonum's Dsytrd(blas.Lower) leaves them.
-// It returns ctx.Err() between panels once ctx is done (a panel at n =
-// 5,000 is a few tenths of a second), leaving a half reduced.
-func sytrdLower(ctx context.Context, impl gonum.Implementation, n int, a []float64, lda int, d, e, tau []float64) error {
+// It returns ctx.Err() once ctx is done, leaving a half reduced: ctx is
+// looked at between the columns of a panel and between the tiles of its
+// update (a whole panel at n = 5,000 is a few tenths of a second, a column
+// or a tile a few milliseconds). It reports the columns reduced to
+// progress (may be nil) after every panel.
+func sytrdLower(ctx context.Context, impl gonum.Implementation, n int, a []float64, lda int, d, e, tau []float64, progress func(done, total int)) error {
 	const nb = sytrdBlock
 	w := make([]float64, n*nb)
 	scratch := make([]float64, (2+symvParts)*n) // latrdLower's x, y and symvLower's partial sums
 	i := 0
 	for ; i < n-sytrdCross; i += nb {
-		if err := ctx.Err(); err != nil {
+		m := n - i
+		if err := latrdLower(ctx, impl, m, a[i*lda+i:], lda, e[i:], tau[i:], w, scratch); err != nil {
 			return err
 		}
-		m := n - i
-		latrdLower(impl, m, a[i*lda+i:], lda, e[i:], tau[i:], w, scratch)
-		syr2kLower(m-nb, a[(i+nb)*lda+i:], lda, w[nb*nb:], nb, a[(i+nb)*lda+i+nb:], lda)
+		if err := syr2kLower(ctx, m-nb, a[(i+nb)*lda+i:], lda, w[nb*nb:], nb, a[(i+nb)*lda+i+nb:], lda); err != nil {
+			return err
+		}
 		for j := i; j < i+nb; j++ {
 			a[(j+1)*lda+j] = e[j]
 			d[j] = a[j*lda+j]
+		}
+		if progress != nil {
+			progress(i+nb, n)
 		}
 	}
 	impl.Dsytd2(blas.Lower, n-i, a[i*lda+i:], lda, d[i:], e[i:], tau[i:])
@@ -78,12 +85,16 @@ func sytrdLower(ctx context.Context, impl gonum.Implementation, n int, a []float
 
 // latrdLower is gonum's Dlatrd(blas.Lower, n, sytrdBlock, …) with the
 // symmetric product done by symvLower on contiguous vectors; w is n ×
-// sytrdBlock (stride sytrdBlock), scratch at least (2 + symvParts)·n.
-func latrdLower(impl gonum.Implementation, n int, a []float64, lda int, e, tau, w, scratch []float64) {
+// sytrdBlock (stride sytrdBlock), scratch at least (2 + symvParts)·n. It
+// returns ctx.Err() between columns once ctx is done.
+func latrdLower(ctx context.Context, impl gonum.Implementation, n int, a []float64, lda int, e, tau, w, scratch []float64) error {
 	const nb, ldw = sytrdBlock, sytrdBlock
 	bi := blas64.Implementation()
 	x, y, parts := scratch[:n], scratch[n:2*n], scratch[2*n:]
 	for i := 0; i < nb; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		// Update A(i:n, i).
 		bi.Dgemv(blas.NoTrans, n-i, i, -1, a[i*lda:], lda, w[i*ldw:], 1, 1, a[i*lda+i:], lda)
 		bi.Dgemv(blas.NoTrans, n-i, i, -1, w[i*ldw:], ldw, a[i*lda:], 1, 1, a[i*lda+i:], lda)
@@ -110,6 +121,7 @@ func latrdLower(impl gonum.Implementation, n int, a []float64, lda int, e, tau, 
 		alpha := -0.5 * tau[i] * bi.Ddot(m, w[(i+1)*ldw+i:], ldw, a[(i+1)*lda+i:], lda)
 		bi.Daxpy(m, alpha, a[(i+1)*lda+i:], lda, w[(i+1)*ldw+i:], ldw)
 	}
+	return nil
 }
 
 // symvParts is the number of row ranges of symvLower, each summed into its
@@ -160,11 +172,12 @@ const syr2kTile = 64
 // syr2kLower sets C = C − V·Wᵀ − W·Vᵀ on the lower triangle of the m × m
 // matrix C (stride ldc), for V (m × sytrdBlock, stride lda) and W (m ×
 // sytrdBlock, stride ldw): with P = [V W] and Q = [W V], C −= P·Qᵀ, one
-// fastmath.MulNN per 64 × 64 tile on or below the diagonal.
-func syr2kLower(m int, v []float64, lda int, w []float64, ldw int, c []float64, ldc int) {
+// fastmath.MulNN per 64 × 64 tile on or below the diagonal. Once ctx is
+// done it returns ctx.Err() between rows of tiles, with C partly updated.
+func syr2kLower(ctx context.Context, m int, v []float64, lda int, w []float64, ldw int, c []float64, ldc int) error {
 	const nb, k = sytrdBlock, 2 * sytrdBlock
 	if m <= 0 {
-		return
+		return nil
 	}
 	p := make([]float64, m*k)  // [V W], row-major
 	qt := make([]float64, k*m) // [W V]ᵀ, row-major
@@ -179,7 +192,7 @@ func syr2kLower(m int, v []float64, lda int, w []float64, ldw int, c []float64, 
 	tiles := (m + syr2kTile - 1) / syr2kTile
 	// Row tiles from the bottom, whose rows are the longest, so that the
 	// workers pulling tiles finish together.
-	parallel.ForBlocks(tiles, func() func(int) {
+	return parallel.ForBlocksContext(ctx, tiles, func() func(int) {
 		t := make([]float64, syr2kTile*syr2kTile)
 		return func(b int) {
 			r0 := (tiles - 1 - b) * syr2kTile

@@ -51,7 +51,7 @@ func ReduceContext(ctx context.Context, t *mat.Dense) (*Tridiag, error) {
 	for i := 0; i < k; i++ {
 		copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
 	}
-	if err := r.reduce(ctx); err != nil {
+	if err := r.reduce(ctx, nil); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -67,6 +67,14 @@ func ReduceContext(ctx context.Context, t *mat.Dense) (*Tridiag, error) {
 // allocation (392 MB at 7,000 rows). Once ctx is done it returns
 // ctx.Err(), with a's lower triangle and diagonal overwritten.
 func ReduceUpperInPlace(ctx context.Context, a *mat.Dense) (*Tridiag, error) {
+	return ReduceUpperInPlaceProgress(ctx, a, nil)
+}
+
+// ReduceUpperInPlaceProgress is ReduceUpperInPlace that reports the
+// columns reduced: progress(done, k) after every panel and (k, k) at the
+// end (progress may be nil). At k = 2,000 the reduction takes about a
+// second, at 5,000 tens of seconds (kernel PCA's dense route).
+func ReduceUpperInPlaceProgress(ctx context.Context, a *mat.Dense, progress func(done, total int)) (*Tridiag, error) {
 	k, _ := a.Dims()
 	raw := a.RawMatrix()
 	r := newTridiag(raw.Data, raw.Stride, k)
@@ -87,11 +95,14 @@ func ReduceUpperInPlace(ctx context.Context, a *mat.Dense) (*Tridiag, error) {
 	for i := range diag {
 		diag[i] = r.a[i*s+i]
 	}
-	if err := r.reduce(ctx); err != nil {
+	if err := r.reduce(ctx, progress); err != nil {
 		return nil, err
 	}
 	for i, v := range diag {
 		r.a[i*s+i] = v
+	}
+	if progress != nil {
+		progress(k, k)
 	}
 	return r, nil
 }
@@ -102,13 +113,14 @@ func newTridiag(a []float64, lda, k int) *Tridiag {
 	return &Tridiag{k: k, a: a, lda: lda, d: make([]float64, k), e: make([]float64, max(k-1, 0)), tau: make([]float64, max(k-1, 0))}
 }
 
-// reduce runs sytrdLower on r.a and sets ‖J‖∞.
-func (r *Tridiag) reduce(ctx context.Context) error {
+// reduce runs sytrdLower on r.a (with its progress reports) and sets
+// ‖J‖∞.
+func (r *Tridiag) reduce(ctx context.Context, progress func(done, total int)) error {
 	k := r.k
 	if k == 0 {
 		return nil
 	}
-	if err := sytrdLower(ctx, r.impl, k, r.a, r.lda, r.d, r.e, r.tau); err != nil {
+	if err := sytrdLower(ctx, r.impl, k, r.a, r.lda, r.d, r.e, r.tau, progress); err != nil {
 		return err
 	}
 	for i := 0; i < k; i++ {
@@ -156,7 +168,7 @@ func (r *Tridiag) Vectors(ctx context.Context, vals []float64) (*mat.Dense, erro
 	if k == 0 || m == 0 {
 		return z, nil
 	}
-	found, err := r.inverseIteration(ctx, vals)
+	found, err := r.inverseIteration(ctx, vals, nil)
 	if found == nil || err != nil {
 		return nil, err
 	}
@@ -179,19 +191,32 @@ func (r *Tridiag) Vectors(ctx context.Context, vals []float64) (*mat.Dense, erro
 // (applyQT), so no second k × len(vals) matrix is formed. Kernel PCA's
 // dense route keeps hundreds of vectors of thousands of values this way.
 func (r *Tridiag) VectorsT(ctx context.Context, vals []float64) (*mat.Dense, error) {
+	return r.VectorsTProgress(ctx, vals, nil)
+}
+
+// VectorsTProgress is VectorsT that reports its steps: one per vector of
+// inverse iteration, then one per block of reflectors applied, of
+// len(vals) + ⌈(k−1)/qBlock⌉, ending at that total (progress may be nil).
+// At k = 5,000 and a thousand vectors each part takes seconds.
+func (r *Tridiag) VectorsTProgress(ctx context.Context, vals []float64, progress func(done, total int)) (*mat.Dense, error) {
 	k, m := r.k, len(vals)
 	if k == 0 || m == 0 {
 		return mat.NewDense(max(m, 1), max(k, 1), nil), nil
 	}
-	found, err := r.inverseIteration(ctx, vals)
+	total := m + (k-1+qBlock-1)/qBlock
+	if progress == nil {
+		progress = func(int, int) {}
+	}
+	found, err := r.inverseIteration(ctx, vals, func(done int) { progress(done, total) })
 	if found == nil || err != nil {
 		return nil, err
 	}
 	if k > 1 { // each row ← row·Qᵀ, on its entries 1..k−1
-		if err := r.applyQT(ctx, found[1:], k, m); err != nil {
+		if err := r.applyReflectors(ctx, found[1:], k, m, true, func(done int) { progress(m+done, total) }); err != nil {
 			return nil, err
 		}
 	}
+	progress(total, total)
 	return mat.NewDense(m, k, found), nil
 }
 
@@ -201,17 +226,18 @@ func (r *Tridiag) VectorsT(ctx context.Context, vals []float64) (*mat.Dense, err
 // found so far contiguously: with many close eigenvalues, as in the dense
 // route's flat spectra, it is the bulk of the work (600 vectors of 2,000
 // took 3.4 s read down the columns of a k × m matrix).
-func (r *Tridiag) inverseIteration(ctx context.Context, vals []float64) ([]float64, error) {
+func (r *Tridiag) inverseIteration(ctx context.Context, vals []float64, progress func(done int)) ([]float64, error) {
 	k, m := r.k, len(vals)
 	found := make([]float64, m*k)
 	eps := math.Nextafter(1, 2) - 1
 	dl, dd, du := make([]float64, k-1), make([]float64, k), make([]float64, k-1)
 	x, b := make([]float64, k), make([]float64, k)
 	for j, lambda := range vals {
-		if j%vectorsCheck == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if progress != nil && j > 0 && j%vectorsReport == 0 {
+			progress(j)
 		}
 		rng := rand.New(rand.NewPCG(uint64(j), 0x5eed))
 		for i := range x {
@@ -259,9 +285,11 @@ func (r *Tridiag) inverseIteration(ctx context.Context, vals []float64) ([]float
 	return found, nil
 }
 
-// vectorsCheck is how many vectors vectors finds between two looks at its
-// context.
-const vectorsCheck = 64
+// vectorsReport is how many vectors inverseIteration finds between two
+// progress reports. It looks at its context before every vector: with
+// many close eigenvalues a vector costs O(k) times the vectors of its
+// cluster found before it, and 64 of them took 43 ms at k = 2,000.
+const vectorsReport = 64
 
 // applyQ sets C ← Q·C for the (k−1) × m matrix C (stride ldc) and Q the
 // product of the k − 1 reflectors stored below r.a's subdiagonal, in
@@ -273,7 +301,7 @@ const vectorsCheck = 64
 // a full decomposition at k = 2,000. ctx is looked at between blocks (a
 // block at k = 5,000 and a thousand columns is about 10⁹ flops).
 func (r *Tridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
-	return r.applyReflectors(ctx, c, ldc, m, false)
+	return r.applyReflectors(ctx, c, ldc, m, false, nil)
 }
 
 // applyQT sets C ← C·Qᵀ for the m × (k−1) matrix C (stride ldc): the rows
@@ -282,11 +310,12 @@ func (r *Tridiag) applyQ(ctx context.Context, c []float64, ldc, m int) error {
 // the blocks go from the last, as in applyQ, each as
 // C ← C − ((C·V)·Tᵀ)·Vᵀ on its trailing columns.
 func (r *Tridiag) applyQT(ctx context.Context, c []float64, ldc, m int) error {
-	return r.applyReflectors(ctx, c, ldc, m, true)
+	return r.applyReflectors(ctx, c, ldc, m, true, nil)
 }
 
-// applyReflectors is applyQ, or with right applyQT.
-func (r *Tridiag) applyReflectors(ctx context.Context, c []float64, ldc, m int, right bool) error {
+// applyReflectors is applyQ, or with right applyQT; progress (may be nil)
+// receives the number of blocks of reflectors applied after each.
+func (r *Tridiag) applyReflectors(ctx context.Context, c []float64, ldc, m int, right bool, progress func(done int)) error {
 	const nb = qBlock
 	n := r.k - 1 // reflectors, and C's rows (its columns with right)
 	if n <= 0 || m <= 0 {
@@ -307,9 +336,12 @@ func (r *Tridiag) applyReflectors(ctx context.Context, c []float64, ldc, m int, 
 		width = n
 	}
 	scratch := sync.Pool{New: func() any { b := make([]float64, qRows*width); return &b }}
-	for i := ((n - 1) / nb) * nb; i >= 0; i -= nb {
+	for i, done := ((n-1)/nb)*nb, 0; i >= 0; i, done = i-nb, done+1 {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if progress != nil && done > 0 {
+			progress(done)
 		}
 		ib, np := min(nb, n-i), n-i
 		r.impl.Dlarft(lapack.Forward, lapack.ColumnWise, np, ib, a[i*lda+i:], lda, r.tau[i:], t, nb)
