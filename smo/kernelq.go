@@ -77,6 +77,16 @@ func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *Ke
 // Len returns the number of rows.
 func (m *KernelMatrix) Len() int { return len(m.diag) }
 
+// entryCost is the solver's work units of one entry (see ctxEvery): the
+// values the kernel value reads (a row's width, or the non-zeros of the
+// two sparse rows it merges) and the exponential.
+func (m *KernelMatrix) entryCost() int64 {
+	if m.rows.ptr != nil {
+		return 2*int64(len(m.rows.val))/int64(max(1, m.Len())) + 4
+	}
+	return int64(m.rows.d) + 4
+}
+
 // Diag returns Scale · k(x_i, x_i).
 func (m *KernelMatrix) Diag(i int) float64 { return m.diag[i] }
 
@@ -319,7 +329,13 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 	}
 	n, d := len(m.diag), m.rows.d
 	data, sq := m.rows.dense, m.rows.sq
+	// Ranges of about pairWork work units each (pairs times entryCost),
+	// so that a worker hears ctx every few milliseconds whatever n, and
+	// at least 64 of them when n allows, for the load balance.
 	nb := max(1, min(64, n/64))
+	if k := float64(n) * float64(n-1) / 2 * float64(m.entryCost()) / pairWork; k > float64(nb) {
+		nb = max(nb, int(min(k, float64(n/pairTile))))
+	}
 	bounds := make([]int, nb+1)
 	for c := 1; c < nb; c++ {
 		bounds[c] = int(float64(n) * (1 - math.Sqrt(1-float64(c)/float64(nb))))
@@ -360,6 +376,9 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 	}, progress)
 	return true, err
 }
+
+// pairWork is the work (see ctxEvery) of one of forPairs' row ranges.
+const pairWork = 1 << 23
 
 // pairTile is the number of rows forPairs hands to a visit at once: the
 // transposed writes of fillAll then fill whole cache lines (16 float32).

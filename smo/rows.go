@@ -25,8 +25,25 @@ type rowStore struct {
 func newRowStore(X mat.Matrix, keep func(i int) bool) rowStore {
 	n, d := X.Dims()
 	s := rowStore{d: d}
-	if sp, ok := X.(*sparse.CSR); ok {
-		s.ptr = []int{0}
+	// The rows kept and their non-zeros are counted first, so that each
+	// array is allocated once at its size (grown by append, the arrays
+	// held up to twice the rows while they grew).
+	rows, nnz := 0, 0
+	sp, isSparse := X.(*sparse.CSR)
+	for i := 0; i < n; i++ {
+		if keep != nil && !keep(i) {
+			continue
+		}
+		rows++
+		if isSparse {
+			ind, _ := csr.Row(sp, i)
+			nnz += len(ind)
+		}
+	}
+	if isSparse {
+		s.ptr = make([]int, 1, rows+1)
+		s.ind = make([]int, 0, nnz)
+		s.val = make([]float64, 0, nnz)
 		for i := 0; i < n; i++ {
 			if keep != nil && !keep(i) {
 				continue
@@ -37,13 +54,14 @@ func newRowStore(X mat.Matrix, keep func(i int) bool) rowStore {
 			s.ptr = append(s.ptr, len(s.ind))
 		}
 	} else {
-		row := make([]float64, d)
+		s.dense = make([]float64, rows*d)
+		k := 0
 		for i := 0; i < n; i++ {
 			if keep != nil && !keep(i) {
 				continue
 			}
-			rowInto(row, X, i)
-			s.dense = append(s.dense, row...)
+			rowInto(s.dense[k*d:(k+1)*d], X, i)
+			k++
 		}
 	}
 	s.norms()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/kernelad/anomaly/internal/hugepage"
 )
@@ -62,8 +63,10 @@ type Settings struct {
 	MaxIter int
 	// Progress, when set, is called on the solving goroutine while the
 	// initial gradient is formed (stage "gradient", rows or row ranges
-	// done and their total) and then every 1,000 iterations (stage "smo",
-	// the iteration count and MaxIter).
+	// done and their total) and then every 1,000 iterations and at least
+	// every progressEvery of work (stage "smo", the iteration count and
+	// the iteration limit). Each stage ends at its total: a solve that
+	// meets its tolerance early reports the limit as done when it stops.
 	Progress func(stage string, done, total int)
 }
 
@@ -192,15 +195,35 @@ type solver struct {
 	eps              float64
 	unshrink         bool
 	columns, entries int64
-	work             int64 // Q entries computed since ctx was last checked
+	work             int64 // work units done since ctx was last checked
+	cost             int64 // work units of one Q entry (entryCost)
 	err              error
 	scratch          []int
 }
 
-// ctxEvery is the work (Q entries computed, plus active variables scanned
-// per iteration) between two checks of the context: a few milliseconds on
-// one core, so cancellation latency does not grow with n.
-const ctxEvery = 1 << 16
+// ctxEvery is the work between two checks of the context (and of the
+// clock, for progress), in units of about a nanosecond on one core: a Q
+// entry costs its Matrix's entryCost (the values a kernel value reads,
+// plus the exponential), an iteration a few units per active variable.
+// About a millisecond, so cancellation latency grows neither with n nor
+// with the width of the rows.
+const ctxEvery = 1 << 20
+
+// defaultEntryCost is the work units of a Q entry of a Matrix that does
+// not say (entryCost): a kernel value on about a dozen values.
+const defaultEntryCost = 16
+
+// progressEvery is the longest the solver goes between two progress
+// reports while it has work to report.
+const progressEvery = 100 * time.Millisecond
+
+// entryCost returns the work units of one entry of q.
+func entryCost(q Matrix) int64 {
+	if c, ok := q.(interface{ entryCost() int64 }); ok {
+		return max(1, c.entryCost())
+	}
+	return defaultEntryCost
+}
 
 // checkCtx returns ctx.Err() once enough work was done since the last look.
 func (s *solver) checkCtx(ctx context.Context) error {
@@ -266,7 +289,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		return nil, fmt.Errorf("smo: max iterations %d must be ≥ 0", set.MaxIter)
 	}
 
-	s := &solver{q: prob.Q, l: l, eps: tol}
+	s := &solver{q: prob.Q, l: l, eps: tol, cost: entryCost(prob.Q)}
 	s.y = make([]int8, l)
 	s.alpha = make([]float64, l)
 	s.g = make([]float64, l)
@@ -401,9 +424,11 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			nz = -1
 		}
 	}
+	last := time.Now()
 	for i := 0; i < l && nz >= 0; i++ {
-		if progress != nil && i%256 == 0 {
+		if progress != nil && (i == 0 || time.Since(last) >= progressEvery) {
 			progress(i, l)
+			last = time.Now()
 		}
 		if s.status[i] == lowerBound {
 			continue
@@ -423,6 +448,9 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			}
 		}
 	}
+	if progress != nil && nz >= 0 {
+		progress(l, l)
+	}
 
 	shrinking := !set.NoShrinking
 	iter := 0
@@ -434,8 +462,15 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			st = IterationLimit
 			break
 		}
-		if err := s.checkCtx(ctx); err != nil {
-			return nil, err
+		if s.work >= ctxEvery {
+			s.work = 0
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if set.Progress != nil && time.Since(last) >= progressEvery {
+				set.Progress("smo", iter, maxIter)
+				last = time.Now()
+			}
 		}
 		counter--
 		if counter == 0 {
@@ -463,11 +498,15 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			counter = 1 // shrink at the next iteration
 		}
 		iter++
-		s.work += int64(len(s.active))
+		s.work += 4 * int64(len(s.active))
 		if set.Progress != nil && iter%1000 == 0 {
 			set.Progress("smo", iter, maxIter)
+			last = time.Now()
 		}
 		s.update(i, j)
+	}
+	if set.Progress != nil {
+		set.Progress("smo", maxIter, maxIter)
 	}
 	s.unshrinkAll()
 	if st == IterationLimit {
@@ -588,7 +627,7 @@ func (s *solver) fill(dst []float32, j int, rows []int) {
 	s.q.Column(dst, j, rows)
 	s.columns++
 	s.entries += int64(len(rows))
-	s.work += int64(len(rows))
+	s.work += int64(len(rows)) * s.cost
 }
 
 // inactive returns the shrunk variables in ascending order (scratch space).

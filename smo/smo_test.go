@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -335,8 +336,9 @@ func (m *cancelAfter) Column(dst []float32, j int, rows []int) {
 }
 
 // Cancelling during the iterations stops the solve with ctx.Err(); the
-// progress callback is called during the initial gradient and every 1,000
-// iterations.
+// progress callback is called during the initial gradient, ending at its
+// total, and every 1,000 iterations (and at least every progressEvery),
+// ending at the iteration limit when the solve stops.
 func TestCancelDuringSolve(t *testing.T) {
 	X := randX(1200, 4, 31)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -346,17 +348,18 @@ func TestCancelDuringSolve(t *testing.T) {
 	if _, err := Solve(ctx, prob, Settings{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	// The initial gradient reports ("gradient", columns done, n), rising;
-	// the iterations ("smo", 1000·k, limit).
-	var calls, grad, last int
+	// The initial gradient reports ("gradient", columns done, n), rising
+	// to n; the iterations ("smo", count, limit), rising to the limit
+	// (10⁷, LIBSVM's default for 1,200 rows).
+	const limit = 10000000
+	grad, smo := []int{}, []int{}
 	r, err := Solve(context.Background(), Problem{Q: NewKernelMatrix(kernel.RBF{Gamma: 2}, X, nil, 1), C: ones(1200, 1), Delta: 600},
 		Settings{Progress: func(stage string, done, total int) {
 			switch {
-			case stage == "gradient" && calls == 0 && done >= last && total == 1200:
-				grad++
-				last = done
-			case stage == "smo" && done == 1000*(calls+1):
-				calls++
+			case stage == "gradient" && len(smo) == 0 && total == 1200:
+				grad = append(grad, done)
+			case stage == "smo" && total == limit:
+				smo = append(smo, done)
 			default:
 				t.Errorf("progress %q %d %d", stage, done, total)
 			}
@@ -364,8 +367,21 @@ func TestCancelDuringSolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != r.Iterations/1000 || grad == 0 {
-		t.Errorf("%d smo progress calls for %d iterations, %d gradient calls", calls, r.Iterations, grad)
+	for name, reps := range map[string][]int{"gradient": grad, "smo": smo} {
+		if !slices.IsSorted(reps) {
+			t.Errorf("%s reports go back: %v", name, reps)
+		}
+	}
+	if len(grad) == 0 || grad[len(grad)-1] != 1200 {
+		t.Errorf("gradient reports %v do not end at 1200", grad)
+	}
+	if len(smo) < r.Iterations/1000+1 || smo[len(smo)-1] != limit {
+		t.Errorf("%d smo reports for %d iterations, the last %v: want one every 1,000 and the limit %d at the end", len(smo), r.Iterations, smo[len(smo)-1:], limit)
+	}
+	for _, v := range smo[:len(smo)-1] {
+		if v > r.Iterations {
+			t.Errorf("smo report %d past the %d iterations made", v, r.Iterations)
+		}
 	}
 }
 
