@@ -114,13 +114,16 @@ func Save(e *smo.Expansion, gamma float64) State {
 
 // checkSizes reports whether the support vectors of s are consistent:
 // len(Coef) × D dense values, or compressed rows with ascending column
-// indices in [0, D).
+// indices in [0, D). The sizes come from a file: they are compared by
+// division, never multiplied (D = 2⁶² with 4 coefficients and no values
+// passed len(SV) == len(Coef)·D, as 4·2⁶² wraps to 0, and panicked later
+// in scoring).
 func checkSizes(s State) bool {
 	if s.D <= 0 || len(s.Coef) == 0 {
 		return false
 	}
 	if s.SVPtr == nil {
-		return s.SVInd == nil && len(s.SV) == len(s.Coef)*s.D
+		return s.SVInd == nil && len(s.SV)%s.D == 0 && len(s.SV)/s.D == len(s.Coef)
 	}
 	if len(s.SVPtr) != len(s.Coef)+1 || s.SVPtr[0] != 0 || s.SVPtr[len(s.Coef)] != len(s.SV) || len(s.SVInd) != len(s.SV) {
 		return false
