@@ -2,8 +2,12 @@ package oneclass
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
 )
 
@@ -51,6 +55,63 @@ func TestRestoreRejects(t *testing.T) {
 	} {
 		if _, err := Restore(s, rbf); err != nil {
 			t.Errorf("%+v: %v", s, err)
+		}
+	}
+}
+
+// FitKernel gives sparse rows that the standard stage divided by their
+// columns' deviations without centring them the width that the rule finds
+// on the dense rows centred and divided alike: the scale and scale_scott
+// rules about the column means, whose difference is rounding. Rows with
+// fewer columns than non-zeros take the per-column path, wide ones the
+// compact one. Other kernels and rules, and rows that are not sparse,
+// get spec.Fit's width.
+func TestFitKernelCentresSparseWidth(t *testing.T) {
+	for _, dims := range [][2]int{{60, 5}, {40, 3000}} {
+		n, d := dims[0], dims[1]
+		rng := rand.New(rand.NewPCG(uint64(d), 3))
+		dense := mat.NewDense(n, d, nil)
+		for i := range n {
+			for j := range 4 { // columns whose means lie far apart
+				c := (i*7 + j*13) % d
+				dense.Set(i, c, float64(10*(c%7))+rng.NormFloat64())
+			}
+		}
+		sp := testmat.CSR(dense)
+		centred := mat.DenseCopyOf(dense)
+		for j := range d {
+			col := mat.Col(nil, j, centred)
+			var m float64
+			for _, v := range col {
+				m += v / float64(n)
+			}
+			for i := range n {
+				centred.Set(i, j, col[i]-m)
+			}
+		}
+		for _, rule := range []string{kernel.ScaleRule, kernel.ScaleScottRule} {
+			spec := kernel.Spec{Kind: "rbf", Rule: rule}
+			_, want, err := spec.Fit(centred, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, got, err := FitKernel(spec, sp, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-want) > 1e-12*want {
+				t.Errorf("%d×%d %s: γ %v from the sparse rows, %v from the centred dense ones", n, d, rule, got, want)
+			}
+			_, uncentred, _ := spec.Fit(sp, nil)
+			if math.Abs(uncentred-want) < 1e-3*want {
+				t.Errorf("%d×%d %s: the uncentred width %v is the centred one %v: the test does not tell them apart", n, d, rule, uncentred, want)
+			}
+			if _, g, _ := FitKernel(spec, sp, false); g != uncentred {
+				t.Errorf("%d×%d %s, not centred: γ %v, spec.Fit %v", n, d, rule, g, uncentred)
+			}
+			if _, g, _ := FitKernel(kernel.Spec{Kind: "poly", Rule: rule}, sp, true); g != uncentred {
+				t.Errorf("%d×%d %s, poly: γ %v, spec.Fit %v", n, d, rule, g, uncentred)
+			}
 		}
 	}
 }
