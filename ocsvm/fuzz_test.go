@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
@@ -65,7 +64,7 @@ func FuzzDecodeOCSVM(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, Q := range fuzzRows(int(dim)) {
+		for _, Q := range testmat.ScoreRows(int(dim)) {
 			r, _ := Q.Dims()
 			if err := md.Score(context.Background(), make([]float64, r), Q); err != nil {
 				t.Fatalf("a decoded model of %d columns does not score %T rows: %v", dim, Q, err)
@@ -105,22 +104,4 @@ func rbfGram(X *mat.Dense, gamma float64) *mat.Dense {
 		}
 	}
 	return K
-}
-
-// fuzzRows returns rows of dim columns to score: a few dense ones when
-// dim is small, and a sparse matrix (any width) whose rows touch the
-// first and last columns.
-func fuzzRows(dim int) []mat.Matrix {
-	if dim < 1 {
-		return nil
-	}
-	var out []mat.Matrix
-	if dim <= 64 {
-		out = append(out, testmat.Normal(5, dim, rand.NewPCG(uint64(dim), 1)))
-	}
-	ind, val := []int{0}, []float64{0.5}
-	if dim > 1 {
-		ind, val = append(ind, dim-1), append(val, -1.5)
-	}
-	return append(out, sparse.NewCSR(3, dim, []int{0, 1, len(ind), len(ind)}, ind, val))
 }
