@@ -123,3 +123,36 @@ func TestEvalRowByRow(t *testing.T) {
 
 // atOnly hides a matrix's raw storage.
 type atOnly struct{ mat.Matrix }
+
+// Rows wider than crossDepth are summed crossDepth coordinates at a time,
+// in the columns and in the symmetric pass alike: fillAll stores what
+// Column gives to the last bit, and the values are the kernel's to single
+// precision. A pass whose context has ended reports it.
+func TestWideRowsColumnsAgree(t *testing.T) {
+	const n, d = 40, 700
+	X := randX(n, d, 12)
+	k := kernel.RBF{Gamma: 1.0 / d}
+	q := NewKernelMatrix(k, X, nil, 1)
+	cols := make([][]float32, n)
+	for j := range cols {
+		cols[j] = make([]float32, n)
+	}
+	if ok, err := q.fillAll(context.Background(), cols, nil); !ok || err != nil {
+		t.Fatalf("fillAll: %v %v", ok, err)
+	}
+	eachColumn(q, n, func(j int, col []float32) {
+		for i, v := range col {
+			if cols[j][i] != v {
+				t.Fatalf("Q[%d][%d]: fillAll %v, Column %v", i, j, cols[j][i], v)
+			}
+			if want := k.Eval(X.RawRowView(i), X.RawRowView(j)); math.Abs(float64(v)-want) > 1.2e-7*want {
+				t.Fatalf("Q[%d][%d] = %v, the kernel %v", i, j, v, want)
+			}
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := q.fillAll(ctx, cols, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("fillAll with an ended context: %v", err)
+	}
+}
