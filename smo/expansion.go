@@ -161,6 +161,9 @@ func (e *Expansion) EvalContext(ctx context.Context, dst []float64, X mat.Matrix
 		rows = (rows + evalBlock - 1) / evalBlock * evalBlock
 	}
 	nb := (m + rows - 1) / rows
+	// Sparse rows against sparse RBF support vectors: each row is
+	// scattered and the support vectors gather from it (scatters).
+	scatter := rbf && sparseX && e.SVPtr != nil && scatters(d, sp.NNZ(), m)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -174,6 +177,7 @@ func (e *Expansion) EvalContext(ctx context.Context, dst []float64, X mat.Matrix
 			x, sv   row
 			g, part []float64 // blocked path: a block's products
 			block   []float64 // blocked path, X not raw: a block's rows
+			xbuf    []float64 // sparse rows, scattered
 		)
 		return func(b int) {
 			defer func() {
@@ -211,7 +215,14 @@ func (e *Expansion) EvalContext(ctx context.Context, dst []float64, X mat.Matrix
 				scratch = make([]float64, d)
 			}
 			for r := lo; r < hi; r++ {
-				x.setFrom(X, r, scratch)
+				x.setFrom(X, r, scratch) // zeroes the last row's scatter
+				if scatter {
+					if xbuf == nil {
+						xbuf = make([]float64, d)
+					}
+					x.buf = xbuf
+					x.dense(d)
+				}
 				var s float64
 				for i, c := range e.Coef {
 					sv.setStored(&e.rows, i)
@@ -274,15 +285,15 @@ const evalDepth = 256
 // against nSV support vectors: the scores, the support vectors transposed
 // (dense RBF) and, per worker, a block of evalBlock rows of kernel values
 // and of partial products, and a copy of the block's rows (for rows not
-// held in one array). Sparse
-// rows (sparseX) take neither the transposed support vectors nor dense
-// rows: only the scores and a row of kernel values per worker (counted as
-// dense, a model fitted on 300 rows of 10⁷ hashed columns could not score
-// its own training file).
+// held in one array). Sparse rows (sparseX) take neither the transposed
+// support vectors nor dense rows: only the scores, a row of kernel values
+// per worker and, for rows of at most scatterMaxCols columns, a row
+// scattered per worker (counted as dense, a model fitted on 300 rows of
+// 10⁷ hashed columns could not score its own training file).
 func EvalBytes(m, d, nSV int, sparseX bool) int64 {
 	w := int64(runtime.GOMAXPROCS(0))
 	if sparseX {
-		return 8 * (int64(m) + w*int64(nSV))
+		return 8 * (int64(m) + w*(int64(nSV)+int64(min(d, scatterMaxCols))))
 	}
 	return 8 * (int64(m) + int64(d)*int64(nSV) + w*evalBlock*(2*int64(nSV)+int64(d)))
 }

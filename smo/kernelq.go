@@ -29,6 +29,7 @@ type KernelMatrix struct {
 	diag    []float64
 	gamma   float64
 	rbf     bool
+	scatter bool // sparse RBF rows: a column scatters its row (scatters)
 	workers int
 	xt      []float64 // dense RBF: the rows transposed, d × n
 }
@@ -51,6 +52,7 @@ func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *Ke
 	m := &KernelMatrix{k: k, rows: newRowStore(X, nil), y: y, scale: scale, workers: runtime.GOMAXPROCS(0)}
 	if r, ok := k.(kernel.RBF); ok {
 		m.rbf, m.gamma = true, r.Gamma
+		m.scatter = m.rows.ptr != nil && scatters(m.rows.d, len(m.rows.val), n)
 		if m.rows.ptr == nil {
 			d := m.rows.d
 			m.xt = make([]float64, d*n)
@@ -123,6 +125,9 @@ func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
 func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
 	var a, b row
 	b.setStored(&m.rows, j)
+	if m.scatter {
+		defer b.scatter(m.rows.d)()
+	}
 	for _, i := range rows {
 		a.setStored(&m.rows, i)
 		dst[i] = float32(m.scale * eval(m.k, m.rbf, -m.gamma, &a, &b, m.rows.d))

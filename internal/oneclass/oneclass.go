@@ -171,7 +171,8 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 // rows transposed (the RBF columns' products), the column cache (bounded
 // by cacheMB and by the whole n × n matrix in float32), and per row the
 // solver's vectors, the initial gradient's per-worker sums and a tile of
-// 16 rows of kernel values per worker. Once it returns: the scaled copy,
+// 16 rows of kernel values per worker (for sparse rows, a row scattered
+// per worker). Once it returns: the scaled copy,
 // the support vectors kept (at most every row) and saving them
 // (detector.SaveFactor). The estimate is the larger of the two.
 //
@@ -199,6 +200,11 @@ func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int, scaled bo
 	// 15.5 per row; the initial gradient's sums (2 per worker) and tile
 	// (16 per worker).
 	solve := cp + store + cache + 8*n*(15.5+18*workers)
+	if s.Sparse {
+		// A scattered row per worker for rows of at most 2¹⁸ columns
+		// (smo's kernel columns of sparse RBF rows).
+		solve += 8 * workers * min(float64(s.Cols), 1<<18)
+	}
 	after := cp + rows + detector.SaveFactor*rows + 8*4*n
 	return max(solve, after)
 }
