@@ -195,6 +195,7 @@ type solver struct {
 	eps              float64
 	unshrink         bool
 	columns, entries int64
+	ctx              context.Context
 	work             int64 // work units done since ctx was last checked
 	cost             int64 // work units of one Q entry (entryCost)
 	err              error
@@ -289,7 +290,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		return nil, fmt.Errorf("smo: max iterations %d must be ≥ 0", set.MaxIter)
 	}
 
-	s := &solver{q: prob.Q, l: l, eps: tol, cost: entryCost(prob.Q)}
+	s := &solver{q: prob.Q, l: l, eps: tol, cost: entryCost(prob.Q), ctx: ctx}
 	s.y = make([]int8, l)
 	s.alpha = make([]float64, l)
 	s.g = make([]float64, l)
@@ -505,10 +506,13 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		}
 		s.update(i, j)
 	}
+	s.unshrinkAll()
+	if s.err != nil {
+		return nil, s.err
+	}
 	if set.Progress != nil {
 		set.Progress("smo", maxIter, maxIter)
 	}
-	s.unshrinkAll()
 	if st == IterationLimit {
 		// Report the violation at the returned point.
 		var g float64
@@ -875,7 +879,8 @@ func (s *solver) shrink() {
 }
 
 // reconstructGradient recomputes G for the shrunk variables from
-// G_i = Ḡ_i + p_i + Σ_{free j} α_j Q_ij.
+// G_i = Ḡ_i + p_i + Σ_{free j} α_j Q_ij. When ctx ends it stops, with
+// s.err set to its error and G incomplete.
 func (s *solver) reconstructGradient() {
 	n, l := len(s.active), s.l
 	if n == l {
@@ -891,8 +896,15 @@ func (s *solver) reconstructGradient() {
 			nFree++
 		}
 	}
+	// Each column costs a kernel column or a pass over the variables:
+	// the context is heard between them (a solve of 20,000 rows spent a
+	// tenth of a second here; s.err then ends the solve).
 	if nFree*l > 2*n*(l-n) {
 		for _, i := range in {
+			if s.err = s.checkCtx(s.ctx); s.err != nil {
+				return
+			}
+			s.work += int64(n)
 			q := s.getQ(i, false)
 			var sum float64
 			for _, j := range s.active {
@@ -907,6 +919,10 @@ func (s *solver) reconstructGradient() {
 			if s.status[i] != free {
 				continue
 			}
+			if s.err = s.checkCtx(s.ctx); s.err != nil {
+				return
+			}
+			s.work += int64(len(in))
 			q := s.getQ(i, true)
 			a := s.alpha[i]
 			for _, j := range in {

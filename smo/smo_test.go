@@ -501,3 +501,53 @@ func TestExpansionRBFBlocks(t *testing.T) {
 		}
 	}
 }
+
+// countAfter counts the columns computed after its context ended.
+type countAfter struct {
+	Matrix
+	ctx    context.Context
+	n      int // columns before the cancel
+	calls  int
+	late   int
+	cancel context.CancelFunc
+}
+
+func (m *countAfter) Column(dst []float32, j int, rows []int) {
+	m.calls++
+	if m.calls == m.n {
+		m.cancel()
+	} else if m.ctx.Err() != nil {
+		m.late++
+	}
+	m.Matrix.Column(dst, j, rows)
+}
+
+// Wherever a solve is cancelled (here after every 40th column of a solve
+// with shrinking, whose gradient is reconstructed from many columns at
+// once), it computes at most the columns of one ctxEvery of work before it
+// returns context.Canceled.
+func TestCancelEverywhere(t *testing.T) {
+	const n = 1500
+	X := randX(n, 4, 32)
+	newQ := func() Matrix { return NewKernelMatrix(kernel.RBF{Gamma: 4}, X, nil, 1) }
+	prob := func(q Matrix) Problem { return Problem{Q: q, C: ones(n, 1), Delta: 0.3 * n} }
+	all := &countAfter{Matrix: newQ(), ctx: context.Background(), n: -1}
+	if _, err := Solve(context.Background(), prob(all), Settings{Tol: 1e-5}); err != nil {
+		t.Fatal(err)
+	}
+	// A column costs n·entryCost units (4 values + 4 an entry).
+	bound := ctxEvery/(n*8) + 1
+	worst := 0
+	for k := 1; k < all.calls; k += 40 {
+		ctx, cancel := context.WithCancel(context.Background())
+		q := &countAfter{Matrix: newQ(), ctx: ctx, n: k, cancel: cancel}
+		if _, err := Solve(ctx, prob(q), Settings{Tol: 1e-5}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled after %d of %d columns: %v", k, all.calls, err)
+		}
+		worst = max(worst, q.late)
+	}
+	if worst > bound {
+		t.Errorf("up to %d columns computed after the cancel, want at most %d", worst, bound)
+	}
+	t.Logf("%d columns in all; at most %d after a cancel (bound %d)", all.calls, worst, bound)
+}
