@@ -67,7 +67,7 @@ func Example() {
 	// Output:
 	// flagged 69 of 683 rows, 67 of them malignant
 	// accuracy 0.745
-	// anomaly.Classifier(ocsvm, cache_mb=200, coef0=0, contamination=0.1, degree=3, gamma=scale_scott, kernel=rbf, max_iter=0, nu=0.9, scale=standard, shrinking=true, tol=0.001)
+	// anomaly.Classifier(ocsvm, cache_mb=200, coef0=0, contamination=0.1, degree=3, gamma=scale_scott, kernel=rbf, max_iter=0, nu=0.9, sample=0, sample_seed=0, scale=standard, shrinking=true, tol=0.001)
 	// same predictions after Save/Load: true
 }
 

@@ -45,9 +45,11 @@
 // rate, see package kernel),
 // laplacian, poly (γxᵀy + coef0)^degree, linear, or precomputed: then Fit
 // takes the n × n kernel matrix of the training rows, which must be
-// symmetric positive semi-definite (checked, O(n³)), and Score the m × n
-// matrix k(x, x_train). Registry parameters: nu, kernel, gamma, coef0,
-// degree, tol, cache_mb, shrinking, max_iter, contamination, scale.
+// symmetric positive semi-definite (checked by a Cholesky factorisation of
+// K + δI, O(n³/3), see CheckGram), and Score the m × n matrix
+// k(x, x_train). Registry parameters: nu, kernel, gamma, coef0, degree,
+// tol, cache_mb, shrinking, max_iter, contamination, scale, sample,
+// sample_seed.
 //
 // # Defaults
 //
@@ -65,4 +67,48 @@
 //
 // Reaching max_iter is not an error: Fit keeps the feasible, non-optimal
 // solution and Stats().Status is smo.IterationLimit.
+//
+// # Sparse input
+//
+// A *sparse.CSR (a LIBSVM file) stays sparse: the scale stage divides its
+// columns without centring them, the solver's kernel matrix and the kept
+// support vectors hold its non-zeros, and every kernel value is a merge of
+// two rows' non-zeros, so a fit costs its non-zeros, never rows × columns.
+// The rbf and laplacian kernels do not see the centring the stage leaves
+// out; the width rules scale and scale_scott, which take the variance of
+// all the entries, are computed about the column means for such rows
+// (oneclass.FitKernel), so at the defaults a sparse matrix and its dense
+// copy give the same model and scores to rounding (1e-12 relative here).
+// The poly and linear kernels see the shift: on sparse rows with
+// scale=standard their model differs from the dense rows' (use
+// scale=none, or dense rows, to compare). A precomputed kernel matrix is
+// read as dense rows (a sparse one is densified a chunk at a time).
+//
+// # Data larger than memory, cancellation, progress
+//
+// The solver needs every training row (its kernel matrix and the support
+// vectors are rows), so a fit from a detector.Source (FitSource) reads
+// the rows once, through the scale stage, into one copy (sparse rows into
+// their non-zeros); for a file larger than memory fit on a sample
+// (Common.Sample, --sample). Scoring reads the rows a chunk at a time.
+// Fit and Score hear their context within milliseconds: the solver
+// checks it after about a millisecond of work, the expansion between
+// blocks of rows. A fit that fails or is cancelled leaves the detector's
+// model as it was.
+//
+// Progress stages (Common.Progress): "gradient" (the solver's initial
+// gradient: columns or row ranges of the kernel matrix), "smo" (solver
+// iterations of the iteration limit, max_iter or LIBSVM's; a solve that
+// converges first reports the limit when it stops) and, with the
+// precomputed kernel, "check" (blocks of the Cholesky factorisation that
+// checks the matrix is positive semi-definite); from package method,
+// "scale" and "sample" when the rows come from a Source or --sample.
+//
+// # Memory
+//
+// A fit holds the scaled copy of the rows, the solver's copy of them (and
+// for dense rows their transpose), the kernel column cache (cache_mb, at
+// most the whole n × n matrix in float32) and a few vectors per row; the
+// model keeps the support vectors (at least a share ν of the rows). The
+// registered estimate (detector.Memory) counts these.
 package ocsvm

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/ocsvm"
 	"github.com/kernelad/anomaly/scale"
@@ -21,7 +21,7 @@ func Example() {
 	})
 	// scikit-learn's settings: no scale stage, ν = 0.5, γ = 0.5.
 	m, err := ocsvm.New(ocsvm.Config{Nu: 0.5, Kernel: kernel.Spec{Gamma: 0.5},
-		Common: detector.Common{Scale: scale.None}})
+		Common: method.Common{Scale: scale.None}})
 	if err != nil {
 		panic(err)
 	}

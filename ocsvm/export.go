@@ -37,13 +37,14 @@ import (
 // and a precomputed-kernel model keeps no support vectors to write: both
 // are errors, as is an unfitted model.
 func (m *OCSVM) WriteLIBSVM(w io.Writer) error {
-	if !m.Fitted() {
+	md, ok := m.Model() // one published model, validated when it was loaded
+	if !ok {
 		return detector.ErrNotFitted
 	}
 	if st := m.Stage(); st.Rule != scale.None {
 		return fmt.Errorf("ocsvm: the model scales its features (scale=%s), which a LIBSVM model file cannot express; refit with --set scale=none to export it", st.Rule)
 	}
-	if m.precomp {
+	if md.precomp {
 		return fmt.Errorf("ocsvm: a precomputed-kernel model cannot be exported to LIBSVM (it keeps training indices, not support vectors)")
 	}
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
@@ -52,22 +53,22 @@ func (m *OCSVM) WriteLIBSVM(w io.Writer) error {
 	switch m.cfg.Kernel.Kind {
 	case "rbf":
 		fmt.Fprintln(bw, "kernel_type rbf")
-		fmt.Fprintln(bw, "gamma", g(m.stats.Gamma))
+		fmt.Fprintln(bw, "gamma", g(md.stats.Gamma))
 	case "poly":
 		fmt.Fprintln(bw, "kernel_type polynomial")
 		fmt.Fprintln(bw, "degree", m.cfg.Kernel.Degree)
-		fmt.Fprintln(bw, "gamma", g(m.stats.Gamma))
+		fmt.Fprintln(bw, "gamma", g(md.stats.Gamma))
 		fmt.Fprintln(bw, "coef0", g(m.cfg.Kernel.Coef0))
 	case "linear":
 		fmt.Fprintln(bw, "kernel_type linear")
 	default:
 		return fmt.Errorf("ocsvm: kernel %q has no LIBSVM counterpart (LIBSVM offers linear, polynomial, rbf, sigmoid)", m.cfg.Kernel.Kind)
 	}
-	s := m.cfg.Nu * float64(m.nTrain)
-	e := m.exp
+	s := m.cfg.Nu * float64(md.nTrain)
+	e := md.exp
 	fmt.Fprintln(bw, "nr_class 2")
 	fmt.Fprintln(bw, "total_sv", e.Len())
-	fmt.Fprintln(bw, "rho", g(s*m.rho))
+	fmt.Fprintln(bw, "rho", g(s*md.rho))
 	fmt.Fprintln(bw, "SV")
 	for i, c := range e.Coef {
 		bw.WriteString(g(s * c))

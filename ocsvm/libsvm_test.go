@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -24,7 +24,7 @@ func TestWriteLIBSVM(t *testing.T) {
 	}
 	X := randX(300, 4, 17)
 	Y := randX(50, 4, 18)
-	for _, cfg := range []Config{{Nu: 0.3, Common: detector.Common{Scale: scale.None}}, {Nu: 0.5, Kernel: kernel.Spec{Kind: "poly", Gamma: 0.3, Coef0: 1, Degree: 2}, Common: detector.Common{Scale: scale.None}}, {Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Common: detector.Common{Scale: scale.None}}} {
+	for _, cfg := range []Config{{Nu: 0.3, Common: method.Common{Scale: scale.None}}, {Nu: 0.5, Kernel: kernel.Spec{Kind: "poly", Gamma: 0.3, Coef0: 1, Degree: 2}, Common: method.Common{Scale: scale.None}}, {Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Common: method.Common{Scale: scale.None}}} {
 		m, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
@@ -43,7 +43,7 @@ func TestFullShuttleMemory(t *testing.T) {
 			peakHeap = ms.HeapInuse
 		}
 	}
-	m, err := New(Config{Nu: 0.1, Common: detector.Common{Progress: func(string, int, int) { sample() }}})
+	m, err := New(Config{Nu: 0.1, Common: method.Common{Progress: func(string, int, int) { sample() }}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package ocsvm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
@@ -38,9 +38,9 @@ type Config struct {
 	// column-cache budget (0 → 200 MB), shrinking, iteration limit
 	// (0 → LIBSVM's).
 	Solver smo.Settings
-	// Common holds the contamination rate, the scale stage and the
-	// progress callback.
-	detector.Common
+	// Common holds the contamination rate, the scale stage, the sample
+	// and the progress callback.
+	method.Common
 }
 
 // Bind declares the parameters of the one-class SVM.
@@ -50,7 +50,7 @@ func (c *Config) Bind(s *param.Set) {
 	c.Solver.Bind(s)
 }
 
-// Stats describes the last fit.
+// Stats describes a fit.
 type Stats struct {
 	// Iterations, Status, Objective (½αᵀKα), SV and BoundedSV (α_i at the
 	// upper bound 1/(νn)) and the cache figures are the solver's, in the
@@ -63,9 +63,14 @@ type Stats struct {
 
 // OCSVM is Schölkopf's ν one-class support vector machine.
 type OCSVM struct {
-	detector.Base
+	method.Base[*model]
 	cfg Config
+}
 
+// model is a fitted one-class SVM: the kernel expansion over the support
+// vectors, or with the precomputed kernel their training indices, and ρ.
+// It is never changed once built.
+type model struct {
 	precomp bool
 	exp     *smo.Expansion // non-precomputed kernels
 	svIndex []int          // precomputed: training columns of the SVs
@@ -79,18 +84,22 @@ var _ detector.Detector = (*OCSVM)(nil)
 
 // New validates cfg and returns an unfitted one-class SVM.
 func New(cfg Config) (*OCSVM, error) {
-	if cfg.Kernel.Kind == "precomputed" {
+	precomp := cfg.Kernel.Kind == "precomputed"
+	if precomp {
 		if cfg.Scale != "" && cfg.Scale != scale.None {
 			return nil, &param.Error{Method: "ocsvm", Name: "scale", Value: cfg.Scale, Reason: "a precomputed kernel matrix cannot be scaled; use scale=none"}
 		}
 		cfg.Scale = scale.None
 	}
-	b, err := detector.NewBase("ocsvm", &cfg)
+	m := &OCSVM{cfg: cfg}
+	// The training scores are ρ − the solver's gradient (Settle); a
+	// precomputed kernel matrix is read as dense rows (Densify), the other
+	// kernels keep sparse rows sparse.
+	b, err := method.NewBase("ocsvm", &m.cfg, method.Hooks[*model]{Fit: m.fit, Decode: m.decode, Settle: true, Densify: precomp})
 	if err != nil {
 		return nil, err
 	}
-	m := &OCSVM{Base: b, cfg: cfg, precomp: cfg.Kernel.Kind == "precomputed"}
-	m.SettleTiesWith(m.score) // the training scores are ρ − the solver's gradient
+	m.Base = b
 	return m, nil
 }
 
@@ -99,145 +108,162 @@ func (m *OCSVM) Config() Config { return m.cfg }
 
 // Fit trains on the rows of X (or, with the precomputed kernel, on the
 // n × n kernel matrix X).
-func (m *OCSVM) Fit(ctx context.Context, X mat.Matrix) error {
-	return m.FitWith(ctx, X, m.fit)
-}
+func (m *OCSVM) Fit(ctx context.Context, X mat.Matrix) error { return m.Base.Fit(ctx, X) }
 
-func (m *OCSVM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	n, _ := X.Dims()
+// fit solves the dual on every training row (in memory: the solver's
+// kernel matrix holds them, and the model keeps its support vectors).
+func (m *OCSVM) fit(ctx context.Context, f *method.Fitting) (*model, []float64, error) {
+	X, err := f.Matrix(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, _ := f.Dims()
+	md := &model{precomp: m.cfg.Kernel.Kind == "precomputed", nTrain: n}
 	var (
 		q     smo.Matrix
 		k     kernel.Kernel
 		gamma float64
 	)
-	if m.precomp {
-		if err := CheckGram(X); err != nil {
-			return nil, fmt.Errorf("ocsvm: %w", err)
+	if md.precomp {
+		if err := checkGram(ctx, X, f.Report); err != nil {
+			return nil, nil, fmt.Errorf("ocsvm: %w", err)
 		}
 		q = smo.NewGramMatrix(X, nil, 1)
 	} else {
-		var err error
-		if k, gamma, err = m.cfg.Kernel.Fit(X, nil); err != nil {
-			return nil, fmt.Errorf("ocsvm: %w", err)
+		if k, gamma, err = oneclass.FitKernel(m.cfg.Kernel, X, f.Sparse() && m.cfg.Scale == scale.Standardize); err != nil {
+			return nil, nil, fmt.Errorf("ocsvm: %w", err)
 		}
-		m.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
 		q = smo.NewKernelMatrix(k, X, nil, 1)
 	}
 	set := m.cfg.Solver
-	set.Progress = m.cfg.Progress
+	set.Progress = f.Report
 	sol, train, err := oneclass.Nu(ctx, q, m.cfg.Nu, set)
 	if err != nil {
-		return nil, fmt.Errorf("ocsvm: %w", err)
+		return nil, nil, fmt.Errorf("ocsvm: %w", err)
+	}
+	if !md.precomp {
+		// After the solve, which hears ctx: the check reads up to 2·10⁷
+		// values without it (20–40 ms; ten times that under the race
+		// detector), and a fit cancelled early then returns at once.
+		f.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
 	}
 	if sol.Stats.Status == smo.IterationLimit {
-		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
+		f.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
 	}
-	m.nTrain, m.rho = n, sol.Rho
-	m.stats = Stats{Stats: sol.Stats, Rho: sol.Rho, Gamma: gamma}
-	m.exp, m.svIndex, m.svCoef = nil, nil, nil
-	if m.precomp {
+	md.rho = sol.Rho
+	md.stats = Stats{Stats: sol.Stats, Rho: sol.Rho, Gamma: gamma}
+	if md.precomp {
 		for i, a := range sol.Alpha {
 			if a > 0 {
-				m.svIndex = append(m.svIndex, i)
-				m.svCoef = append(m.svCoef, a)
+				md.svIndex = append(md.svIndex, i)
+				md.svCoef = append(md.svCoef, a)
 			}
 		}
 	} else {
-		m.exp = smo.NewExpansion(k, X, sol.Alpha)
+		md.exp = smo.NewExpansion(k, X, sol.Alpha)
 	}
-	return train, nil
-}
-
-// CheckGram returns an error unless K is a square, symmetric, positive
-// semi-definite matrix (smallest eigenvalue ≥ −1e-8 times the largest in
-// magnitude). It costs O(n³).
-func CheckGram(K mat.Matrix) error {
-	n, c := K.Dims()
-	if n != c {
-		return fmt.Errorf("precomputed kernel must be square, got %d × %d", n, c)
-	}
-	sym := mat.NewSymDense(n, nil)
-	var scale float64
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			a, b := K.At(i, j), K.At(j, i)
-			scale = math.Max(scale, math.Abs(a))
-			if math.Abs(a-b) > 1e-10*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) {
-				return fmt.Errorf("precomputed kernel is not symmetric: K[%d][%d] = %v, K[%d][%d] = %v", i, j, a, j, i, b)
-			}
-			sym.SetSym(i, j, a)
-		}
-	}
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, false) {
-		return errors.New("precomputed kernel: eigenvalue decomposition failed")
-	}
-	vals := eig.Values(nil)
-	lo, hi := vals[0], math.Max(math.Abs(vals[0]), math.Abs(vals[len(vals)-1]))
-	if lo < -1e-8*math.Max(hi, scale) {
-		return fmt.Errorf("precomputed kernel: %w: smallest eigenvalue %.6g < 0", smo.ErrNotPSD, lo)
-	}
-	return nil
+	return md, train, nil
 }
 
 // Score writes ρ − Σ α_i k(x_i, x) for each row x of X into dst: positive
 // outside the learned region, so higher is more anomalous. With the
 // precomputed kernel, X is the m × n matrix k(x, x_train).
-func (m *OCSVM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return m.ScoreWith(dst, X, m.score)
-}
+func (m *OCSVM) Score(dst []float64, X mat.Matrix) ([]float64, error) { return m.Base.Score(dst, X) }
 
-func (m *OCSVM) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	r, _ := X.Dims()
-	dst = detector.ScoreDst(dst, r)
-	if m.precomp {
-		for i := 0; i < r; i++ {
-			var s float64
-			for k, j := range m.svIndex {
-				s += m.svCoef[k] * X.At(i, j)
-			}
-			dst[i] = m.rho - s
-		}
-		return dst, nil
+// Score writes the scores of the rows of X into dst: the expansion on
+// every core (smo.Expansion.EvalContext), or with the precomputed kernel
+// the support vectors' columns of each row, a block of rows at a time;
+// ctx is checked between blocks.
+func (md *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
+	if md.precomp {
+		return md.scorePrecomputed(ctx, dst, X)
 	}
-	m.exp.Eval(dst, X)
+	if _, err := md.exp.EvalContext(ctx, dst, X); err != nil {
+		return err
+	}
 	for i, v := range dst {
-		dst[i] = m.rho - v
+		dst[i] = md.rho - v
 	}
-	return dst, nil
+	return nil
 }
 
-// Stats returns the statistics of the last fit.
-func (m *OCSVM) Stats() Stats { return m.stats }
+// precompBlock is the number of kernel values scorePrecomputed reads
+// between two checks of the context.
+const precompBlock = 1 << 20
 
-// Rho returns ρ of the Σα = 1 form.
-func (m *OCSVM) Rho() float64 { return m.rho }
+// scorePrecomputed scores the rows of the m × n kernel matrix X (dense:
+// Hooks.Densify densified a sparse one).
+func (md *model) scorePrecomputed(ctx context.Context, dst []float64, X mat.Matrix) error {
+	r, _ := X.Dims()
+	rv, raw := X.(mat.RawRowViewer)
+	block := max(1, precompBlock/max(1, len(md.svIndex)))
+	for lo := 0; lo < r; lo += block {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for i := lo; i < min(r, lo+block); i++ {
+			var s float64
+			if raw {
+				row := rv.RawRowView(i)
+				for k, j := range md.svIndex {
+					s += md.svCoef[k] * row[j]
+				}
+			} else {
+				for k, j := range md.svIndex {
+					s += md.svCoef[k] * X.At(i, j)
+				}
+			}
+			dst[i] = md.rho - s
+		}
+	}
+	return nil
+}
 
-// SupportVectors returns the number of support vectors kept.
+// Stats returns the statistics of the fit (the zero Stats before Fit).
+func (m *OCSVM) Stats() Stats {
+	if md, ok := m.Model(); ok {
+		return md.stats
+	}
+	return Stats{}
+}
+
+// Rho returns ρ of the Σα = 1 form (0 before Fit).
+func (m *OCSVM) Rho() float64 {
+	if md, ok := m.Model(); ok {
+		return md.rho
+	}
+	return 0
+}
+
+// SupportVectors returns the number of support vectors kept (0 before
+// Fit).
 func (m *OCSVM) SupportVectors() int {
-	if m.precomp {
-		return len(m.svIndex)
-	}
-	if m.exp == nil {
+	md, ok := m.Model()
+	switch {
+	case !ok:
 		return 0
+	case md.precomp:
+		return len(md.svIndex)
 	}
-	return m.exp.Len()
+	return md.exp.Len()
 }
 
 // Coef returns the dual coefficients α_i of the kept support vectors (they
-// sum to 1).
+// sum to 1), a copy; nil before Fit.
 func (m *OCSVM) Coef() []float64 {
-	if m.precomp {
-		return append([]float64(nil), m.svCoef...)
-	}
-	if m.exp == nil {
+	md, ok := m.Model()
+	switch {
+	case !ok:
 		return nil
+	case md.precomp:
+		return append([]float64(nil), md.svCoef...)
 	}
-	return append([]float64(nil), m.exp.Coef...)
+	return append([]float64(nil), md.exp.Coef...)
 }
 
 // state is the saved form of a fitted model (the kernel's kind and
-// polynomial settings are in the saved parameters).
+// polynomial settings are in the saved parameters). Its fields are the
+// file format of version 2.
 type state struct {
 	NTrain  int
 	Exp     oneclass.State // non-precomputed kernels
@@ -249,64 +275,65 @@ type state struct {
 
 // MarshalBinary encodes the fitted model: support vectors (or, with the
 // precomputed kernel, their training indices), coefficients, γ and ρ.
-func (m *OCSVM) MarshalBinary() ([]byte, error) {
-	if !m.Fitted() {
-		return nil, detector.ErrNotFitted
-	}
-	s := state{NTrain: m.nTrain, Rho: m.rho, Stats: m.stats}
-	if m.precomp {
-		s.SVIndex, s.SVCoef = m.svIndex, m.svCoef
+func (md *model) MarshalBinary() ([]byte, error) {
+	s := state{NTrain: md.nTrain, Rho: md.rho, Stats: md.stats}
+	if md.precomp {
+		s.SVIndex, s.SVCoef = md.svIndex, md.svCoef
 	} else {
-		s.Exp = oneclass.Save(m.exp, m.stats.Gamma)
+		s.Exp = oneclass.Save(md.exp, md.stats.Gamma)
 	}
-	return detector.EncodeState("ocsvm", s)
+	return method.EncodeState("ocsvm", s)
 }
 
-// UnmarshalBinary decodes a model written by MarshalBinary into a detector
-// built with the parameters saved beside it, validating it.
-func (m *OCSVM) UnmarshalBinary(data []byte) error {
+// decode decodes a model written by MarshalBinary for dim columns,
+// validating it: the support vectors' sizes (oneclass.Restore, without
+// products that can wrap) and values, positive finite coefficients and ρ,
+// and their width against dim (with the precomputed kernel, the indices
+// against the training rows, which are the columns of the kernel rows
+// scored).
+func (m *OCSVM) decode(data []byte, dim int) (*model, error) {
 	var s state
-	if err := detector.DecodeState("ocsvm", data, &s); err != nil {
-		return err
+	if err := method.DecodeState("ocsvm", data, &s); err != nil {
+		return nil, err
 	}
 	bad := func(what string) error { return fmt.Errorf("ocsvm: invalid model: %s", what) }
 	if s.NTrain <= 0 || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) {
-		return bad("sizes or rho")
+		return nil, bad("sizes or rho")
 	}
-	if m.precomp {
-		if len(s.SVIndex) == 0 || len(s.SVIndex) != len(s.SVCoef) {
-			return bad("support vector indices")
+	md := &model{precomp: m.cfg.Kernel.Kind == "precomputed", nTrain: s.NTrain, rho: s.Rho, stats: s.Stats}
+	if md.precomp {
+		if len(s.SVIndex) == 0 || len(s.SVIndex) != len(s.SVCoef) || len(s.SVIndex) > s.NTrain {
+			return nil, bad("support vector indices")
 		}
 		for k, j := range s.SVIndex {
 			if j < 0 || j >= s.NTrain || !(s.SVCoef[k] > 0) || math.IsInf(s.SVCoef[k], 0) {
-				return bad("support vector index or coefficient out of range")
+				return nil, bad("support vector index or coefficient out of range")
 			}
 		}
-		if err := m.CheckStateDim(s.NTrain); err != nil { // kernel rows against the training rows
-			return err
+		if s.NTrain != dim { // kernel rows against the training rows
+			return nil, fmt.Errorf("ocsvm: the state is for kernel rows of %d training rows, the model's shared state for %d columns", s.NTrain, dim)
 		}
-		m.svIndex, m.svCoef, m.exp = s.SVIndex, s.SVCoef, nil
-	} else {
-		e, err := oneclass.Restore(s.Exp, m.cfg.Kernel)
-		if err != nil {
-			return bad(err.Error())
-		}
-		for _, c := range e.Coef {
-			if c < 0 {
-				return bad("negative coefficient")
-			}
-		}
-		if err := m.CheckStateDim(e.D); err != nil {
-			return err
-		}
-		m.exp, m.svIndex, m.svCoef = e, nil, nil
+		md.svIndex, md.svCoef = s.SVIndex, s.SVCoef
+		return md, nil
 	}
-	m.nTrain, m.rho, m.stats = s.NTrain, s.Rho, s.Stats
-	return nil
+	e, err := oneclass.Restore(s.Exp, m.cfg.Kernel)
+	if err != nil {
+		return nil, bad(err.Error())
+	}
+	for _, c := range e.Coef {
+		if c < 0 {
+			return nil, bad("negative coefficient")
+		}
+	}
+	if e.D != dim {
+		return nil, fmt.Errorf("ocsvm: the state is for %d columns, the model's shared state for %d", e.D, dim)
+	}
+	md.exp = e
+	return md, nil
 }
 
 func init() {
-	detector.RegisterLegacy(detector.Info{
+	method.Register(detector.Info{
 		Name:    "ocsvm",
 		Summary: "Schölkopf's ν one-class SVM (kernel dual solved by the smo package); score ρ − Σα_i k(x_i, x)",
 		Version: 2,
@@ -314,7 +341,23 @@ func init() {
 }
 
 // memory estimates the peak bytes of a fit or a score (oneclass.Memory:
-// the rows, or their non-zeros when sparse, twice; the column cache).
+// the scaled copy of the rows, the kernel matrix's copy, the column
+// cache; scoring, the expansion's work). With the precomputed kernel the
+// fit factorises a copy of the n × n kernel matrix once (checkGram) and
+// the solver reads the matrix itself; a sparse kernel matrix is
+// densified, whole for the fit and a chunk at a time for a score
+// (Hooks.Densify).
 func memory(m *OCSVM, op detector.Op, s detector.Size) float64 {
-	return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, m.SupportVectors())
+	if m.cfg.Kernel.Kind != "precomputed" {
+		return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, m.SupportVectors(), m.cfg.Scale != scale.None)
+	}
+	n, cols := float64(s.Rows), float64(s.Cols)
+	var dense float64
+	if s.Sparse {
+		dense = 8 * n * cols
+	}
+	if op == detector.ScoreOp {
+		return 8*n + min(dense, 8*float64(detector.ChunkRows(s.Cols))*cols)
+	}
+	return dense + 8*n*n + oneclass.Memory(op, detector.Size{Rows: s.Rows}, m.cfg.Solver.CacheMB, 0, false)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
@@ -124,7 +125,7 @@ func TestPrecomputed(t *testing.T) {
 			KY.Set(r, i, k.Eval(Y.RawRowView(r), X.RawRowView(i)))
 		}
 	}
-	a, _ := New(Config{Kernel: kernel.Spec{Gamma: 0.4}, Common: detector.Common{Scale: scale.None}})
+	a, _ := New(Config{Kernel: kernel.Spec{Gamma: 0.4}, Common: method.Common{Scale: scale.None}})
 	b, _ := New(Config{Kernel: kernel.Spec{Kind: "precomputed"}})
 	sa := testmat.FitScore(t, a, X, Y)
 	sb := testmat.FitScore(t, b, K, KY)
@@ -150,7 +151,7 @@ func TestBadInput(t *testing.T) {
 		{"nu < 0", Config{Nu: -0.1}, nil, nil},
 		{"negative gamma", Config{Kernel: kernel.Spec{Gamma: -1}}, nil, nil},
 		{"unknown kernel", Config{Kernel: kernel.Spec{Kind: "sigmoid"}}, nil, nil},
-		{"contamination", Config{Common: detector.Common{Contamination: 0.7}}, nil, nil},
+		{"contamination", Config{Common: method.Common{Contamination: 0.7}}, nil, nil},
 		{"non-PSD precomputed", Config{Kernel: kernel.Spec{Kind: "precomputed"}}, indef, smo.ErrNotPSD},
 		{"asymmetric precomputed", Config{Kernel: kernel.Spec{Kind: "precomputed"}}, asym, nil},
 		{"NaN", Config{}, nan, nil},
@@ -190,7 +191,7 @@ func TestBadInput(t *testing.T) {
 	})
 	t.Run("corrupt state", func(t *testing.T) {
 		m, _ := New(Config{})
-		if err := m.UnmarshalBinary([]byte("garbage")); err == nil {
+		if _, err := m.decode([]byte("garbage"), 3); err == nil {
 			t.Error("garbage decoded")
 		}
 	})
@@ -214,8 +215,8 @@ func TestSparseInput(t *testing.T) {
 	S := testmat.CSR(X)
 	// Without a scale stage: standardising would centre the dense copy
 	// but not the sparse matrix (centring would densify it).
-	a, _ := New(Config{Common: detector.Common{Scale: scale.None}})
-	c, _ := New(Config{Common: detector.Common{Scale: scale.None}})
+	a, _ := New(Config{Common: method.Common{Scale: scale.None}})
+	c, _ := New(Config{Common: method.Common{Scale: scale.None}})
 	sa := testmat.FitScore(t, a, X, X)
 	sc := testmat.FitScore(t, c, S, S)
 	// gamma = scale sums the entries in another order for CSR: rounding.

@@ -16,7 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
@@ -202,7 +202,7 @@ func TestLIBSVMParity(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%s/nu=%g", g.name, g.nu), func(t *testing.T) {
 			Xtr, Xte, yte := paritySplit(t, g)
-			m, err := New(Config{Nu: g.nu, Kernel: kernel.Spec{Gamma: g.gamma}, Common: detector.Common{Scale: scale.None}})
+			m, err := New(Config{Nu: g.nu, Kernel: kernel.Spec{Gamma: g.gamma}, Common: method.Common{Scale: scale.None}})
 			if err != nil {
 				t.Fatal(err)
 			}

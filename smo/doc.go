@@ -64,7 +64,20 @@
 // runtime.GOMAXPROCS(0) goroutines over row blocks (RBF through squared norms
 // and one dot product per entry, as LIBSVM); GramMatrix wraps a precomputed
 // kernel matrix. Expansion evaluates the fitted Σ_i c_i k(x_i, x) over the
-// support vectors, in parallel over rows.
+// support vectors, in parallel over blocks of rows; EvalContext checks a
+// context between blocks and returns an error, never a panic, for an
+// expansion whose arrays disagree (a crafted model file) or a worker
+// that fails.
+//
+// # Context and progress
+//
+// Solve checks its context after about a millisecond of work (ctxEvery:
+// kernel entries weighted by the values each reads, and the variables
+// scanned per iteration), so cancellation latency grows neither with n
+// nor with the width of the rows; the initial gradient's symmetric pass
+// hands its workers row ranges of a few milliseconds each. Progress
+// (Settings.Progress) comes at least every 100 ms of work, and each stage
+// ends at its total.
 //
 // # Speed
 //

@@ -29,6 +29,7 @@ type KernelMatrix struct {
 	diag    []float64
 	gamma   float64
 	rbf     bool
+	scatter bool // sparse RBF rows: a column scatters its row (scatters)
 	workers int
 	xt      []float64 // dense RBF: the rows transposed, d × n
 }
@@ -51,6 +52,7 @@ func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *Ke
 	m := &KernelMatrix{k: k, rows: newRowStore(X, nil), y: y, scale: scale, workers: runtime.GOMAXPROCS(0)}
 	if r, ok := k.(kernel.RBF); ok {
 		m.rbf, m.gamma = true, r.Gamma
+		m.scatter = m.rows.ptr != nil && scatters(m.rows.d, len(m.rows.val), n)
 		if m.rows.ptr == nil {
 			d := m.rows.d
 			m.xt = make([]float64, d*n)
@@ -76,6 +78,16 @@ func NewKernelMatrix(k kernel.Kernel, X mat.Matrix, y []int8, scale float64) *Ke
 
 // Len returns the number of rows.
 func (m *KernelMatrix) Len() int { return len(m.diag) }
+
+// entryCost is the solver's work units of one entry (see ctxEvery): the
+// values the kernel value reads (a row's width, or the non-zeros of the
+// two sparse rows it merges) and the exponential.
+func (m *KernelMatrix) entryCost() int64 {
+	if m.rows.ptr != nil {
+		return 2*int64(len(m.rows.val))/int64(max(1, m.Len())) + 4
+	}
+	return int64(m.rows.d) + 4
+}
 
 // Diag returns Scale · k(x_i, x_i).
 func (m *KernelMatrix) Diag(i int) float64 { return m.diag[i] }
@@ -113,6 +125,9 @@ func (m *KernelMatrix) Column(dst []float32, j int, rows []int) {
 func (m *KernelMatrix) fill(dst []float32, j int, rows []int) {
 	var a, b row
 	b.setStored(&m.rows, j)
+	if m.scatter {
+		defer b.scatter(m.rows.d)()
+	}
 	for _, i := range rows {
 		a.setStored(&m.rows, i)
 		dst[i] = float32(m.scale * eval(m.k, m.rbf, -m.gamma, &a, &b, m.rows.d))
@@ -170,7 +185,16 @@ func (m *KernelMatrix) rbfRange(dst []float32, j, lo, hi int) {
 		*bp = make([]float64, hi-lo)
 	}
 	g := (*bp)[:hi-lo]
-	m.crossRange(g, m.rows.dense[j*d:j*d+d], lo, hi)
+	var part []float64
+	if d > crossDepth {
+		pp := argPool.Get().(*[]float64)
+		defer argPool.Put(pp)
+		if cap(*pp) < hi-lo {
+			*pp = make([]float64, hi-lo)
+		}
+		part = (*pp)[:hi-lo]
+	}
+	m.crossRange(g, part, m.rows.dense[j*d:j*d+d], lo, hi)
 	fastmath.GaussArg(g, g, m.rows.sq[lo:hi], m.rows.sq[j], -m.gamma)
 	fastmath.Exp(g, g)
 	out, s := dst[lo:hi], m.scale
@@ -190,13 +214,47 @@ func (m *KernelMatrix) rbfRange(dst []float32, j, lo, hi int) {
 }
 
 // crossRange sets g[i−lo] = xᵀx_i for lo ≤ i < hi: the one-row product
-// xᵀ·Xᵀ[:, lo:hi] along the transposed rows, summed over the coordinates
-// in order with each product and sum rounded (fastmath.MulNNSeq, sixteen
-// rows at a time in registers; it was an axpy per coordinate over g, the
-// same arithmetic).
-func (m *KernelMatrix) crossRange(g, x []float64, lo, hi int) {
+// xᵀ·Xᵀ[:, lo:hi] along the transposed rows (crossProducts; part holds
+// hi − lo values when the rows are wider than crossDepth).
+func (m *KernelMatrix) crossRange(g, part, x []float64, lo, hi int) {
 	n := len(m.diag)
-	fastmath.MulNNSeq(g, hi-lo, x, len(x), m.xt[lo:], n, 1, hi-lo, len(x))
+	crossProducts(nil, g, hi-lo, part, x, len(x), m.xt[lo:], n, 1, hi-lo, len(x))
+}
+
+// crossDepth is the number of coordinates crossProducts sums in one
+// product: a panel of that many rows of the transposed data, by the
+// columns MulNNSeq takes at a time, stays in the L2 cache. Rows up to
+// that width (the LIBSVM parity data sets have 6 to 36) are summed in one
+// product, in order, as LIBSVM's dot.
+const crossDepth = 256
+
+// crossProducts sets c[r·ldc + j] = Σ_l a[r·lda + l]·b[l·ldb + j] for
+// r < m, j < n: the cross products of the kernel matrix, with
+// fastmath.MulNNSeq's arithmetic (a rounded product and a rounded sum per
+// coordinate, from zero, in order) over crossDepth coordinates at a time,
+// the partial sums added in coordinate order; part holds m rows of stride
+// ldc when k > crossDepth. A value depends on its two rows and k only,
+// not on m, n or the strides, so the columns and the symmetric pass
+// (forPairs) agree to the last bit. Over 20,000 coordinates in one
+// product each pass over the transposed rows went to memory (75 Mflop/s,
+// a kernel column of 400 rows in tens of milliseconds). ctx, when not nil,
+// is checked between the coordinate ranges; crossProducts then reports
+// false, leaving c partial.
+func crossProducts(ctx context.Context, c []float64, ldc int, part, a []float64, lda int, b []float64, ldb int, m, n, k int) bool {
+	fastmath.MulNNSeq(c, ldc, a, lda, b, ldb, m, n, min(k, crossDepth))
+	for l0 := crossDepth; l0 < k; l0 += crossDepth {
+		if ctx != nil && ctx.Err() != nil {
+			return false
+		}
+		fastmath.MulNNSeq(part, ldc, a[l0:], lda, b[l0*ldb:], ldb, m, n, min(k, l0+crossDepth)-l0)
+		for r := 0; r < m; r++ {
+			cr, pr := c[r*ldc:r*ldc+n], part[r*ldc:r*ldc+n]
+			for j, v := range pr {
+				cr[j] += v
+			}
+		}
+	}
+	return true
 }
 
 // argPool holds fillRBF's exponent buffers (Column runs on several
@@ -319,7 +377,13 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 	}
 	n, d := len(m.diag), m.rows.d
 	data, sq := m.rows.dense, m.rows.sq
+	// Ranges of about pairWork work units each (pairs times entryCost),
+	// so that a worker hears ctx every few milliseconds whatever n, and
+	// at least 64 of them when n allows, for the load balance.
 	nb := max(1, min(64, n/64))
+	if k := float64(n) * float64(n-1) / 2 * float64(m.entryCost()) / pairWork; k > float64(nb) {
+		nb = max(nb, int(min(k, float64(n/pairTile))))
+	}
 	bounds := make([]int, nb+1)
 	for c := 1; c < nb; c++ {
 		bounds[c] = int(float64(n) * (1 - math.Sqrt(1-float64(c)/float64(nb))))
@@ -328,6 +392,10 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 	err := parallel.ForBlocksProgress(ctx, nb, func() func(int) {
 		visit := newWorker()
 		tile := make([]float64, pairTile*n)
+		var part []float64
+		if d > crossDepth {
+			part = make([]float64, pairTile*n)
+		}
 		q := make([][]float64, pairTile)
 		for r := range q {
 			q[r] = tile[r*n : (r+1)*n]
@@ -335,13 +403,18 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 		return func(c int) {
 			for i0 := bounds[c]; i0 < bounds[c+1]; i0 += pairTile {
 				i1 := min(i0+pairTile, bounds[c+1])
-				// The tile's cross products x_iᵀx_j, j ≥ i0, in one
-				// register-blocked product with the arithmetic of
-				// crossRange (sums from zero, one rounded product and
-				// addition per coordinate), so that with the steps below,
-				// those of rbfRange, the values are the columns' to the
-				// last bit.
-				fastmath.MulNNSeq(tile[i0:], n, data[i0*d:], d, m.xt[i0:], n, i1-i0, n-i0, d)
+				// The tile's cross products x_iᵀx_j, j ≥ i0, in
+				// register-blocked products with the arithmetic of
+				// crossRange (crossProducts), so that with the steps
+				// below, those of rbfRange, the values are the columns'
+				// to the last bit. Wide rows hear ctx within the tile.
+				var pt []float64
+				if part != nil {
+					pt = part[i0:]
+				}
+				if !crossProducts(ctx, tile[i0:], n, pt, data[i0*d:], d, m.xt[i0:], n, i1-i0, n-i0, d) {
+					return
+				}
 				for i := i0; i < i1; i++ {
 					qi := q[i-i0]
 					fastmath.GaussArg(qi[i:], qi[i:], sq[i:], sq[i], -m.gamma)
@@ -358,8 +431,16 @@ func (m *KernelMatrix) forPairs(ctx context.Context, newWorker func() func(i0, i
 			}
 		}
 	}, progress)
+	if err == nil {
+		// A tile left when ctx ended is not visited, even in the last
+		// range: the pass is incomplete.
+		err = ctx.Err()
+	}
 	return true, err
 }
+
+// pairWork is the work (see ctxEvery) of one of forPairs' row ranges.
+const pairWork = 1 << 23
 
 // pairTile is the number of rows forPairs hands to a visit at once: the
 // transposed writes of fillAll then fill whole cache lines (16 float32).

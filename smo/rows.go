@@ -1,6 +1,8 @@
 package smo
 
 import (
+	"sync"
+
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/fastmath"
@@ -25,8 +27,25 @@ type rowStore struct {
 func newRowStore(X mat.Matrix, keep func(i int) bool) rowStore {
 	n, d := X.Dims()
 	s := rowStore{d: d}
-	if sp, ok := X.(*sparse.CSR); ok {
-		s.ptr = []int{0}
+	// The rows kept and their non-zeros are counted first, so that each
+	// array is allocated once at its size (grown by append, the arrays
+	// held up to twice the rows while they grew).
+	rows, nnz := 0, 0
+	sp, isSparse := X.(*sparse.CSR)
+	for i := 0; i < n; i++ {
+		if keep != nil && !keep(i) {
+			continue
+		}
+		rows++
+		if isSparse {
+			ind, _ := csr.Row(sp, i)
+			nnz += len(ind)
+		}
+	}
+	if isSparse {
+		s.ptr = make([]int, 1, rows+1)
+		s.ind = make([]int, 0, nnz)
+		s.val = make([]float64, 0, nnz)
 		for i := 0; i < n; i++ {
 			if keep != nil && !keep(i) {
 				continue
@@ -37,13 +56,14 @@ func newRowStore(X mat.Matrix, keep func(i int) bool) rowStore {
 			s.ptr = append(s.ptr, len(s.ind))
 		}
 	} else {
-		row := make([]float64, d)
+		s.dense = make([]float64, rows*d)
+		k := 0
 		for i := 0; i < n; i++ {
 			if keep != nil && !keep(i) {
 				continue
 			}
-			rowInto(row, X, i)
-			s.dense = append(s.dense, row...)
+			rowInto(s.dense[k*d:(k+1)*d], X, i)
+			k++
 		}
 	}
 	s.norms()
@@ -152,12 +172,21 @@ func (r *row) dense(d int) []float64 {
 	return r.buf
 }
 
-// dot returns ⟨a, b⟩ for any mix of dense and sparse rows.
+// dot returns ⟨a, b⟩ for any mix of dense and sparse rows. Two sparse
+// rows are merged, or, when one of them is scattered into its buffer
+// (dense), the other's non-zeros gather from it: the same products in
+// the same order (of the other's columns), and zeros.
 func (a *row) dot(b *row) float64 {
 	switch {
 	case a.x != nil && b.x != nil:
 		return dot(a.x, b.x)
 	case a.x == nil && b.x == nil:
+		switch {
+		case b.filled:
+			return sparseDenseDot(a.ind, a.val, b.buf)
+		case a.filled:
+			return sparseDenseDot(b.ind, b.val, a.buf)
+		}
 		return kernel.SparseDot(a.ind, a.val, b.ind, b.val)
 	case a.x != nil:
 		return sparseDenseDot(b.ind, b.val, a.x)
@@ -179,6 +208,44 @@ func eval(k kernel.Kernel, rbf bool, negGamma float64, a, b *row, d int) float64
 		}
 	}
 	return k.Eval(a.dense(d), b.dense(d))
+}
+
+// Scattering a sparse row into a dense buffer, for the RBF kernel's dot
+// products against many other sparse rows: a gather over one row's
+// non-zeros instead of a merge of both (a third of the time at 8,000
+// non-zeros a row of 50,000 columns). Only for rows of at most
+// scatterMaxCols columns (a buffer per worker, in the L2 cache) with at
+// least scatterMinNonZeros non-zeros a row on average (shorter merges
+// cost less than the scatter).
+const (
+	scatterMaxCols     = 1 << 18
+	scatterMinNonZeros = 16
+)
+
+// scatters reports whether sparse rows of d columns holding nnz non-zeros
+// over n rows are worth scattering.
+func scatters(d, nnz, n int) bool {
+	return d <= scatterMaxCols && nnz >= scatterMinNonZeros*max(n, 1)
+}
+
+// scatterPool holds zeroed buffers of scattered rows.
+var scatterPool = sync.Pool{New: func() any { return new([]float64) }}
+
+// scatter scatters the sparse row r into a zeroed buffer of d values from
+// scatterPool and returns the function that zeroes it again and gives it
+// back (r keeps its non-zeros).
+func (r *row) scatter(d int) (release func()) {
+	bp := scatterPool.Get().(*[]float64)
+	if cap(*bp) < d {
+		*bp = make([]float64, d)
+	}
+	r.buf = (*bp)[:d]
+	r.dense(d)
+	return func() {
+		r.reset()
+		r.buf = nil
+		scatterPool.Put(bp)
+	}
 }
 
 func sparseDenseDot(ind []int, val, y []float64) float64 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/kernelad/anomaly/internal/hugepage"
 )
@@ -62,8 +63,10 @@ type Settings struct {
 	MaxIter int
 	// Progress, when set, is called on the solving goroutine while the
 	// initial gradient is formed (stage "gradient", rows or row ranges
-	// done and their total) and then every 1,000 iterations (stage "smo",
-	// the iteration count and MaxIter).
+	// done and their total) and then every 1,000 iterations and at least
+	// every progressEvery of work (stage "smo", the iteration count and
+	// the iteration limit). Each stage ends at its total: a solve that
+	// meets its tolerance early reports the limit as done when it stops.
 	Progress func(stage string, done, total int)
 }
 
@@ -192,15 +195,36 @@ type solver struct {
 	eps              float64
 	unshrink         bool
 	columns, entries int64
-	work             int64 // Q entries computed since ctx was last checked
+	ctx              context.Context
+	work             int64 // work units done since ctx was last checked
+	cost             int64 // work units of one Q entry (entryCost)
 	err              error
 	scratch          []int
 }
 
-// ctxEvery is the work (Q entries computed, plus active variables scanned
-// per iteration) between two checks of the context: a few milliseconds on
-// one core, so cancellation latency does not grow with n.
-const ctxEvery = 1 << 16
+// ctxEvery is the work between two checks of the context (and of the
+// clock, for progress), in units of about a nanosecond on one core: a Q
+// entry costs its Matrix's entryCost (the values a kernel value reads,
+// plus the exponential), an iteration a few units per active variable.
+// About a millisecond, so cancellation latency grows neither with n nor
+// with the width of the rows.
+const ctxEvery = 1 << 20
+
+// defaultEntryCost is the work units of a Q entry of a Matrix that does
+// not say (entryCost): a kernel value on about a dozen values.
+const defaultEntryCost = 16
+
+// progressEvery is the longest the solver goes between two progress
+// reports while it has work to report.
+const progressEvery = 100 * time.Millisecond
+
+// entryCost returns the work units of one entry of q.
+func entryCost(q Matrix) int64 {
+	if c, ok := q.(interface{ entryCost() int64 }); ok {
+		return max(1, c.entryCost())
+	}
+	return defaultEntryCost
+}
 
 // checkCtx returns ctx.Err() once enough work was done since the last look.
 func (s *solver) checkCtx(ctx context.Context) error {
@@ -266,7 +290,7 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 		return nil, fmt.Errorf("smo: max iterations %d must be ≥ 0", set.MaxIter)
 	}
 
-	s := &solver{q: prob.Q, l: l, eps: tol}
+	s := &solver{q: prob.Q, l: l, eps: tol, cost: entryCost(prob.Q), ctx: ctx}
 	s.y = make([]int8, l)
 	s.alpha = make([]float64, l)
 	s.g = make([]float64, l)
@@ -401,9 +425,11 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			nz = -1
 		}
 	}
+	last := time.Now()
 	for i := 0; i < l && nz >= 0; i++ {
-		if progress != nil && i%256 == 0 {
+		if progress != nil && (i == 0 || time.Since(last) >= progressEvery) {
 			progress(i, l)
+			last = time.Now()
 		}
 		if s.status[i] == lowerBound {
 			continue
@@ -423,6 +449,9 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			}
 		}
 	}
+	if progress != nil && nz >= 0 {
+		progress(l, l)
+	}
 
 	shrinking := !set.NoShrinking
 	iter := 0
@@ -434,8 +463,15 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			st = IterationLimit
 			break
 		}
-		if err := s.checkCtx(ctx); err != nil {
-			return nil, err
+		if s.work >= ctxEvery {
+			s.work = 0
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if set.Progress != nil && time.Since(last) >= progressEvery {
+				set.Progress("smo", iter, maxIter)
+				last = time.Now()
+			}
 		}
 		counter--
 		if counter == 0 {
@@ -463,13 +499,20 @@ func Solve(ctx context.Context, prob Problem, set Settings) (*Result, error) {
 			counter = 1 // shrink at the next iteration
 		}
 		iter++
-		s.work += int64(len(s.active))
+		s.work += 4 * int64(len(s.active))
 		if set.Progress != nil && iter%1000 == 0 {
 			set.Progress("smo", iter, maxIter)
+			last = time.Now()
 		}
 		s.update(i, j)
 	}
 	s.unshrinkAll()
+	if s.err != nil {
+		return nil, s.err
+	}
+	if set.Progress != nil {
+		set.Progress("smo", maxIter, maxIter)
+	}
 	if st == IterationLimit {
 		// Report the violation at the returned point.
 		var g float64
@@ -588,7 +631,7 @@ func (s *solver) fill(dst []float32, j int, rows []int) {
 	s.q.Column(dst, j, rows)
 	s.columns++
 	s.entries += int64(len(rows))
-	s.work += int64(len(rows))
+	s.work += int64(len(rows)) * s.cost
 }
 
 // inactive returns the shrunk variables in ascending order (scratch space).
@@ -836,7 +879,8 @@ func (s *solver) shrink() {
 }
 
 // reconstructGradient recomputes G for the shrunk variables from
-// G_i = Ḡ_i + p_i + Σ_{free j} α_j Q_ij.
+// G_i = Ḡ_i + p_i + Σ_{free j} α_j Q_ij. When ctx ends it stops, with
+// s.err set to its error and G incomplete.
 func (s *solver) reconstructGradient() {
 	n, l := len(s.active), s.l
 	if n == l {
@@ -852,8 +896,15 @@ func (s *solver) reconstructGradient() {
 			nFree++
 		}
 	}
+	// Each column costs a kernel column or a pass over the variables:
+	// the context is heard between them (a solve of 20,000 rows spent a
+	// tenth of a second here; s.err then ends the solve).
 	if nFree*l > 2*n*(l-n) {
 		for _, i := range in {
+			if s.err = s.checkCtx(s.ctx); s.err != nil {
+				return
+			}
+			s.work += int64(n)
 			q := s.getQ(i, false)
 			var sum float64
 			for _, j := range s.active {
@@ -868,6 +919,10 @@ func (s *solver) reconstructGradient() {
 			if s.status[i] != free {
 				continue
 			}
+			if s.err = s.checkCtx(s.ctx); s.err != nil {
+				return
+			}
+			s.work += int64(len(in))
 			q := s.getQ(i, true)
 			a := s.alpha[i]
 			for _, j := range in {

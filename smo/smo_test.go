@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -335,8 +336,9 @@ func (m *cancelAfter) Column(dst []float32, j int, rows []int) {
 }
 
 // Cancelling during the iterations stops the solve with ctx.Err(); the
-// progress callback is called during the initial gradient and every 1,000
-// iterations.
+// progress callback is called during the initial gradient, ending at its
+// total, and every 1,000 iterations (and at least every progressEvery),
+// ending at the iteration limit when the solve stops.
 func TestCancelDuringSolve(t *testing.T) {
 	X := randX(1200, 4, 31)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -346,17 +348,18 @@ func TestCancelDuringSolve(t *testing.T) {
 	if _, err := Solve(ctx, prob, Settings{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	// The initial gradient reports ("gradient", columns done, n), rising;
-	// the iterations ("smo", 1000·k, limit).
-	var calls, grad, last int
+	// The initial gradient reports ("gradient", columns done, n), rising
+	// to n; the iterations ("smo", count, limit), rising to the limit
+	// (10⁷, LIBSVM's default for 1,200 rows).
+	const limit = 10000000
+	grad, smo := []int{}, []int{}
 	r, err := Solve(context.Background(), Problem{Q: NewKernelMatrix(kernel.RBF{Gamma: 2}, X, nil, 1), C: ones(1200, 1), Delta: 600},
 		Settings{Progress: func(stage string, done, total int) {
 			switch {
-			case stage == "gradient" && calls == 0 && done >= last && total == 1200:
-				grad++
-				last = done
-			case stage == "smo" && done == 1000*(calls+1):
-				calls++
+			case stage == "gradient" && len(smo) == 0 && total == 1200:
+				grad = append(grad, done)
+			case stage == "smo" && total == limit:
+				smo = append(smo, done)
 			default:
 				t.Errorf("progress %q %d %d", stage, done, total)
 			}
@@ -364,8 +367,21 @@ func TestCancelDuringSolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != r.Iterations/1000 || grad == 0 {
-		t.Errorf("%d smo progress calls for %d iterations, %d gradient calls", calls, r.Iterations, grad)
+	for name, reps := range map[string][]int{"gradient": grad, "smo": smo} {
+		if !slices.IsSorted(reps) {
+			t.Errorf("%s reports go back: %v", name, reps)
+		}
+	}
+	if len(grad) == 0 || grad[len(grad)-1] != 1200 {
+		t.Errorf("gradient reports %v do not end at 1200", grad)
+	}
+	if len(smo) < r.Iterations/1000+1 || smo[len(smo)-1] != limit {
+		t.Errorf("%d smo reports for %d iterations, the last %v: want one every 1,000 and the limit %d at the end", len(smo), r.Iterations, smo[len(smo)-1:], limit)
+	}
+	for _, v := range smo[:len(smo)-1] {
+		if v > r.Iterations {
+			t.Errorf("smo report %d past the %d iterations made", v, r.Iterations)
+		}
 	}
 }
 
@@ -484,4 +500,54 @@ func TestExpansionRBFBlocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// countAfter counts the columns computed after its context ended.
+type countAfter struct {
+	Matrix
+	ctx    context.Context
+	n      int // columns before the cancel
+	calls  int
+	late   int
+	cancel context.CancelFunc
+}
+
+func (m *countAfter) Column(dst []float32, j int, rows []int) {
+	m.calls++
+	if m.calls == m.n {
+		m.cancel()
+	} else if m.ctx.Err() != nil {
+		m.late++
+	}
+	m.Matrix.Column(dst, j, rows)
+}
+
+// Wherever a solve is cancelled (here after every 40th column of a solve
+// with shrinking, whose gradient is reconstructed from many columns at
+// once), it computes at most the columns of one ctxEvery of work before it
+// returns context.Canceled.
+func TestCancelEverywhere(t *testing.T) {
+	const n = 1500
+	X := randX(n, 4, 32)
+	newQ := func() Matrix { return NewKernelMatrix(kernel.RBF{Gamma: 4}, X, nil, 1) }
+	prob := func(q Matrix) Problem { return Problem{Q: q, C: ones(n, 1), Delta: 0.3 * n} }
+	all := &countAfter{Matrix: newQ(), ctx: context.Background(), n: -1}
+	if _, err := Solve(context.Background(), prob(all), Settings{Tol: 1e-5}); err != nil {
+		t.Fatal(err)
+	}
+	// A column costs n·entryCost units (4 values + 4 an entry).
+	bound := ctxEvery/(n*8) + 1
+	worst := 0
+	for k := 1; k < all.calls; k += 40 {
+		ctx, cancel := context.WithCancel(context.Background())
+		q := &countAfter{Matrix: newQ(), ctx: ctx, n: k, cancel: cancel}
+		if _, err := Solve(ctx, prob(q), Settings{Tol: 1e-5}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled after %d of %d columns: %v", k, all.calls, err)
+		}
+		worst = max(worst, q.late)
+	}
+	if worst > bound {
+		t.Errorf("up to %d columns computed after the cancel, want at most %d", worst, bound)
+	}
+	t.Logf("%d columns in all; at most %d after a cancel (bound %d)", all.calls, worst, bound)
 }

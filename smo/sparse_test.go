@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/james-bowman/sparse"
@@ -119,5 +120,45 @@ func TestSparseNeverDense(t *testing.T) {
 	// row arrays, well under 1 MB; 4 MB leaves room for the runtime.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
 		t.Errorf("allocated %d bytes on a %d × %d sparse matrix with %d non-zeros; it was densified", got, n, d, n*nnz)
+	}
+}
+
+// A scattered sparse row gives the merge's inner products bit for bit (the
+// same products in the same order, and zeros), so that the kernel matrix
+// of sparse RBF rows, which scatters the column's row when the rows are
+// dense enough, has the columns it had with merges.
+func TestScatterEqualsMerge(t *testing.T) {
+	const n, d, nnz = 60, 300, 40
+	S := csr.Random(n, d, nnz, 5)
+	q := NewKernelMatrix(kernel.RBF{Gamma: 0.02}, S, nil, 1)
+	if !q.scatter {
+		t.Fatalf("%d × %d rows of %d non-zeros are not scattered", n, d, nnz)
+	}
+	var a, b row
+	for i := range n {
+		for j := range n {
+			a.setStored(&q.rows, i)
+			b.setStored(&q.rows, j)
+			merged := a.dot(&b)
+			release := b.scatter(d)
+			if got := a.dot(&b); math.Float64bits(got) != math.Float64bits(merged) && !(got == 0 && merged == 0) {
+				t.Fatalf("rows %d, %d: %v scattered, %v merged", i, j, got, merged)
+			}
+			release()
+		}
+	}
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	withScatter, merged := make([]float32, n), make([]float32, n)
+	for j := range n {
+		q.scatter = true
+		q.Column(withScatter, j, rows)
+		q.scatter = false
+		q.Column(merged, j, rows)
+		if !slices.Equal(withScatter, merged) {
+			t.Fatalf("column %d differs scattered and merged", j)
+		}
 	}
 }

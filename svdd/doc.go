@@ -77,10 +77,29 @@
 // # Parameters and state
 //
 // Registry parameters: nu (default 0.9, DefaultNu) or c, c_anomaly, kernel (rbf,
-// laplacian, poly, linear), gamma (number or scale, the default), coef0,
-// degree, tol, cache_mb, shrinking, max_iter, contamination. Center returns
+// laplacian, poly, linear), gamma (a number, or the rule scale_scott, the
+// default, scale or median), coef0, degree, tol, cache_mb, shrinking,
+// max_iter, contamination, scale, sample, sample_seed. Center returns
 // c explicitly for the linear kernel. A fitted model keeps its support
 // vectors with coefficients y_iα_i, ρ and the threshold; MarshalBinary
 // saves them. Reaching max_iter leaves a usable, non-optimal model and
 // Stats().Status = smo.IterationLimit.
+//
+// # Sparse input, data larger than memory, cancellation, progress
+//
+// As in package ocsvm: a *sparse.CSR stays sparse (kernel values on the
+// non-zeros; the scale stage does not centre it, and the width rules
+// scale and scale_scott are computed about the column means, so at the
+// defaults a sparse matrix and its dense copy give the same scores to
+// rounding; poly and linear see the shift and differ); a fit holds every
+// training row (from a Source, one scaled copy; fit on a sample,
+// --sample, for a file larger than memory), scoring reads a chunk at a
+// time; Fit, FitLabeled and Score hear their context within
+// milliseconds; a failed or cancelled fit leaves the model as it was.
+// With --sample, FitLabeled fits the labels of the sampled rows.
+//
+// Progress stages (Common.Progress): "gradient" (the solver's initial
+// gradient) and "smo" (solver iterations of the iteration limit, ending at
+// it); from package method, "scale" and "sample" when the rows come from
+// a Source or --sample.
 package svdd

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
@@ -18,7 +18,7 @@ func Example_linear() {
 	// C = 1 (a hard sphere) the centre is the middle and R² = 2.
 	X := mat.NewDense(5, 2, []float64{-1, -1, -1, 1, 1, -1, 1, 1, 0, 0})
 	m, err := svdd.New(svdd.Config{C: 1, Kernel: kernel.Spec{Kind: "linear"}, Solver: smo.Settings{Tol: 1e-9},
-		Common: detector.Common{Scale: scale.None}}) // the centre in input units
+		Common: method.Common{Scale: scale.None}}) // the centre in input units
 	if err != nil {
 		panic(err)
 	}

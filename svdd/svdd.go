@@ -6,13 +6,16 @@ import (
 	"math"
 
 	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
+	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
-	"gonum.org/v1/gonum/mat"
 )
 
 // DefaultNu is ν when neither C nor Nu is set, chosen by make defaults
@@ -37,9 +40,9 @@ type Config struct {
 	// Solver holds the solver's settings (tolerance, cache, shrinking,
 	// iteration limit).
 	Solver smo.Settings
-	// Common holds the contamination rate, the scale stage and the
-	// progress callback.
-	detector.Common
+	// Common holds the contamination rate, the scale stage, the sample
+	// and the progress callback.
+	method.Common
 }
 
 // Bind declares the parameters of SVDD. nu's default applies only when C
@@ -56,7 +59,7 @@ func (c *Config) Bind(s *param.Set) {
 	c.Solver.Bind(s)
 }
 
-// Stats describes the last fit.
+// Stats describes a fit.
 type Stats struct {
 	// Iterations, Status, SV, BoundedSV (α_i at their bound) and the cache
 	// figures are the solver's. Objective is the dual objective
@@ -73,12 +76,16 @@ type Stats struct {
 
 // SVDD is support vector data description with the kernel trick.
 type SVDD struct {
-	detector.Base
+	method.Base[*model]
 	cfg Config
+}
 
+// model is a fitted SVDD: the expansion Σ y_i α_i k(x_i, ·) over the
+// support vectors and ‖c‖² − R². It is never changed once built.
+type model struct {
 	k     kernel.Kernel
-	exp   *smo.Expansion // Σ y_i α_i k(x_i, ·) over the support vectors
-	gap   float64        // ‖c‖² − R²
+	exp   *smo.Expansion
+	gap   float64 // ‖c‖² − R²
 	stats Stats
 }
 
@@ -92,12 +99,14 @@ func New(cfg Config) (*SVDD, error) {
 	if cfg.C != 0 && cfg.Nu != 0 {
 		return nil, &param.Error{Method: "svdd", Name: "c", Value: fmt.Sprint(cfg.C), Reason: fmt.Sprintf("set c or nu (%v), not both", cfg.Nu)}
 	}
-	b, err := detector.NewBase("svdd", &cfg)
+	m := &SVDD{cfg: cfg}
+	// The training scores come from the solver's gradient (Settle); sparse
+	// rows stay sparse.
+	b, err := method.NewBase("svdd", &m.cfg, method.Hooks[*model]{Fit: m.fitUnlabeled, Decode: m.decode, Settle: true})
 	if err != nil {
 		return nil, err
 	}
-	m := &SVDD{Base: b, cfg: cfg}
-	m.SettleTiesWith(m.score) // the training scores come from the solver's gradient
+	m.Base = b
 	return m, nil
 }
 
@@ -105,40 +114,42 @@ func New(cfg Config) (*SVDD, error) {
 func (m *SVDD) Config() Config { return m.cfg }
 
 // Fit trains on the rows of X, all taken as normal.
-func (m *SVDD) Fit(ctx context.Context, X mat.Matrix) error {
-	return m.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
-		return m.fit(ctx, X, nil)
-	})
-}
+func (m *SVDD) Fit(ctx context.Context, X mat.Matrix) error { return m.Base.Fit(ctx, X) }
 
 // FitLabeled trains with labelled anomalies (Tax & Duin's SVDD with negative
 // examples): y[i] = 1 marks a known anomaly, which the sphere is pushed to
 // exclude; 0 (normal) and −1 (unlabeled) rows are described by the sphere.
 // y may be nil (then it is Fit).
 func (m *SVDD) FitLabeled(ctx context.Context, X mat.Matrix, y []int) error {
-	return m.FitLabeledWith(ctx, X, y, func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error) {
-		var lab []int8
-		if y != nil {
-			lab = make([]int8, len(y))
-			for i, v := range y {
-				switch v {
-				case 1:
-					lab[i] = -1
-				case 0, -1:
-					lab[i] = 1
-				default:
-					return nil, fmt.Errorf("svdd: label y[%d] = %d, want 1 (anomaly), 0 (normal) or −1 (unlabeled)", i, v)
-				}
+	if y == nil {
+		return m.Fit(ctx, X)
+	}
+	for i, v := range y {
+		if v != 1 && v != 0 && v != -1 {
+			return fmt.Errorf("svdd: label y[%d] = %d, want 1 (anomaly), 0 (normal) or −1 (unlabeled)", i, v)
+		}
+	}
+	return m.FitLabeledWith(ctx, X, y, func(ctx context.Context, f *method.Fitting, y []int) (*model, []float64, error) {
+		lab := make([]int8, len(y)) // the labels of the rows fitted (a sample's, with --sample)
+		for i, v := range y {
+			lab[i] = 1
+			if v == 1 {
+				lab[i] = -1
 			}
 		}
-		return m.fit(ctx, X, lab)
+		return m.fit(ctx, f, lab)
 	})
 }
 
-// fit solves the dual with labels ys (nil: all normal; −1 marks a labelled
-// anomaly) and returns the training scores.
-func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, error) {
-	n, _ := X.Dims()
+func (m *SVDD) fitUnlabeled(ctx context.Context, f *method.Fitting) (*model, []float64, error) {
+	return m.fit(ctx, f, nil)
+}
+
+// fit solves the dual on every training row with labels ys (nil: all
+// normal; −1 marks a labelled anomaly) and returns the model and the
+// training scores.
+func (m *SVDD) fit(ctx context.Context, f *method.Fitting, ys []int8) (*model, []float64, error) {
+	n, _ := f.Dims()
 	nt, na := n, 0
 	if ys != nil {
 		for _, v := range ys {
@@ -152,7 +163,7 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 		}
 	}
 	if nt == 0 {
-		return nil, fmt.Errorf("svdd: every row is labelled an anomaly; the sphere needs normal or unlabeled rows")
+		return nil, nil, fmt.Errorf("svdd: every row is labelled an anomaly; the sphere needs normal or unlabeled rows")
 	}
 	cNormal := m.cfg.C
 	if cNormal == 0 {
@@ -161,7 +172,7 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 	if cNormal*float64(nt) < 1-1e-12 {
 		// Only a given C can be below 1/n (ν ≤ 1 gives C ≥ 1/n): the
 		// parameter's error, which the data shows.
-		return nil, &param.Error{Method: "svdd", Name: "c", Value: fmt.Sprint(m.cfg.C),
+		return nil, nil, &param.Error{Method: "svdd", Name: "c", Value: fmt.Sprint(m.cfg.C),
 			Reason: fmt.Sprintf("C < 1/n = %v (n = %d normal or unlabeled training rows): no α with Σα = 1 and α_i ≤ C exists; use C ≥ 1/n, or nu", 1/float64(nt), nt)}
 	}
 	cAnomaly := m.cfg.CAnomaly
@@ -173,11 +184,14 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 		// sphere, and solving it as C = 1 keeps the tolerance's scale.
 		cNormal = 1
 	}
-	k, gamma, err := m.cfg.Kernel.Fit(X, nil)
+	X, err := f.Matrix(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("svdd: %w", err)
+		return nil, nil, err
 	}
-	m.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
+	k, gamma, err := oneclass.FitKernel(m.cfg.Kernel, X, f.Sparse() && m.cfg.Scale == scale.Standardize)
+	if err != nil {
+		return nil, nil, fmt.Errorf("svdd: %w", err)
+	}
 	// Scaled dual (α' = sα, s = 1/C): bounds 1 (C_anomaly/C for labelled
 	// anomalies), Σ y_i α'_i = s, Q = 2·yyᵀ∘K, p_i = −s·y_i·K_ii.
 	s := 1 / cNormal
@@ -204,13 +218,17 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 		p[i] = -s * label(i) * kdiag[i]
 	}
 	set := m.cfg.Solver
-	set.Progress = m.cfg.Progress
+	set.Progress = f.Report
 	sol, err := oneclass.Solve(ctx, smo.Problem{Q: q, P: p, Y: ys, C: bounds, Delta: s}, set)
 	if err != nil {
-		return nil, fmt.Errorf("svdd: %w", err)
+		return nil, nil, fmt.Errorf("svdd: %w", err)
 	}
+	// After the solve, which hears ctx: the check reads up to 2·10⁷
+	// values without it (20–40 ms; ten times that under the race
+	// detector), and a fit cancelled early then returns at once.
+	f.CautionIsolating(m.cfg.Kernel.Kind, X, gamma)
 	if sol.Stats.Status == smo.IterationLimit {
-		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
+		f.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
 	}
 	st := Stats{Stats: sol.Stats, Labeled: na, C: cNormal, Gamma: gamma}
 	coef := make([]float64, n) // y_i α_i
@@ -227,24 +245,26 @@ func (m *SVDD) fit(ctx context.Context, X mat.Matrix, ys []int8) ([]float64, err
 	}
 	st.C2 = centreSq
 	st.R2 = centreSq - gap
-	m.k, m.gap, m.stats = k, gap, st
-	m.exp = smo.NewExpansion(k, X, coef)
-	return train, nil
+	return &model{k: k, gap: gap, stats: st, exp: smo.NewExpansion(k, X, coef)}, train, nil
 }
 
 // Score writes ‖φ(x) − c‖² − R² = k(x, x) − 2 Σ y_i α_i k(x_i, x) + ‖c‖² − R²
 // for each row x of X: positive outside the sphere, so higher is more
 // anomalous.
-func (m *SVDD) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return m.ScoreWith(dst, X, m.score)
-}
+func (m *SVDD) Score(dst []float64, X mat.Matrix) ([]float64, error) { return m.Base.Score(dst, X) }
 
-func (m *SVDD) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	r, d := X.Dims()
-	dst = detector.ScoreDst(dst, r)
-	m.exp.Eval(dst, X)
-	_, isRBF := m.k.(kernel.RBF)
+// Score writes the scores of the rows of X into dst: the expansion on
+// every core (smo.Expansion.EvalContext, which checks ctx between blocks
+// of rows), then k(x, x) row by row (1 for the RBF kernel; a sparse row's
+// from its non-zeros).
+func (md *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
+	if _, err := md.exp.EvalContext(ctx, dst, X); err != nil {
+		return err
+	}
+	_, d := X.Dims()
+	_, isRBF := md.k.(kernel.RBF)
 	sp, isSparse := X.(*sparse.CSR)
+	rv, isRaw := X.(mat.RawRowViewer)
 	var row []float64
 	for i, v := range dst {
 		kxx := 1.0 // k(x, x) = 1 for the RBF kernel
@@ -252,46 +272,57 @@ func (m *SVDD) score(dst []float64, X mat.Matrix) ([]float64, error) {
 			ok := false
 			if isSparse {
 				ind, val := csr.Row(sp, i)
-				kxx, ok = kernel.EvalSparse(m.k, ind, val, ind, val)
+				kxx, ok = kernel.EvalSparse(md.k, ind, val, ind, val)
 			}
 			if !ok {
-				if row == nil {
+				switch {
+				case isRaw:
+					row = rv.RawRowView(i)
+				case row == nil:
 					row = make([]float64, d)
+					fallthrough
+				default:
+					mat.Row(row, i, X)
 				}
-				mat.Row(row, i, X)
-				kxx = m.k.Eval(row, row)
+				kxx = md.k.Eval(row, row)
 			}
 		}
-		dst[i] = kxx - 2*v + m.gap
+		dst[i] = kxx - 2*v + md.gap
 	}
-	return dst, nil
+	return nil
 }
 
-// Stats returns the statistics of the last fit.
-func (m *SVDD) Stats() Stats { return m.stats }
+// Stats returns the statistics of the fit (the zero Stats before Fit).
+func (m *SVDD) Stats() Stats {
+	if md, ok := m.Model(); ok {
+		return md.stats
+	}
+	return Stats{}
+}
 
-// R2 returns the squared radius R² of the fitted sphere.
-func (m *SVDD) R2() float64 { return m.stats.R2 }
+// R2 returns the squared radius R² of the fitted sphere (0 before Fit).
+func (m *SVDD) R2() float64 { return m.Stats().R2 }
 
 // Center returns the centre c = Σ y_i α_i x_i in input space; it exists
-// only for the linear kernel (ok = false otherwise).
+// only for the linear kernel (ok = false otherwise, and before Fit).
 func (m *SVDD) Center() (c []float64, ok bool) {
-	if !m.Fitted() {
+	md, fitted := m.Model()
+	if !fitted {
 		return nil, false
 	}
-	if _, lin := m.k.(kernel.Linear); !lin {
+	if _, lin := md.k.(kernel.Linear); !lin {
 		return nil, false
 	}
-	d := m.exp.D
-	c = make([]float64, d)
-	for i, a := range m.exp.Coef {
-		m.exp.DoSV(i, func(j int, v float64) { c[j] += a * v })
+	c = make([]float64, md.exp.D)
+	for i, a := range md.exp.Coef {
+		md.exp.DoSV(i, func(j int, v float64) { c[j] += a * v })
 	}
 	return c, true
 }
 
 // state is the saved form of a fitted model (the kernel's kind and
-// polynomial settings are in the saved parameters).
+// polynomial settings are in the saved parameters). Its fields are the
+// file format of version 2.
 type state struct {
 	Exp   oneclass.State // Σ y_i α_i k(x_i, ·) over the support vectors
 	Gap   float64        // ‖c‖² − R²
@@ -300,36 +331,34 @@ type state struct {
 
 // MarshalBinary encodes the fitted model: support vectors, coefficients
 // y_i α_i, γ and ‖c‖² − R².
-func (m *SVDD) MarshalBinary() ([]byte, error) {
-	if !m.Fitted() {
-		return nil, detector.ErrNotFitted
-	}
-	return detector.EncodeState("svdd", state{Exp: oneclass.Save(m.exp, m.stats.Gamma), Gap: m.gap, Stats: m.stats})
+func (md *model) MarshalBinary() ([]byte, error) {
+	return method.EncodeState("svdd", state{Exp: oneclass.Save(md.exp, md.stats.Gamma), Gap: md.gap, Stats: md.stats})
 }
 
-// UnmarshalBinary decodes a model written by MarshalBinary into a detector
-// built with the parameters saved beside it, validating it.
-func (m *SVDD) UnmarshalBinary(data []byte) error {
+// decode decodes a model written by MarshalBinary for dim columns,
+// validating it: the support vectors' sizes (oneclass.Restore, without
+// products that can wrap) and values, non-zero finite coefficients, a
+// finite ‖c‖² − R², and their width against dim.
+func (m *SVDD) decode(data []byte, dim int) (*model, error) {
 	var s state
-	if err := detector.DecodeState("svdd", data, &s); err != nil {
-		return err
+	if err := method.DecodeState("svdd", data, &s); err != nil {
+		return nil, err
 	}
 	if math.IsNaN(s.Gap) || math.IsInf(s.Gap, 0) {
-		return fmt.Errorf("svdd: invalid model: radius not finite")
+		return nil, fmt.Errorf("svdd: invalid model: radius not finite")
 	}
 	e, err := oneclass.Restore(s.Exp, m.cfg.Kernel)
 	if err != nil {
-		return fmt.Errorf("svdd: invalid model: %w", err)
+		return nil, fmt.Errorf("svdd: invalid model: %w", err)
 	}
-	if err := m.CheckStateDim(e.D); err != nil {
-		return err
+	if e.D != dim {
+		return nil, fmt.Errorf("svdd: the state is for %d columns, the model's shared state for %d", e.D, dim)
 	}
-	m.k, m.exp, m.gap, m.stats = e.Kernel, e, s.Gap, s.Stats
-	return nil
+	return &model{k: e.Kernel, exp: e, gap: s.Gap, stats: s.Stats}, nil
 }
 
 func init() {
-	detector.RegisterLegacy(detector.Info{
+	method.Register(detector.Info{
 		Name:    "svdd",
 		Summary: "support vector data description (kernel SVDD dual by the smo package; fit --labeled uses labelled anomalies); score ‖φ(x)−c‖² − R²",
 		Version: 2,
@@ -337,11 +366,17 @@ func init() {
 }
 
 // memory estimates the peak bytes of a fit or a score (oneclass.Memory:
-// the rows, or their non-zeros when sparse, twice; the column cache).
+// the scaled copy of the rows, the kernel matrix's copy, the column
+// cache; scoring, the expansion's work), and in a fit the labels, bounds,
+// linear term and diagonal.
 func memory(m *SVDD, op detector.Op, s detector.Size) float64 {
 	sv := 0
-	if m.exp != nil {
-		sv = m.exp.Len()
+	if md, ok := m.Model(); ok {
+		sv = md.exp.Len()
 	}
-	return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, sv) + 4*8*float64(s.Rows) // the labels, bounds and diagonal
+	est := oneclass.Memory(op, s, m.cfg.Solver.CacheMB, sv, m.cfg.Scale != scale.None)
+	if op == detector.FitOp {
+		est += 4 * 8 * float64(s.Rows)
+	}
+	return est
 }

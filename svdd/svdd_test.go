@@ -15,6 +15,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
@@ -96,7 +97,7 @@ func TestLinearCentreKKT(t *testing.T) {
 	X := randX(n, d, 11)
 	for _, labeled := range []bool{false, true} {
 		t.Run(fmt.Sprintf("labeled=%v", labeled), func(t *testing.T) {
-			m, _ := New(Config{Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Solver: smo.Settings{Tol: 1e-6}, Common: detector.Common{Scale: scale.None}}) // centre in input units
+			m, _ := New(Config{Nu: 0.2, Kernel: kernel.Spec{Kind: "linear"}, Solver: smo.Settings{Tol: 1e-6}, Common: method.Common{Scale: scale.None}}) // centre in input units
 			var y []int
 			if labeled {
 				y = make([]int, n)
@@ -134,11 +135,12 @@ func TestLinearCentreKKT(t *testing.T) {
 			coef := map[int]float64{}
 			// Recover each α_i from the KKT-relevant quantities: match kept
 			// support vectors to rows.
-			for k := 0; k < m.exp.Len(); k++ {
-				sv := m.exp.SV[k*d : (k+1)*d]
+			md, _ := m.Model()
+			for k := 0; k < md.exp.Len(); k++ {
+				sv := md.exp.SV[k*d : (k+1)*d]
 				for i := 0; i < n; i++ {
 					if mat.Equal(mat.NewVecDense(d, append([]float64(nil), sv...)), mat.NewVecDense(d, X.RawRowView(i))) {
-						coef[i] = m.exp.Coef[k]
+						coef[i] = md.exp.Coef[k]
 					}
 				}
 			}
@@ -252,11 +254,11 @@ func TestPersist(t *testing.T) {
 			t.Error("wrong column count accepted")
 		}
 	}
-	var m SVDD
-	if err := m.UnmarshalBinary([]byte{1, 2, 3}); err == nil {
+	m, _ := New(Config{})
+	if _, err := m.decode([]byte{1, 2, 3}, 3); err == nil {
 		t.Error("garbage decoded")
 	}
-	if _, err := (&SVDD{}).Score(nil, X); !errors.Is(err, detector.ErrNotFitted) {
+	if _, err := m.Score(nil, X); !errors.Is(err, detector.ErrNotFitted) {
 		t.Errorf("unfitted Score: %v", err)
 	}
 	_ = kernel.Linear{}

@@ -23,5 +23,6 @@
 // the convention of every detector; a row is outside the support where its
 // score is positive. Q is n × n over the n training rows; Alpha and Grad
 // have n entries. Memory is the estimate of the peak bytes of a fit or a
-// score that ocsvm, svdd and 1stm register.
+// score that ocsvm and svdd register; FitKernel resolves their kernel
+// width so that sparse rows and their dense copy get the same one.
 package oneclass

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/kernel"
@@ -37,21 +38,12 @@ type Solution struct {
 // Solve solves prob, stated in LIBSVM's scaling: Σ y_i α'_i = prob.Delta =
 // s with bounds of order 1, which keeps the solver's tolerance meaning what
 // it means to LIBSVM. It returns α = α'/s, ρ/s and the gradient divided by
-// s.
+// s. Progress goes to set.Progress as the solver reports it: stage
+// "gradient" (columns or row ranges of the initial gradient) and stage
+// "smo" (iterations of the iteration limit, ending at the limit when the
+// solver stops, converged or not).
 func Solve(ctx context.Context, prob smo.Problem, set smo.Settings) (*Solution, error) {
 	s := prob.Delta
-	if p := set.Progress; p != nil {
-		// The iteration limit (10⁷ by default) says nothing about when the
-		// solver will stop: report the count with no total, which the
-		// command line draws as a running counter rather than a stuck bar.
-		// The initial gradient has a real total and keeps it.
-		set.Progress = func(stage string, done, total int) {
-			if stage == "smo" {
-				total = 0
-			}
-			p(stage, done, total)
-		}
-	}
 	res, err := smo.Solve(ctx, prob, set)
 	if err != nil {
 		return nil, err
@@ -114,13 +106,16 @@ func Save(e *smo.Expansion, gamma float64) State {
 
 // checkSizes reports whether the support vectors of s are consistent:
 // len(Coef) × D dense values, or compressed rows with ascending column
-// indices in [0, D).
+// indices in [0, D). The sizes come from a file: they are compared by
+// division, never multiplied (D = 2⁶² with 4 coefficients and no values
+// passed len(SV) == len(Coef)·D, as 4·2⁶² wraps to 0, and panicked later
+// in scoring).
 func checkSizes(s State) bool {
 	if s.D <= 0 || len(s.Coef) == 0 {
 		return false
 	}
 	if s.SVPtr == nil {
-		return s.SVInd == nil && len(s.SV) == len(s.Coef)*s.D
+		return s.SVInd == nil && len(s.SV)%s.D == 0 && len(s.SV)/s.D == len(s.Coef)
 	}
 	if len(s.SVPtr) != len(s.Coef)+1 || s.SVPtr[0] != 0 || s.SVPtr[len(s.Coef)] != len(s.SV) || len(s.SVInd) != len(s.SV) {
 		return false
@@ -167,23 +162,49 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 }
 
 // Memory estimates the peak bytes of a one-class fit or score on data of
-// size s. Fit: the solver's copy of the rows (their non-zeros when the
-// input is sparse: the kernel matrix never densifies it), the column cache
-// (bounded by cacheMB and by the whole n × n matrix in float32), the
-// per-row arrays and the support vectors kept (at most all rows). Score
-// against nSV support vectors: what smo's Expansion.Eval allocates
+// size s, beyond the input itself. scaled says the scale stage makes the
+// fit a scaled copy of the rows (Fitting.Matrix: a rule other than none;
+// a sparse matrix stays sparse, and its copy is its non-zeros).
+//
+// A fit holds, while the solver runs: that copy, the kernel matrix's own
+// copy of the rows (their non-zeros when sparse) and, for dense rows, the
+// rows transposed (the RBF columns' products), the column cache (bounded
+// by cacheMB and by the whole n × n matrix in float32), and per row the
+// solver's vectors, the initial gradient's per-worker sums and a tile of
+// 16 rows of kernel values per worker (for sparse rows, a row scattered
+// per worker). Once it returns: the scaled copy,
+// the support vectors kept (at most every row) and saving them
+// (detector.SaveFactor). The estimate is the larger of the two.
+//
+// Score against nSV support vectors: what smo's Expansion.Eval allocates
 // (smo.EvalBytes).
-func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int) float64 {
-	n := float64(s.Rows)
-	rows := s.Bytes()
+func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int, scaled bool) float64 {
 	if op == detector.ScoreOp {
 		return float64(smo.EvalBytes(s.Rows, s.Cols, nSV, s.Sparse))
 	}
-	cache := min(cacheMB*(1<<20), 4*n*n+8*n)
-	copies := 2.0 // the input and the kernel matrix's rows
-	if !s.Sparse {
-		copies = 3 // and, for the RBF kernel, the rows transposed
+	n := float64(s.Rows)
+	rows := s.Bytes()
+	workers := float64(runtime.GOMAXPROCS(0))
+	cp := 0.0
+	if scaled {
+		cp = rows
 	}
-	// and saving the support vectors (at most every row)
-	return copies*rows + cache + 12*8*n + detector.SaveFactor*rows
+	store := rows
+	if !s.Sparse {
+		store = 2 * rows // and transposed
+	}
+	cache := min(cacheMB*(1<<20), 4*n*n)
+	// smo: α, G, Ḡ, p, C, Q_ii (6), the result's α and G (2), the
+	// solution's (2), the labels, statuses and index lists (about 2.5),
+	// the norms and diagonal of the kernel matrix (2), the bounds (1):
+	// 15.5 per row; the initial gradient's sums (2 per worker) and tile
+	// (16 per worker).
+	solve := cp + store + cache + 8*n*(15.5+18*workers)
+	if s.Sparse {
+		// A scattered row per worker for rows of at most 2¹⁸ columns
+		// (smo's kernel columns of sparse RBF rows).
+		solve += 8 * workers * min(float64(s.Cols), 1<<18)
+	}
+	after := cp + rows + detector.SaveFactor*rows + 8*4*n
+	return max(solve, after)
 }

@@ -363,3 +363,22 @@ func MaxResidual(a *mat.Dense, vals []float64, vecs *mat.Dense) float64 {
 	}
 	return worst
 }
+
+// ScoreRows returns rows of d columns to score a model decoded from a
+// fuzzed file with, whatever d (which the file sets): five N(0, 1) dense
+// rows when d ≤ 64, and a 3 × d CSR matrix (any width) whose rows touch
+// the first and last columns. Nil for d < 1.
+func ScoreRows(d int) []mat.Matrix {
+	if d < 1 {
+		return nil
+	}
+	var out []mat.Matrix
+	if d <= 64 {
+		out = append(out, Normal(5, d, rand.NewPCG(uint64(d), 1)))
+	}
+	ind, val := []int{0}, []float64{0.5}
+	if d > 1 {
+		ind, val = append(ind, d-1), append(val, -1.5)
+	}
+	return append(out, sparse.NewCSR(3, d, []int{0, 1, len(ind), len(ind)}, ind, val))
+}
