@@ -193,7 +193,7 @@ func TestRandomFeaturesApproachKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	F, err := componentVectors(context.Background(), X, r, nil)
+	F, err := r.componentVectors(context.Background(), X)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,10 @@ func TestRandomFeaturesApproachKernel(t *testing.T) {
 		sum := 0.0
 		for rep := range reps {
 			f := randfeat.NewFourier(kernel.RBF{Gamma: gamma}, r.dim, D, rand.NewPCG(uint64(D), uint64(rep)))
-			Z, _ := sumFeatures(context.Background(), f, F, 2)
+			Z := mat.NewDense(n, D, nil)
+			if err := features(context.Background(), f, Z, F, 2, nil); err != nil {
+				t.Fatal(err)
+			}
 			se := 0.0
 			for i := range n {
 				for j := range n {
