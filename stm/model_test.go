@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +15,9 @@ import (
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/internal/testmat"
+	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
+	"github.com/kernelad/anomaly/randfeat"
 )
 
 // TestNewNeedsShape: a loop over the methods that builds each with no
@@ -127,3 +130,18 @@ func TestFitSourceEqualsFit(t *testing.T) {
 	}
 }
 
+// TestNewFourierIsRandfeats: the map newFourier draws (with its context
+// checks) is randfeat.NewFourier's from the same source, bit for bit, so
+// models keep the frequencies of earlier builds.
+func TestNewFourierIsRandfeats(t *testing.T) {
+	for _, c := range []struct{ d, D int }{{3, 50}, {1 << 17, 5}} {
+		got, err := newFourier(context.Background(), 0.7, c.d, c.D, rand.NewPCG(4, 5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := randfeat.NewFourier(kernel.RBF{Gamma: 0.7}, c.d, c.D, rand.NewPCG(4, 5))
+		if !mat.Equal(got.W, want.W) || !slices.Equal(got.B, want.B) {
+			t.Errorf("d = %d, D = %d: newFourier's map differs from randfeat.NewFourier's", c.d, c.D)
+		}
+	}
+}
