@@ -219,6 +219,15 @@ func validateCP(cfg cpd.Config, shape []int) error {
 // 87,381 such rows a source hands over would hold 28 MB of them.
 const cpBatch = 4096
 
+// fitChunk is the number of rows of d values a fit factorises at a time:
+// about 8 MiB of them (a chunk is held scaled, and densified too when the
+// input is sparse), at least 16 (work for every core: each sample is a
+// whole CP-ALS) and at most cpBatch. Base's chunks, at least 256 rows,
+// were 205 MB at once for 50,000 columns.
+func fitChunk(d int) int {
+	return max(16, min(cpBatch, (8<<20)/(8*max(d, 1))))
+}
+
 // components factorises the training rows of f, a chunk at a time as the
 // fit reads them (the scaled rows are never held whole), and returns
 // their component vectors: the (n·R) × Σ I_n matrix whose row i·R + k is
@@ -236,7 +245,7 @@ func (r resolved) components(ctx context.Context, f *method.Fitting, name string
 		return nil, err // before the (n·R) × Σ I_n allocation
 	}
 	F := mat.NewDense(max(n*r.rank, 1), r.dim, nil)
-	err := f.Scan(ctx, min(detector.ChunkRows(d), cpBatch), func(lo int, X mat.Matrix) error {
+	err := f.Scan(ctx, fitChunk(d), func(lo int, X mat.Matrix) error {
 		rows, _ := X.Dims()
 		dst := F.Slice(lo*r.rank, (lo+rows)*r.rank, 0, r.dim).(*mat.Dense)
 		if err := r.componentsInto(ctx, dst, X, func(done int) { f.Report("cp-als", lo+done, n) }); err != nil {

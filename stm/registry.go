@@ -59,17 +59,20 @@ func chunkMemory(c, d float64, sparse bool) float64 {
 	return 8 * c * d
 }
 
-// cpMemory is the factorisation of the rows of size s a chunk at a time:
-// the component vectors of every row ((n·R) × Σ I_n), and for one chunk
-// of at most cpBatch rows its scaled (and densified) values, its Kruskal
-// tensors and each worker's unfoldings and Gram matrices. with is the
-// number of rows whose component vectors are kept (n for a fit, one
-// chunk for Score).
-func cpMemory(r resolved, s detector.Size, with float64) float64 {
+// cpMemory is the factorisation of the rows of size s a chunk of c rows
+// at a time: the component vectors kept (those of n rows for a fit, of a
+// chunk for Score), and for one chunk its scaled (and densified) values,
+// the Kruskal tensors of a batch of at most cpBatch of its rows and each
+// worker's unfoldings and Gram matrices.
+func cpMemory(r resolved, s detector.Size, keep, c float64) float64 {
 	R, d, dim := float64(r.rank), float64(s.Cols), float64(r.dim)
-	c := min(float64(s.Rows), float64(min(detector.ChunkRows(s.Cols), cpBatch)))
-	return 8*with*R*dim + chunkMemory(c, d, s.Sparse) + c*float64(cpd.KruskalBytes(r.shape, r.rank)) +
+	return 8*keep*R*dim + chunkMemory(c, d, s.Sparse) + min(c, cpBatch)*float64(cpd.KruskalBytes(r.shape, r.rank)) +
 		workers()*8*(3*d+4*R*dim)
+}
+
+// fitRows is the number of rows a tensor fit factorises at a time.
+func fitRows(s detector.Size) float64 {
+	return min(float64(s.Rows), float64(fitChunk(s.Cols)))
 }
 
 // scoreRows is the number of rows Score sees at a time: Base scales a
@@ -93,7 +96,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 			sv = mod.exp.Len()
 		}
 		block := min(float64(evalWork/max(sv*m.r.rank, 1)), scoreRows(s)) * R
-		return 8*n + cpMemory(m.r, s, scoreRows(s)) + float64(smo.EvalBytes(int(block), m.r.dim, sv, false))
+		return 8*n + cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + float64(smo.EvalBytes(int(block), m.r.dim, sv, false))
 	}
 	comps := 8 * n * R * dim
 	copies := 2.0
@@ -101,7 +104,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 		copies = 3
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
-	return cpMemory(m.r, s, n) + copies*comps + cache + 12*8*n + (1+detector.SaveFactor)*comps
+	return cpMemory(m.r, s, n, fitRows(s)) + copies*comps + cache + 12*8*n + (1+detector.SaveFactor)*comps
 }
 
 // linearMemory is what a linear machine's fit holds beside its inputs:
@@ -149,9 +152,9 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 	dim := float64(m.r.dim)
 	var est float64
 	if op == detector.ScoreOp {
-		est = cpMemory(m.r, s, scoreRows(s)) + linearScoreMemory(s, R, dim, D)
+		est = cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + linearScoreMemory(s, R, dim, D)
 	} else {
-		est = cpMemory(m.r, s, n) + linearMemory(n, R, dim, D)
+		est = cpMemory(m.r, s, n, fitRows(s)) + linearMemory(n, R, dim, D)
 	}
 	if m.cfg.Construction == PerMode {
 		Dm := float64(m.cfg.ModeFeatures)
