@@ -212,6 +212,17 @@ func inspect(ref string, keep bool, maxBytes int64) (plan, error) {
 	return p, nil
 }
 
+// checkParams checks a method's parameters before any run by building a
+// detector with them; a tensor method given no shape (each data set has
+// its own) by parsing them, as New refuses it without one.
+func checkParams(name string, ps map[string]string) error {
+	if m, _ := detector.Lookup(name); m.Has("shape") && ps["shape"] == "" {
+		return m.Check(ps)
+	}
+	_, err := detector.New(name, ps)
+	return err
+}
+
 // Run runs the benchmark: every applicable (data set, method) pair, every
 // seed (and every class under the class protocol), one task at a time (the
 // methods use every core themselves, and timings stay comparable). A
@@ -232,7 +243,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if !slices.Contains(methods, m) {
 			return nil, fmt.Errorf("bench: parameters given for %q, which is not among the methods run", m)
 		}
-		if _, err := detector.New(m, ps); err != nil {
+		if err := checkParams(m, ps); err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
 	}

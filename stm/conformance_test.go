@@ -17,8 +17,13 @@ import (
 // cancel at 100 ms (with the suite's D = 200 an r1svm fit of 20,000 rows
 // can end in 93 ms). With D = 4096 the 655 MB feature matrix alone took
 // up to 2 s to allocate on a loaded machine, longer than the cancel bound.
+//
+// The refits of the Transaction and Progress checks are 6,000 (1stm),
+// 10,000 (r1stm) and 3,000 (r1svm) rows: 120–280 ms each on this machine
+// (2 cores, loaded), so that the deadlines fall in every stage.
 func TestConformance(t *testing.T) {
 	cancelParams := map[string]map[string]string{"r1stm": {"features": "1024", "rank": "3"}, "r1svm": {"features": "1024"}}
+	refitRows := map[string]int{"1stm": 6000, "r1stm": 10000, "r1svm": 3000}
 	// The Affine check at tight solver tolerances, so that fits on data
 	// that agree to rounding end at the same solution.
 	affineParams := map[string]map[string]string{
@@ -44,6 +49,7 @@ func TestConformance(t *testing.T) {
 			detectortest.Run(t, tc.name, tc.params, detectortest.Options{
 				Shape: tc.shape, Features: cols, Random: tc.random, AUCFloor: tc.floor, Config: tc.config,
 				Cancel: detectortest.Cancel{Rows: 20000, Cols: cols, Params: cancelParams[tc.name]}, Known: tc.known,
+				Refit:        detectortest.Cancel{Rows: refitRows[tc.name], Cols: cols},
 				AffineParams: affineParams[tc.name],
 			})
 		})

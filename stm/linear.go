@@ -6,14 +6,75 @@ import (
 	"sort"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
+// pairsPerCheck is the number of pair updates linearOC makes between two
+// looks at the context within a pass: each costs five products of
+// length D (1,024 pairs of D = 1,000 features: about 2 ms).
+const pairsPerCheck = 1024
+
+// rows is an n × D matrix held as slabs of slabRows rows, each its own
+// allocation: the features of the linear machine. One allocation of n × D
+// values is zeroed by the runtime at once, with no look at the context:
+// 164 MB (20,000 rows of D = 1,024) took up to a second under load, and
+// 10⁶ rows would take 8 GB; slabs are made with ctx checked between them.
+type rows struct {
+	n, D  int
+	slabs []*mat.Dense
+}
+
+// slabRows is the number of rows of a slab, a multiple of 4 (see mulVec):
+// 1,024 rows of D = 1,000 features are 8 MB, under a millisecond of work
+// for any pass over them.
+const slabRows = 1024
+
+// newRows returns n × D zeros in slabs.
+func newRows(ctx context.Context, n, D int) (*rows, error) {
+	z := &rows{n: n, D: D}
+	for lo := 0; lo < n; lo += slabRows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		z.slabs = append(z.slabs, mat.NewDense(min(slabRows, n-lo), D, nil))
+	}
+	return z, nil
+}
+
+// rowsOfDense returns Z as slabs (views of it, no copy).
+func rowsOfDense(Z *mat.Dense) *rows {
+	n, D := Z.Dims()
+	z := &rows{n: n, D: D}
+	for lo := 0; lo < n; lo += slabRows {
+		z.slabs = append(z.slabs, Z.Slice(lo, min(n, lo+slabRows), 0, D).(*mat.Dense))
+	}
+	return z
+}
+
+// row returns row i.
+func (z *rows) row(i int) []float64 { return z.slabs[i/slabRows].RawRowView(i % slabRows) }
+
+// mulVec sets dst = α·Z·w, a slab at a time on every core, ctx checked
+// between slabs. Each value is gonum's Gemv of its row, and Gemv takes
+// rows four at a time: slabs start at multiples of four, so they group
+// the rows as one Gemv of all of them would, and the result does not
+// depend on the slabs.
+func (z *rows) mulVec(ctx context.Context, dst, w []float64, alpha float64) error {
+	return parallel.ForBlocksContext(ctx, len(z.slabs), func() func(int) {
+		return func(b int) {
+			s := z.slabs[b].RawMatrix()
+			lo := b * slabRows
+			blas64.Gemv(blas.NoTrans, alpha, s, blas64.Vector{N: z.D, Inc: 1, Data: w}, 0, blas64.Vector{N: s.Rows, Inc: 1, Data: dst[lo : lo+s.Rows]})
+		}
+	})
+}
+
 // linearOC is the linear ν one-class machine on explicit feature vectors
-// z_i (rows of Z):
+// z_i (the rows of Z):
 //
 //	min_{w,ρ,ξ} ½‖w‖² + 1/(νn) Σ ξ_i − ρ   s.t. ⟨w, z_i⟩ ≥ ρ − ξ_i, ξ_i ≥ 0,
 //
@@ -21,17 +82,16 @@ import (
 // scaling) by two-variable coordinate descent that keeps the primal vector
 // w = Σ α_i z_i explicit (Chou, Lin et al., "Dual coordinate-descent
 // methods for linear one-class SVM and SVDD", SDM 2020): each outer pass
-// computes all gradients G = Zw (one Gemv, O(nD)), pairs the most violating
+// computes all gradients G = Zw (a Gemv on every core, O(nD)), pairs the most violating
 // variables (smallest G among α < 1 with largest G among α > 0) and updates
 // each pair exactly, refreshing its two gradients and w in O(D). Cost per
 // pass O(n·D): linear in the number of samples, no kernel matrix.
 //
 // It returns w and ρ of the Σα = 1 form (divided by νn), so the score of a
 // sample is ρ − ⟨w, z⟩, and the number of passes.
-func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, progress detector.ProgressFunc) (w []float64, rho float64, passes int, err error) {
-	n, D := Z.Dims()
-	raw := Z.RawMatrix()
-	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+D] }
+func linearOC(ctx context.Context, Z *rows, nu, tol float64, maxPass int, progress detector.ProgressFunc) (w []float64, rho float64, passes int, err error) {
+	n, D := Z.n, Z.D
+	row := Z.row
 	// With νn ≤ 1 the bound of the Σα = 1 form, 1/(νn), is at least 1 and
 	// never binds, so every such ν has the optimum of νn = 1: solving with
 	// s = 1 gives it exactly, where a subnormal νn (ν = 1e-320) made w
@@ -44,22 +104,26 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, p
 		alpha[i] = min(1, rest)
 		rest -= alpha[i]
 	}
+	// w = Σ α_i z_i and the rows' squared norms, a block of rows at a
+	// time with ctx checked between blocks (10⁶ rows of D = 1,000 take
+	// a second).
 	w = make([]float64, D)
-	for i, a := range alpha {
-		if a > 0 {
-			floats.AddScaled(w, a, row(i))
-		}
-	}
 	qd := make([]float64, n)
-	for i := range n {
-		qd[i] = floats.Dot(row(i), row(i))
+	for lo := 0; lo < n; lo += slabRows {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, 0, err
+		}
+		for i := lo; i < min(n, lo+slabRows); i++ {
+			if a := alpha[i]; a > 0 {
+				floats.AddScaled(w, a, row(i))
+			}
+			qd[i] = floats.Dot(row(i), row(i))
+		}
 	}
 	g := make([]float64, n)
 	up := make([]int, 0, n)
 	low := make([]int, 0, n)
-	gradients := func() {
-		blas64.Gemv(blas.NoTrans, 1, raw, blas64.Vector{N: D, Inc: 1, Data: w}, 0, blas64.Vector{N: n, Inc: 1, Data: g})
-	}
+	gradients := func() error { return Z.mulVec(ctx, g, w, 1) }
 	if tol <= 0 {
 		tol = 1e-3
 	}
@@ -73,7 +137,9 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, p
 		if progress != nil {
 			progress("linear", passes, maxPass)
 		}
-		gradients()
+		if err := gradients(); err != nil {
+			return nil, 0, passes, err
+		}
 		up, low = up[:0], low[:0]
 		for i, a := range alpha {
 			if a < 1 {
@@ -84,11 +150,19 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, p
 			}
 		}
 		sort.Slice(up, func(a, b int) bool { return g[up[a]] < g[up[b]] })
+		if err := ctx.Err(); err != nil { // each sort of 10⁶ rows takes 0.2 s
+			return nil, 0, passes, err
+		}
 		sort.Slice(low, func(a, b int) bool { return g[low[a]] > g[low[b]] })
 		if len(up) == 0 || len(low) == 0 || g[low[0]]-g[up[0]] < tol {
 			break
 		}
 		for k := 0; k < len(up) && k < len(low); k++ {
+			if k%pairsPerCheck == pairsPerCheck-1 {
+				if err := ctx.Err(); err != nil {
+					return nil, 0, passes, err
+				}
+			}
 			i, j := up[k], low[k]
 			if i == j {
 				continue
@@ -115,7 +189,12 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, p
 			floats.AddScaled(w, -d, row(j))
 		}
 	}
-	gradients()
+	if progress != nil {
+		progress("linear", maxPass, maxPass) // converged, or at the limit
+	}
+	if err := gradients(); err != nil {
+		return nil, 0, passes, err
+	}
 	// ρ: the mean gradient over free variables; with none, the middle of
 	// the interval the bounded ones allow.
 	sum, nf := 0.0, 0

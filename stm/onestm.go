@@ -2,9 +2,9 @@ package stm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
@@ -38,10 +39,15 @@ func (c *OneSTMConfig) Bind(s *param.Set) {
 // OneSTM is the one-class support tensor machine: the ν one-class SVM dual
 // (eq. 4.12) with the CP kernel of eq. 4.17/4.18, solved by package smo.
 type OneSTM struct {
-	tensorModel
+	tensorBase[*oneModel]
 	cfg OneSTMConfig
+}
 
-	exp   *smo.Expansion // over the support samples' component vectors
+// oneModel is a fitted 1STM: the kernel expansion over the support
+// samples' component vectors, and what factorises the rows it scores.
+type oneModel struct {
+	r     resolved
+	exp   *smo.Expansion // each support sample's R components, each with its α
 	rho   float64
 	gamma float64
 	stats oneclass.Stats
@@ -51,104 +57,140 @@ var _ detector.Detector = (*OneSTM)(nil)
 
 // NewOneSTM validates cfg and returns an unfitted 1STM.
 func NewOneSTM(cfg OneSTMConfig) (*OneSTM, error) {
-	t, err := newTensorModel("1stm", &cfg, &cfg.Common)
+	m := &OneSTM{cfg: cfg}
+	// The training scores are ρ − the solver's gradient (over a float32
+	// kernel cache): Settle scores the rows near the threshold again
+	// through the model's Score, factorising only those.
+	b, err := method.NewBase("1stm", &m.cfg, method.Hooks[*oneModel]{Fit: m.fit, Decode: m.decode, Settle: true, Densify: true})
 	if err != nil {
 		return nil, err
 	}
-	m := &OneSTM{tensorModel: t, cfg: cfg}
-	// The training scores are ρ − the solver's gradient; the rows near
-	// the threshold are scored again through Score's path (detector's
-	// settleTies picks them, so CP-ALS runs again only for those).
-	m.SettleTiesWith(func(dst []float64, X mat.Matrix) ([]float64, error) {
-		F, err := componentVectors(context.Background(), X, m.r, nil)
-		if err != nil {
-			return nil, fmt.Errorf("1stm: %w", err)
-		}
-		return m.score(dst, F), nil
-	})
+	m.Base = b
+	if m.r, err = m.cfg.resolve("1stm"); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
 // Config returns the resolved configuration.
 func (m *OneSTM) Config() OneSTMConfig { return m.cfg }
 
-// Fit factorises every training sample and solves the one-class dual.
-func (m *OneSTM) Fit(ctx context.Context, X mat.Matrix) error {
-	return m.FitWith(ctx, X, m.fit)
+// Gamma returns the kernel width of the fitted model (0 before Fit).
+func (m *OneSTM) Gamma() float64 {
+	if mod, ok := m.Model(); ok {
+		return mod.gamma
+	}
+	return 0
 }
 
-func (m *OneSTM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	F, err := m.fitComponents(ctx, X, m.cfg.Progress)
-	if err != nil {
-		return nil, err
+// Stats returns the solver's statistics of the fitted model.
+func (m *OneSTM) Stats() oneclass.Stats {
+	if mod, ok := m.Model(); ok {
+		return mod.stats
 	}
-	ms, _ := seeds(m.cfg.Src)
+	return oneclass.Stats{}
+}
+
+// fit factorises the training rows a chunk at a time, keeping their
+// component vectors only, and solves the one-class dual over them.
+func (m *OneSTM) fit(ctx context.Context, f *method.Fitting) (*oneModel, []float64, error) {
+	F, err := m.r.components(ctx, f, "1stm")
+	if err != nil {
+		return nil, nil, err
+	}
+	ms, _ := seeds(fitSource(m.cfg.Src))
 	gamma, err := m.cfg.width("1stm", F, ms)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	R := m.r.rank
 	var q smo.Matrix
-	if m.r.rank == 1 {
+	if R == 1 {
 		q = smo.NewKernelMatrix(kernel.RBF{Gamma: gamma}, F, nil, 1)
 	} else {
-		q = newSumKernel(F, m.r.rank, gamma)
+		q = newSumKernel(F, R, gamma)
 	}
+	st := stages{f: f}
 	set := m.cfg.Solver
-	set.Progress = m.cfg.Progress
+	set.Progress = st.report
 	sol, train, err := oneclass.Nu(ctx, q, m.cfg.Nu, set)
+	st.close()
 	if err != nil {
-		return nil, fmt.Errorf("1stm: %w", err)
+		return nil, nil, fmt.Errorf("1stm: %w", err)
 	}
 	// Expansion over component vectors: each support sample contributes its
 	// R components with its α, so Σ_s f(x_s) = Σ_i α_i K(X_i, X).
-	R := m.r.rank
 	coef := make([]float64, len(sol.Alpha)*R)
 	for i, a := range sol.Alpha {
 		for c := range R {
 			coef[i*R+c] = a
 		}
 	}
-	m.exp = smo.NewExpansion(kernel.RBF{Gamma: gamma}, F, coef)
 	if sol.Stats.Status == smo.IterationLimit {
-		m.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
+		f.CautionIterationLimit(sol.Stats.Iterations, "iterations", "max_iter; 0 is LIBSVM's limit, max(10⁷, 100n)")
 	}
-	m.rho, m.gamma, m.stats = sol.Rho, gamma, sol.Stats
-	return train, nil
+	model := &oneModel{r: m.r, exp: smo.NewExpansion(kernel.RBF{Gamma: gamma}, F, coef), rho: sol.Rho, gamma: gamma, stats: sol.Stats}
+	return model, train, nil
 }
 
-// Score writes ρ − Σ_i α_i K(X_i, X) for every sample row of X.
-func (m *OneSTM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return m.scoreComponents(dst, X, m.score)
+// Score writes ρ − Σ_i α_i K(X_i, X) for every sample row of X: the rows
+// are factorised, then their components are scored a block at a time.
+func (m *oneModel) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
+	F, err := m.r.componentVectors(ctx, X)
+	if err != nil {
+		return err
+	}
+	return m.scoreComponents(ctx, dst, F)
 }
 
-func (m *OneSTM) score(dst []float64, F *mat.Dense) []float64 {
-	R := m.r.rank
-	rows, _ := F.Dims()
-	n := rows / R
-	dst = detector.ScoreDst(dst, n)
-	v := m.exp.Eval(nil, F)
-	for i := range n {
-		dst[i] = m.rho - floats.Sum(v[i*R:(i+1)*R])
+// evalWork is the kernel evaluations (support components × scored
+// components) that scoreComponents does between two looks at the
+// context, each of Σ I_n multiply-adds: a few milliseconds.
+const evalWork = 1 << 21
+
+// scoreComponents writes the scores of the samples whose component
+// vectors are the rows of F (R consecutive rows a sample) into dst.
+func (m *oneModel) scoreComponents(ctx context.Context, dst []float64, F *mat.Dense) error {
+	R, n := m.r.rank, len(dst)
+	block := max(1, evalWork/(max(m.exp.Len(), 1)*R))
+	v := make([]float64, min(block, n)*R)
+	for lo := 0; lo < n; lo += block {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(n, lo+block)
+		v = m.exp.Eval(v[:(hi-lo)*R], F.Slice(lo*R, hi*R, 0, m.r.dim))
+		for i := lo; i < hi; i++ {
+			dst[i] = m.rho - floats.Sum(v[(i-lo)*R:(i-lo+1)*R])
+		}
 	}
-	return dst
+	return nil
 }
 
-// Gamma returns the kernel width used by the last fit.
-func (m *OneSTM) Gamma() float64 { return m.gamma }
+// stages passes a solver's progress reports on to the fit and ends each
+// stage at its total when the next one starts or the solve returns: smo
+// reports its initial gradient a block of rows at a time and moves on to
+// its iterations without a report of the last block.
+type stages struct {
+	f           *method.Fitting
+	stage       string
+	done, total int
+}
 
-// Stats returns the solver's statistics of the last fit.
-func (m *OneSTM) Stats() oneclass.Stats { return m.stats }
+func (s *stages) report(stage string, done, total int) {
+	if stage != s.stage {
+		s.close()
+	}
+	s.stage, s.done, s.total = stage, done, total
+	s.f.Report(stage, done, total)
+}
 
-// medianGamma is the median rule on component vectors (or r1svm's rows,
-// dense or sparse), seeded.
-func medianGamma(F mat.Matrix, src rand.Source) float64 {
-	if r, _ := F.Dims(); r < 2 {
-		return 1
+// close ends the current stage at its total (when it has one).
+func (s *stages) close() {
+	if s.stage != "" && s.total > 0 && s.done < s.total {
+		s.f.Report(s.stage, s.total, s.total)
 	}
-	if src == nil {
-		src = rand.NewPCG(1, 2)
-	}
-	return kernel.MedianGamma(F, src)
+	s.stage = ""
 }
 
 // sumKernel is the smo.Matrix K_ij = Σ_{r,s} exp(−γ‖f_{i,r} − f_{j,s}‖²)
@@ -225,28 +267,36 @@ type oneSTMState struct {
 	Stats oneclass.Stats
 }
 
-// MarshalBinary encodes the fitted model.
-func (m *OneSTM) MarshalBinary() ([]byte, error) {
-	if !m.Fitted() {
-		return nil, detector.ErrNotFitted
-	}
-	return detector.EncodeState("1stm", oneSTMState{Exp: oneclass.Save(m.exp, m.gamma), Rho: m.rho, Stats: m.stats})
+// MarshalBinary encodes the model.
+func (m *oneModel) MarshalBinary() ([]byte, error) {
+	return method.EncodeState("1stm", oneSTMState{Exp: oneclass.Save(m.exp, m.gamma), Rho: m.rho, Stats: m.stats})
 }
 
-// UnmarshalBinary decodes a model written by MarshalBinary into a detector
-// built with the parameters saved beside it, validating it.
-func (m *OneSTM) UnmarshalBinary(data []byte) error {
+// errOneState is the error of a 1stm state that no fit writes.
+var errOneState = errors.New("1stm: invalid model state")
+
+// decode decodes a model written by MarshalBinary for dim columns: dense
+// support component vectors of the sample shape's Σ I_n entries, one per
+// coefficient (sizes compared by division, so that no product of sizes
+// read from the file can wrap), finite values, non-zero coefficients and
+// 0 < γ < ∞.
+func (m *OneSTM) decode(data []byte, dim int) (*oneModel, error) {
+	if err := m.r.checkDim("1stm", dim); err != nil {
+		return nil, err
+	}
 	var s oneSTMState
-	if err := detector.DecodeState("1stm", data, &s); err != nil {
-		return err
+	if err := method.DecodeState("1stm", data, &s); err != nil {
+		return nil, err
 	}
-	if m.r.shape == nil || s.Exp.D != m.r.dim || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || !(s.Exp.Gamma > 0) {
-		return fmt.Errorf("1stm: invalid model")
+	e := s.Exp
+	if e.D != m.r.dim || e.SVPtr != nil || e.SVInd != nil || len(e.Coef) == 0 ||
+		len(e.SV)%e.D != 0 || len(e.SV)/e.D != len(e.Coef) ||
+		math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) || !(e.Gamma > 0) || math.IsInf(e.Gamma, 0) {
+		return nil, errOneState
 	}
-	e, err := oneclass.Restore(s.Exp, kernel.Spec{Kind: "rbf"})
+	exp, err := oneclass.Restore(e, kernel.Spec{Kind: "rbf"})
 	if err != nil {
-		return fmt.Errorf("1stm: invalid model: %w", err)
+		return nil, fmt.Errorf("1stm: invalid model state: %w", err)
 	}
-	m.exp, m.rho, m.gamma, m.stats = e, s.Rho, s.Exp.Gamma, s.Stats
-	return nil
+	return &oneModel{r: m.r, exp: exp, rho: s.Rho, gamma: e.Gamma, stats: s.Stats}, nil
 }

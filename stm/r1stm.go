@@ -2,16 +2,18 @@ package stm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/randfeat"
@@ -67,9 +69,8 @@ func (c *R1STMConfig) Bind(s *param.Set) {
 // estimate of the kernel of eq. 4.17/4.18), and a linear one-class machine
 // on them.
 type R1STM struct {
-	tensorModel
+	tensorBase[*linearModel]
 	cfg R1STMConfig
-	lm  linearModel
 }
 
 // featureMap is a random feature map: randfeat.Fourier on the concatenated
@@ -79,41 +80,47 @@ type featureMap interface {
 	Dim() int
 }
 
-// linearModel is a fitted random-feature linear one-class machine.
+// linearModel is a fitted random-feature linear one-class machine, the
+// model of R1STM and R1SVM.
 type linearModel struct {
 	fourier featureMap
 	w       []float64
 	rho     float64
 	gamma   float64
 	passes  int
+	// tensor, for R1STM, factorises the rows a model scores: the
+	// features are those of their component vectors. Nil for R1SVM.
+	tensor *resolved
 }
 
 var _ detector.Detector = (*R1STM)(nil)
 
-// cautionPasses cautions b when the linear machine used all of lin's
-// passes without meeting its tolerance (linearOC leaves its loop early
-// when it converges).
-func (lm *linearModel) cautionPasses(b *detector.Base, lin Linear) {
-	limit := lin.MaxPass
-	if limit <= 0 {
-		limit = 1000
-	}
-	if lm.passes >= limit {
-		b.CautionIterationLimit(lm.passes, "passes", "max_pass")
-	}
-}
-
 // NewR1STM validates cfg and returns an unfitted R1STM.
 func NewR1STM(cfg R1STMConfig) (*R1STM, error) {
-	t, err := newTensorModel("r1stm", &cfg, &cfg.Common)
+	m := &R1STM{cfg: cfg}
+	b, err := method.NewBase("r1stm", &m.cfg, method.Hooks[*linearModel]{Fit: m.fit, Decode: m.decode, Densify: true})
 	if err != nil {
 		return nil, err
 	}
-	return &R1STM{tensorModel: t, cfg: cfg}, nil
+	m.Base = b
+	if m.r, err = m.cfg.resolve("r1stm"); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Config returns the resolved configuration.
 func (m *R1STM) Config() R1STMConfig { return m.cfg }
+
+// Gamma returns the kernel width of the fitted model (0 before Fit).
+func (m *R1STM) Gamma() float64 { return gammaOf(m.Model()) }
+
+func gammaOf(m *linearModel, fitted bool) float64 {
+	if fitted {
+		return m.gamma
+	}
+	return 0
+}
 
 // seeds splits src into the median rule's and the feature map's sources.
 func seeds(src rand.Source) (median, features rand.Source) {
@@ -124,114 +131,13 @@ func seeds(src rand.Source) (median, features rand.Source) {
 	return rand.NewPCG(rng.Uint64(), rng.Uint64()), rand.NewPCG(rng.Uint64(), rng.Uint64())
 }
 
-// fit trains the linear machine on the inputs V (rows; R consecutive rows
-// make one sample, summed after the feature map) and returns the training
-// scores. gamma is the fixed width, or 0 for gfac times the width rule
-// (rule: median for the median rule on pairs drawn by src, any other one
-// of kernel's rules as kernel.Spec.Width computes it).
-//
-// newMap builds the feature map for the resolved γ; nil means random
-// Fourier features on the rows of V.
-func (lm *linearModel) fit(ctx context.Context, name string, V mat.Matrix, R int, gamma float64, rule string, gfac, nu float64, lin Linear, src rand.Source,
-	newMap func(gamma float64, D int, src rand.Source) featureMap, progress detector.ProgressFunc) ([]float64, error) {
-	rows, dim := V.Dims()
-	ms, fs := seeds(src)
-	if gamma == 0 {
-		if rule == kernel.MedianRule {
-			gamma = gfac * medianGamma(V, ms)
-		} else {
-			g, err := kernel.Spec{Rule: rule}.Width(V, nil)
-			if err != nil {
-				return nil, err
-			}
-			gamma = gfac * g
-		}
-		if err := checkWidth(name, gamma, gfac, rule); err != nil {
-			return nil, err
-		}
-	}
-	var f featureMap
-	if newMap != nil {
-		f = newMap(gamma, lin.Features, fs)
-	} else {
-		f = randfeat.NewFourier(kernel.RBF{Gamma: gamma}, dim, lin.Features, fs)
-	}
-	Z, err := sumFeatures(ctx, f, V, R)
+// fit factorises the training rows a chunk at a time, keeping their
+// component vectors only (never the rows), and trains the linear machine
+// on the components' summed random features.
+func (m *R1STM) fit(ctx context.Context, f *method.Fitting) (*linearModel, []float64, error) {
+	F, err := m.r.components(ctx, f, "r1stm")
 	if err != nil {
-		return nil, err
-	}
-	w, rho, passes, err := linearOC(ctx, Z, nu, lin.Tol, lin.MaxPass, progress)
-	if err != nil {
-		return nil, err
-	}
-	n := rows / R
-	train := make([]float64, n)
-	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: lin.Features, Inc: 1, Data: w}, 0, blas64.Vector{N: n, Inc: 1, Data: train})
-	for i := range train {
-		train[i] += rho
-	}
-	*lm = linearModel{fourier: f, w: w, rho: rho, gamma: gamma, passes: passes}
-	return train, nil
-}
-
-// sumBlock is the number of samples sumFeatures maps at a time.
-const sumBlock = 1024
-
-// sumFeatures maps the rows of V and sums each run of R rows: row i of the
-// result is Σ_r z(v_{i·R+r}). It works a block of samples at a time, so only
-// sumBlock·R feature rows exist at once and ctx is checked between blocks.
-func sumFeatures(ctx context.Context, f featureMap, V mat.Matrix, R int) (*mat.Dense, error) {
-	rows, _ := V.Dims()
-	n, D := rows/R, f.Dim()
-	if err := ctx.Err(); err != nil {
-		return nil, err // before the n × D allocation, the slowest step to stop
-	}
-	Z := mat.NewDense(n, D, nil)
-	var buf mat.Dense
-	for i0 := 0; i0 < n; i0 += sumBlock {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		i1 := min(i0+sumBlock, n)
-		if R == 1 {
-			f.Transform(Z.Slice(i0, i1, 0, D).(*mat.Dense), csr.Rows(V, i0, i1))
-			continue
-		}
-		buf.Reset()
-		f.Transform(&buf, csr.Rows(V, i0*R, i1*R))
-		for i := i0; i < i1; i++ {
-			dst := Z.RawRowView(i)
-			for c := range R {
-				for j, v := range buf.RawRowView((i-i0)*R + c) {
-					dst[j] += v
-				}
-			}
-		}
-	}
-	return Z, nil
-}
-
-func (lm *linearModel) score(dst []float64, V mat.Matrix, R int) []float64 {
-	Z, _ := sumFeatures(context.Background(), lm.fourier, V, R) // no cancel: no error
-	n, D := Z.Dims()
-	dst = detector.ScoreDst(dst, n)
-	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: D, Inc: 1, Data: lm.w}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
-	for i := range dst {
-		dst[i] += lm.rho
-	}
-	return dst
-}
-
-// Fit factorises the training samples, maps their components and trains
-// the linear one-class machine.
-func (m *R1STM) Fit(ctx context.Context, X mat.Matrix) error {
-	return m.FitWith(ctx, X, m.fit)
-}
-
-func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
-	F, err := m.fitComponents(ctx, X, m.cfg.Progress)
-	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var newMap func(float64, int, rand.Source) featureMap
 	if m.cfg.Construction == PerMode {
@@ -239,23 +145,208 @@ func (m *R1STM) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
 			return newPermodeMap(m.r.shape, gamma, m.cfg.ModeFeatures, D, src)
 		}
 	}
-	train, err := m.lm.fit(ctx, "r1stm", F, m.r.rank, m.cfg.Gamma, kernel.MedianRule, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, newMap, m.cfg.Progress)
+	lin := linearFit{name: "r1stm", gamma: m.cfg.Gamma, rule: kernel.MedianRule, factor: m.cfg.GammaFactor, nu: m.cfg.Nu, Linear: m.cfg.Linear, src: fitSource(m.cfg.Src), newMap: newMap}
+	lm, train, err := lin.fit(ctx, f, F, m.r.rank)
 	if err != nil {
-		return nil, fitErr("r1stm", err)
+		return nil, nil, err
 	}
-	m.lm.cautionPasses(&m.Base, m.cfg.Linear)
-	return train, nil
+	lm.tensor = &m.r
+	lm.cautionPasses(f, m.cfg.MaxPass)
+	return lm, train, nil
 }
 
-// Score writes ρ − ⟨w, z(X)⟩ for every sample row of X.
-func (m *R1STM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return m.scoreComponents(dst, X, func(dst []float64, F *mat.Dense) []float64 {
-		return m.lm.score(dst, F, m.r.rank)
-	})
+// linearFit is what trains a linear model: the width (gamma, or factor
+// times the rule's on the training inputs; rule median draws its pairs
+// from src), ν, the machine's settings, and the feature map for a width
+// (newMap; nil means random Fourier features of the inputs).
+type linearFit struct {
+	name   string
+	gamma  float64
+	rule   string
+	factor float64
+	nu     float64
+	Linear
+	src    rand.Source
+	newMap func(gamma float64, D int, src rand.Source) featureMap
 }
 
-// Gamma returns the kernel width used by the last fit.
-func (m *R1STM) Gamma() float64 { return m.lm.gamma }
+// fit trains the linear machine on the inputs V (rows; R consecutive rows
+// make one sample, whose features are summed) and returns it with the
+// training scores. Stages: features (samples mapped), linear (passes of
+// the machine, of max_pass; it ends at its total when the machine
+// converges earlier).
+func (c linearFit) fit(ctx context.Context, f *method.Fitting, V mat.Matrix, R int) (*linearModel, []float64, error) {
+	rows, dim := V.Dims()
+	n := rows / R
+	ms, fs := seeds(c.src)
+	gamma := c.gamma
+	if gamma == 0 {
+		if c.rule == kernel.MedianRule {
+			gamma = c.factor * medianGamma(V, ms)
+		} else {
+			g, err := kernel.Spec{Rule: c.rule}.Width(V, nil)
+			if err != nil {
+				return nil, nil, fitErr(c.name, err)
+			}
+			gamma = c.factor * g
+		}
+		if err := checkWidth(c.name, gamma, c.factor, c.rule); err != nil {
+			return nil, nil, err
+		}
+	}
+	var fm featureMap
+	if c.newMap != nil {
+		fm = c.newMap(gamma, c.Features, fs)
+	} else {
+		var err error
+		if fm, err = newFourier(ctx, gamma, dim, c.Features, fs); err != nil {
+			return nil, nil, err
+		}
+	}
+	Z, err := newRows(ctx, n, c.Features)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, slab := range Z.slabs {
+		lo := k * slabRows
+		hi := lo + slab.RawMatrix().Rows
+		if err := features(ctx, fm, slab, csr.Rows(V, lo*R, hi*R), R, func(done, _ int) { f.Report("features", lo+done, n) }); err != nil {
+			return nil, nil, err
+		}
+	}
+	w, rho, passes, err := linearOC(ctx, Z, c.nu, c.Tol, c.MaxPass, f.Report)
+	if err != nil {
+		return nil, nil, fitErr(c.name, err)
+	}
+	lm := &linearModel{fourier: fm, w: w, rho: rho, gamma: gamma, passes: passes}
+	train := make([]float64, n)
+	if err := lm.linearScores(ctx, train, Z); err != nil {
+		return nil, nil, err
+	}
+	return lm, train, nil
+}
+
+// cautionPasses cautions the fit when the machine used all of its
+// passes without meeting its tolerance (linearOC leaves its loop early
+// when it converges).
+func (m *linearModel) cautionPasses(f *method.Fitting, limit int) {
+	if m.passes >= limit {
+		f.CautionIterationLimit(m.passes, "passes", "max_pass")
+	}
+}
+
+// newFourier is randfeat.NewFourier(kernel.RBF{Gamma: gamma}, d, D, src)
+// with ctx checked every drawWork values: the same draws in the same order
+// (each feature's frequency, then its phase), so the same map, but the D ×
+// d normal draws of wide rows (5·10⁷ for D = 1,000 and 50,000 columns,
+// about a second) stop soon after ctx ends.
+func newFourier(ctx context.Context, gamma float64, d, D int, src rand.Source) (*randfeat.Fourier, error) {
+	k, rng := kernel.RBF{Gamma: gamma}, rand.New(src)
+	w, b := mat.NewDense(D, d, nil), make([]float64, D)
+	every := max(1, drawWork/d)
+	for i := range D {
+		if i%every == every-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		k.SampleFrequency(w.RawRowView(i), rng)
+		b[i] = 2 * math.Pi * rng.Float64()
+	}
+	return &randfeat.Fourier{W: w, B: b}, nil
+}
+
+// drawWork is the number of frequencies newFourier draws between two
+// looks at the context: a few milliseconds.
+const drawWork = 1 << 18
+
+// featureWork is the multiply-adds (rows × input length × D) of one
+// block of features, between two looks at the context: about a
+// millisecond. A block has at least 8 samples, the rows randfeat.Fourier
+// projects at once: for wide rows its cost is reading the d × D
+// frequencies once per 8 rows (a block of 8 rows of 50,000 columns and D
+// = 1,000 reads 400 MB, some 50 ms), and a block of one row read them
+// once per row, 8 times as long in all.
+const featureWork = 1 << 22
+
+// features sets row i of Z (n × D) to the summed features of the rows of
+// V that make sample i, Σ_r z(v_{i·R+r}) (with R = 1, z(v_i)). Blocks of
+// 8 to 256 samples (fewer for wide rows, about featureWork each) are
+// mapped on every core; ctx is checked between blocks and report, when
+// set, hears the samples done of n. A row's features do not depend on
+// the block it is mapped in.
+func features(ctx context.Context, fm featureMap, Z *mat.Dense, V mat.Matrix, R int, report func(done, total int)) error {
+	n, D := Z.Dims()
+	_, in := V.Dims()
+	b := max(8, min(256, featureWork/max(1, R*in*D)))
+	var progress func(done, total int)
+	if report != nil {
+		progress = func(done, _ int) { report(min(n, done*b), n) }
+	}
+	return parallel.ForBlocksProgress(ctx, (n+b-1)/b, func() func(int) {
+		var buf mat.Dense
+		return func(blk int) {
+			i0, i1 := blk*b, min(n, (blk+1)*b)
+			if R == 1 {
+				fm.Transform(Z.Slice(i0, i1, 0, D).(*mat.Dense), csr.Rows(V, i0, i1))
+				return
+			}
+			buf.Reset()
+			fm.Transform(&buf, csr.Rows(V, i0*R, i1*R))
+			for i := i0; i < i1; i++ {
+				dst := Z.RawRowView(i)
+				copy(dst, buf.RawRowView((i-i0)*R))
+				for c := 1; c < R; c++ {
+					floats.Add(dst, buf.RawRowView((i-i0)*R+c))
+				}
+			}
+		}
+	}, progress)
+}
+
+// linearScores sets dst[i] = ρ − ⟨w, z_i⟩ for the feature rows z_i of Z
+// (rows.mulVec: the same value for a row wherever the slab it lies in
+// starts, at a multiple of four).
+func (m *linearModel) linearScores(ctx context.Context, dst []float64, Z *rows) error {
+	if err := Z.mulVec(ctx, dst, m.w, -1); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] += m.rho
+	}
+	return nil
+}
+
+// scoreBlock is the number of samples Score maps at a time, a slab: the
+// features it holds are scoreBlock × D values, multiplied as the fit's
+// slabs are.
+const scoreBlock = slabRows
+
+// Score writes ρ − ⟨w, z(x)⟩ for the rows x of X (R1STM: the summed
+// features of their components), scoreBlock rows at a time.
+func (m *linearModel) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
+	V, R := X, 1
+	if m.tensor != nil {
+		F, err := m.tensor.componentVectors(ctx, X)
+		if err != nil {
+			return err
+		}
+		V, R = F, m.tensor.rank
+	}
+	n, D := len(dst), m.fourier.Dim()
+	buf := make([]float64, min(n, scoreBlock)*D)
+	for lo := 0; lo < n; lo += scoreBlock {
+		hi := min(n, lo+scoreBlock)
+		Z := mat.NewDense(hi-lo, D, buf[:(hi-lo)*D])
+		if err := features(ctx, m.fourier, Z, csr.Rows(V, lo*R, hi*R), R, nil); err != nil {
+			return err
+		}
+		if err := m.linearScores(ctx, dst[lo:hi], rowsOfDense(Z)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // R1SVMConfig configures R1SVM, the same random features and linear
 // one-class machine on plain row vectors (the R1SVM baseline of the paper).
@@ -274,11 +365,12 @@ type R1SVMConfig struct {
 	// Linear holds the random features and the linear machine's settings.
 	Linear
 	// Src seeds the median rule's pairs and the random features; nil means
-	// PCG(1, 0x57a7).
+	// PCG(1, 0x57a7). A source made by the seed parameter starts afresh
+	// at every fit.
 	Src rand.Source
-	// Common holds the contamination rate, the scale stage and the
-	// progress callback.
-	detector.Common
+	// Common holds the contamination rate, the scale stage, the sample a
+	// fit may be made on and the progress callback.
+	method.Common
 }
 
 // Bind declares the parameters of R1SVM.
@@ -287,57 +379,55 @@ func (c *R1SVMConfig) Bind(s *param.Set) {
 	s.Float(&c.GammaFactor, "gamma_factor", DefaultGammaFactor, param.Above(0), "factor on the width rule's γ (when gamma is a rule)")
 	s.Float(&c.Nu, "nu", DefaultR1SVMNu, param.Interval(0, 1, true, false), "ν of the one-class machine")
 	c.Linear.bind(s)
-	s.Seed(&c.Src, "seed", 1, func(seed uint64) rand.Source { return rand.NewPCG(seed, 0x57a7) }, "seed of the median rule's pairs and the random features")
+	s.Seed(&c.Src, "seed", 1, newSeedSource, "seed of the median rule's pairs and the random features")
 }
 
 // R1SVM is the randomised one-class SVM on vectors.
 type R1SVM struct {
-	detector.Base
+	method.Base[*linearModel]
 	cfg R1SVMConfig
-	lm  linearModel
 }
 
 var _ detector.Detector = (*R1SVM)(nil)
 
 // NewR1SVM validates cfg and returns an unfitted R1SVM.
 func NewR1SVM(cfg R1SVMConfig) (*R1SVM, error) {
-	b, err := detector.NewBase("r1svm", &cfg)
+	m := &R1SVM{cfg: cfg}
+	// Densify: a random Fourier feature is not shift-invariant (only
+	// the kernel its features estimate is), so sparse rows scaled
+	// without centring would give another model than their dense copy.
+	b, err := method.NewBase("r1svm", &m.cfg, method.Hooks[*linearModel]{Fit: m.fit, Decode: m.decode, Densify: true})
 	if err != nil {
 		return nil, err
 	}
-	return &R1SVM{Base: b, cfg: cfg}, nil
+	m.Base = b
+	return m, nil
 }
 
 // Config returns the resolved configuration.
 func (m *R1SVM) Config() R1SVMConfig { return m.cfg }
 
-// Gamma returns the kernel width used by the last fit.
-func (m *R1SVM) Gamma() float64 { return m.lm.gamma }
+// Gamma returns the kernel width of the fitted model (0 before Fit).
+func (m *R1SVM) Gamma() float64 { return gammaOf(m.Model()) }
 
-// Fit trains on the rows of X.
-func (m *R1SVM) Fit(ctx context.Context, X mat.Matrix) error {
-	return m.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
-		if err := kernel.CheckRange(X); err != nil {
-			return nil, fmt.Errorf("r1svm: %w", err)
-		}
-		train, err := m.lm.fit(ctx, "r1svm", csr.Input(X), 1, m.cfg.Gamma, m.cfg.Rule, m.cfg.GammaFactor, m.cfg.Nu, m.cfg.Linear, m.cfg.Src, nil, m.cfg.Progress)
-		if err != nil {
-			return nil, fitErr("r1svm", err)
-		}
-		m.CautionIsolating("rbf", X, m.lm.gamma)
-		m.lm.cautionPasses(&m.Base, m.cfg.Linear)
-		return train, nil
-	})
-}
-
-// asDense returns X as a *mat.Dense, copying only when it is not one (a
-// view or another matrix type); the linear machine reads rows in place.
-
-// Score writes ρ − ⟨w, z(x)⟩ for every row x of X.
-func (m *R1SVM) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return m.ScoreWith(dst, X, func(dst []float64, X mat.Matrix) ([]float64, error) {
-		return m.lm.score(dst, csr.Input(X), 1), nil
-	})
+// fit trains on the training rows, held in memory once (the width rules
+// read all of them).
+func (m *R1SVM) fit(ctx context.Context, f *method.Fitting) (*linearModel, []float64, error) {
+	X, err := f.Matrix(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := kernel.CheckRange(X); err != nil {
+		return nil, nil, fmt.Errorf("r1svm: %w", err)
+	}
+	lin := linearFit{name: "r1svm", gamma: m.cfg.Gamma, rule: m.cfg.Rule, factor: m.cfg.GammaFactor, nu: m.cfg.Nu, Linear: m.cfg.Linear, src: fitSource(m.cfg.Src)}
+	lm, train, err := lin.fit(ctx, f, X, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.CautionIsolating("rbf", X, lm.gamma)
+	lm.cautionPasses(f, m.cfg.MaxPass)
+	return lm, train, nil
 }
 
 // linearState is the saved form of a fitted linear model.
@@ -352,105 +442,86 @@ type linearState struct {
 	ModeW, ModeB, ModeU [][]float64
 }
 
-func (lm *linearModel) state() linearState {
-	s := linearState{Gamma: lm.gamma, Weights: lm.w, Rho: lm.rho}
-	switch f := lm.fourier.(type) {
+// MarshalBinary encodes the model.
+func (m *linearModel) MarshalBinary() ([]byte, error) {
+	s := linearState{Gamma: m.gamma, Weights: m.w, Rho: m.rho}
+	switch f := m.fourier.(type) {
 	case *randfeat.Fourier:
-		s.W, s.B = f.W.RawMatrix().Data, f.B
+		s.W, s.B = method.RowMajor(f.W), f.B
 	case *permodeMap:
 		for n, fm := range f.maps {
-			s.ModeW = append(s.ModeW, fm.W.RawMatrix().Data)
+			s.ModeW = append(s.ModeW, method.RowMajor(fm.W))
 			s.ModeB = append(s.ModeB, fm.B)
-			s.ModeU = append(s.ModeU, f.u[n].RawMatrix().Data)
+			s.ModeU = append(s.ModeU, method.RowMajor(f.u[n]))
 		}
 	}
-	return s
+	name := "r1svm"
+	if m.tensor != nil {
+		name = "r1stm"
+	}
+	return method.EncodeState(name, s)
 }
 
-func (lm *linearModel) restore(s linearState, inputDim int, shape []int) error {
-	bad := fmt.Errorf("invalid model")
-	D := len(s.Weights)
-	if D == 0 || !(s.Gamma > 0) || !detector.Finite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) {
-		return bad
-	}
-	var f featureMap
-	if len(s.ModeW) > 0 {
-		if len(s.ModeW) != len(shape) || len(s.ModeB) != len(shape) || len(s.ModeU) != len(shape) {
-			return bad
-		}
-		pm := &permodeMap{sides: shape, D: D}
-		for n, side := range shape {
-			Dm := len(s.ModeB[n])
-			if Dm == 0 || len(s.ModeW[n]) != Dm*side || len(s.ModeU[n]) != D*Dm ||
-				!detector.Finite(s.ModeW[n], s.ModeB[n], s.ModeU[n]) {
-				return bad
-			}
-			pm.maps = append(pm.maps, &randfeat.Fourier{W: mat.NewDense(Dm, side, s.ModeW[n]), B: s.ModeB[n]})
-			pm.u = append(pm.u, mat.NewDense(D, Dm, s.ModeU[n]))
-		}
-		f = pm
-	} else {
-		if len(s.B) != D || len(s.W) != D*inputDim || !detector.Finite(s.W, s.B) {
-			return bad
-		}
-		f = &randfeat.Fourier{W: mat.NewDense(D, inputDim, s.W), B: s.B}
-	}
-	*lm = linearModel{fourier: f, w: s.Weights, rho: s.Rho, gamma: s.Gamma}
-	return nil
-}
+// errLinearState is the error of a linear model's state that no fit
+// writes.
+var errLinearState = errors.New("invalid model state")
 
-// marshal encodes the linear model of an R1STM or R1SVM whose Base is b.
-func (lm *linearModel) marshal(b *detector.Base) ([]byte, error) {
-	if !b.Fitted() {
-		return nil, detector.ErrNotFitted
-	}
-	return detector.EncodeState(b.Method(), lm.state())
-}
-
-// unmarshal decodes a linear model written by marshal for the named
-// method and restores it on the input dimension and sample shape (nil for
-// vectors) that input checks and returns for the decoded state.
-func (lm *linearModel) unmarshal(method string, data []byte, input func(s *linearState) (dim int, shape []int, err error)) error {
+// decodeLinear decodes a linear model written by MarshalBinary for the
+// named method: random Fourier features of inputDim inputs, or with
+// permode the per-mode maps of shape. Every size is compared by
+// division, so that no product of sizes read from the file can wrap;
+// every value must be finite and 0 < γ < ∞.
+func decodeLinear(name string, data []byte, inputDim int, permode bool, shape []int) (*linearModel, error) {
 	var s linearState
-	if err := detector.DecodeState(method, data, &s); err != nil {
-		return err
+	if err := method.DecodeState(name, data, &s); err != nil {
+		return nil, err
 	}
-	dim, shape, err := input(&s)
+	bad := fmt.Errorf("%s: %w", name, errLinearState)
+	D := len(s.Weights)
+	if D == 0 || !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || !method.Finite(s.Weights) || math.IsNaN(s.Rho) || math.IsInf(s.Rho, 0) {
+		return nil, bad
+	}
+	m := &linearModel{w: s.Weights, rho: s.Rho, gamma: s.Gamma}
+	if !permode {
+		if len(s.ModeW)+len(s.ModeB)+len(s.ModeU) > 0 || len(s.B) != D || len(s.W)%D != 0 || len(s.W)/D != inputDim || !method.Finite(s.W, s.B) {
+			return nil, bad
+		}
+		m.fourier = &randfeat.Fourier{W: mat.NewDense(D, inputDim, s.W), B: s.B}
+		return m, nil
+	}
+	if len(s.W)+len(s.B) > 0 || len(s.ModeW) != len(shape) || len(s.ModeB) != len(shape) || len(s.ModeU) != len(shape) {
+		return nil, bad
+	}
+	pm := &permodeMap{sides: shape, D: D}
+	for n, side := range shape {
+		Dm := len(s.ModeB[n])
+		if Dm == 0 || len(s.ModeW[n])%Dm != 0 || len(s.ModeW[n])/Dm != side || len(s.ModeU[n])%D != 0 || len(s.ModeU[n])/D != Dm ||
+			!method.Finite(s.ModeW[n], s.ModeB[n], s.ModeU[n]) {
+			return nil, bad
+		}
+		pm.maps = append(pm.maps, &randfeat.Fourier{W: mat.NewDense(Dm, side, s.ModeW[n]), B: s.ModeB[n]})
+		pm.u = append(pm.u, mat.NewDense(D, Dm, s.ModeU[n]))
+	}
+	m.fourier = pm
+	return m, nil
+}
+
+// decode decodes an R1STM model for samples of the configured shape
+// (dim = its size): features of the component vectors (Σ I_n inputs), of
+// the configured construction.
+func (m *R1STM) decode(data []byte, dim int) (*linearModel, error) {
+	if err := m.r.checkDim("r1stm", dim); err != nil {
+		return nil, err
+	}
+	lm, err := decodeLinear("r1stm", data, m.r.dim, m.cfg.Construction == PerMode, m.r.shape)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := lm.restore(s, dim, shape); err != nil {
-		return fmt.Errorf("%s: %w", method, err)
-	}
-	return nil
+	lm.tensor = &m.r
+	return lm, nil
 }
 
-// MarshalBinary encodes the fitted model.
-func (m *R1STM) MarshalBinary() ([]byte, error) { return m.lm.marshal(&m.Base) }
-
-// UnmarshalBinary decodes a model written by MarshalBinary into a detector
-// built with the parameters saved beside it (shape and rank among them),
-// validating it.
-func (m *R1STM) UnmarshalBinary(data []byte) error {
-	return m.lm.unmarshal("r1stm", data, func(*linearState) (int, []int, error) {
-		if m.r.shape == nil {
-			return 0, nil, fmt.Errorf("r1stm: invalid model: no sample shape")
-		}
-		return m.r.dim, m.r.shape, nil
-	})
-}
-
-// MarshalBinary encodes the fitted model.
-func (m *R1SVM) MarshalBinary() ([]byte, error) { return m.lm.marshal(&m.Base) }
-
-// UnmarshalBinary decodes a model written by MarshalBinary, validating it
-// against the column count saved with the model.
-func (m *R1SVM) UnmarshalBinary(data []byte) error {
-	return m.lm.unmarshal("r1svm", data, func(s *linearState) (int, []int, error) {
-		if len(s.B) == 0 || len(s.W)%len(s.B) != 0 {
-			return 0, nil, fmt.Errorf("r1svm: invalid model")
-		}
-		dim := len(s.W) / len(s.B)
-		return dim, nil, m.CheckStateDim(dim)
-	})
+// decode decodes an R1SVM model for rows of dim columns.
+func (m *R1SVM) decode(data []byte, dim int) (*linearModel, error) {
+	return decodeLinear("r1svm", data, dim, false, nil)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
 )
@@ -23,58 +24,112 @@ import (
 const TensorScale = scale.MinMaxRule
 
 func init() {
-	detector.RegisterLegacy(detector.Info{
+	method.Register(detector.Info{
 		Name:    "1stm",
 		Summary: "one-class support tensor machine: CP factors, the kernel of eq. 4.18, the OC-SVM dual through smo; score ρ − Σα_i K(X_i, X)",
 		Version: 2,
 		Scale:   TensorScale,
 	}, NewOneSTM, memoryOneSTM)
-	detector.RegisterLegacy(detector.Info{
+	method.Register(detector.Info{
 		Name:    "r1stm",
 		Summary: "randomised one-class support tensor machine: random Fourier features of the CP components, linear one-class machine; score ρ − ⟨w, z(X)⟩",
 		Version: 2,
 		Scale:   TensorScale,
 	}, NewR1STM, memoryR1STM)
-	detector.RegisterLegacy(detector.Info{
+	method.Register(detector.Info{
 		Name:    "r1svm",
 		Summary: "randomised one-class SVM: random Fourier features of the rows, linear one-class machine (the R1SVM baseline)",
 		Version: 2,
 	}, NewR1SVM, memoryR1SVM)
 }
 
-// cpMemory is the CP-ALS of n samples: the batch's Kruskal tensors, the
-// n·R component vectors of length Σ I_n made from them, and each worker's
-// unfoldings and Gram matrices. Like every estimate it is float64, so that
-// no product of sizes and parameters wraps round (detector.Register).
-func cpMemory(r resolved, n float64) float64 {
-	R := float64(r.rank)
-	return n*float64(cpd.KruskalBytes(r.shape, r.rank)) + 8*n*R*float64(r.dim) + float64(runtime.GOMAXPROCS(0))*8*(3*float64(r.d)+4*R*float64(r.dim))
+// The memory estimates are float64 arithmetic, so that no product of
+// sizes and parameters wraps round (method.Register).
+
+// workers is the number of goroutines the parallel steps run.
+func workers() float64 { return float64(runtime.GOMAXPROCS(0)) }
+
+// chunkMemory is what a pass over n rows of d values holds a chunk at a
+// time, for a chunk of c rows: the scaled chunk and, for sparse input
+// (densified, Hooks.Densify), its dense copy.
+func chunkMemory(c, d float64, sparse bool) float64 {
+	if sparse {
+		return 2 * 8 * c * d
+	}
+	return 8 * c * d
 }
 
-// memoryOneSTM: the component vectors, the solver's column cache (bounded
-// by cache_mb) and its per-sample arrays; scoring, the component vectors
-// and their kernel values against the support components.
+// cpMemory is the factorisation of the rows of size s a chunk of c rows
+// at a time: the component vectors kept (those of n rows for a fit, of a
+// chunk for Score), and for one chunk its scaled (and densified) values,
+// the Kruskal tensors of a batch of at most cpBatch of its rows and each
+// worker's unfoldings and Gram matrices.
+func cpMemory(r resolved, s detector.Size, keep, c float64) float64 {
+	R, d, dim := float64(r.rank), float64(s.Cols), float64(r.dim)
+	return 8*keep*R*dim + chunkMemory(c, d, s.Sparse) + min(c, cpBatch)*float64(cpd.KruskalBytes(r.shape, r.rank)) +
+		workers()*8*(3*d+4*R*dim)
+}
+
+// fitRows is the number of rows a tensor fit factorises at a time.
+func fitRows(s detector.Size) float64 {
+	return min(float64(s.Rows), float64(fitChunk(s.Cols)))
+}
+
+// scoreRows is the number of rows Score sees at a time: Base scales a
+// chunk at a time.
+func scoreRows(s detector.Size) float64 {
+	return min(float64(s.Rows), float64(detector.ChunkRows(s.Cols)))
+}
+
+// memoryOneSTM: the component vectors (never the rows: they are
+// factorised a chunk at a time), the solver's copy of them (grown by
+// appending, up to twice their size, and for rank 1 transposed too), its
+// column cache (bounded by cache_mb and by the whole n × n matrix in
+// float32) and per-sample arrays, and the support components kept and
+// saved (at most all). Scoring: a chunk's component vectors and the
+// kernel values of a block of them against the support components.
 func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
-	n := float64(s.Rows)
+	n, R, dim := float64(s.Rows), float64(m.r.rank), float64(m.r.dim)
 	if op == detector.ScoreOp {
 		sv := 0
-		if m.exp != nil {
-			sv = m.exp.Len()
+		if mod, ok := m.Model(); ok {
+			sv = mod.exp.Len()
 		}
-		return cpMemory(m.r, n) + float64(smo.EvalBytes(s.Rows*m.r.rank, m.r.dim, sv, false))
+		block := min(float64(evalWork/max(sv*m.r.rank, 1)), scoreRows(s)) * R
+		return 8*n + cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + float64(smo.EvalBytes(int(block), m.r.dim, sv, false))
+	}
+	comps := 8 * n * R * dim
+	copies := 2.0
+	if m.r.rank == 1 {
+		copies = 3
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
-	// The solver copies the component vectors; the model saves those of
-	// the support samples (at most all).
-	sv := 8 * n * float64(m.r.rank*m.r.dim)
-	return 2*cpMemory(m.r, n) + cache + 12*8*n + detector.SaveFactor*sv
+	return cpMemory(m.r, s, n, fitRows(s)) + copies*comps + cache + 12*8*n + (1+detector.SaveFactor)*comps
 }
 
-// linearMemory is the random features of n samples (n × D summed features,
-// a block of R·sumBlock feature rows) and the map's frequencies (D × in)
-// with the transposed copy its products use.
+// linearMemory is what a linear machine's fit holds beside its inputs:
+// the n × D summed features, each worker's block of R·256 feature rows
+// (rank above 1), the machine's per-sample arrays, the map's frequencies
+// (D × in) with the transposed copy its products use, and saving them.
 func linearMemory(n, R, in, D float64) float64 {
-	return 8*n*D + 8*sumBlock*R*D + 2*8*D*in
+	var block float64
+	if R > 1 {
+		block = workers() * 8 * 256 * R * D
+	}
+	return 8*n*D + block + 6*8*n + (2+detector.SaveFactor)*8*D*in
+}
+
+// linearScoreMemory is a linear model's Score of rows of in inputs (R
+// per sample) on data of size s: the scores, a block of scoreBlock rows'
+// features, each worker's feature rows (rank above 1), and the
+// frequencies transposed (made at the first Score of a loaded model).
+func linearScoreMemory(s detector.Size, R, in, D float64) float64 {
+	block := min(float64(s.Rows), scoreBlock)
+	var per float64
+	if R > 1 {
+		per = workers() * 8 * 256 * R * D
+	}
+	return 8*float64(s.Rows) + 8*block*D + per + 8*D*in
 }
 
 // permodeMemory is what the per-mode construction (construction=permode)
@@ -89,36 +144,45 @@ func permodeMemory(r resolved, rows, Dm, D float64) float64 {
 	return 8*maps + 8*rows*(Dm+D)
 }
 
+// memoryR1STM: the component vectors and a chunk's factorisation (never
+// the rows), the summed features and the linear machine; scoring, a
+// chunk's component vectors and a block's features.
 func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 	n, R, D := float64(s.Rows), float64(m.r.rank), float64(m.cfg.Features)
-	if m.cfg.Construction == PerMode {
-		Dm := m.cfg.ModeFeatures
-		if Dm == 0 {
-			Dm = DefaultModeFeatures
-		}
-		block := float64(min(sumBlock, s.Rows)) * R
-		est := cpMemory(m.r, n) + 8*n*D + 8*block*D + permodeMemory(m.r, block, float64(Dm), D)
-		if op == detector.FitOp { // saving the maps
-			est += detector.SaveFactor * (permodeMemory(m.r, 0, float64(Dm), D))
-		}
-		return est
+	dim := float64(m.r.dim)
+	var est float64
+	if op == detector.ScoreOp {
+		est = cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + linearScoreMemory(s, R, dim, D)
+	} else {
+		est = cpMemory(m.r, s, n, fitRows(s)) + linearMemory(n, R, dim, D)
 	}
-	est := cpMemory(m.r, n) + linearMemory(n, R, float64(m.r.dim), D)
-	if op == detector.FitOp { // saving the frequencies
-		est += detector.SaveFactor * 8 * D * float64(m.r.dim)
+	if m.cfg.Construction == PerMode {
+		Dm := float64(m.cfg.ModeFeatures)
+		rows := workers() * 256 * R
+		est += permodeMemory(m.r, rows, Dm, D)
+		if op == detector.FitOp { // saving the maps
+			est += detector.SaveFactor * permodeMemory(m.r, 0, Dm, D)
+		}
 	}
 	return est
 }
 
+// memoryR1SVM: the rows in memory (a scaled copy, or the densified copy
+// of sparse rows, unless the dense rows are used as they are under
+// scale=none), the summed features and the linear machine; scoring, a
+// chunk's densified copy (sparse input) and a block's features.
 func memoryR1SVM(m *R1SVM, op detector.Op, s detector.Size) float64 {
 	n, d, D := float64(s.Rows), float64(s.Cols), float64(m.cfg.Features)
-	rows := 8 * n * d // a dense input's copy
-	if s.Sparse {
-		rows = 16 * float64(s.NonZeros) // sparse rows are used as they are
+	if op == detector.ScoreOp {
+		est := linearScoreMemory(s, 1, d, D)
+		if s.Sparse {
+			est += 8 * scoreRows(s) * d
+		}
+		return est
 	}
-	est := rows + linearMemory(n, 1, d, D)
-	if op == detector.FitOp { // saving the frequencies
-		est += detector.SaveFactor * 8 * D * d
+	var rows float64
+	if s.Sparse || m.cfg.Scale != scale.None {
+		rows = 8 * n * d
 	}
-	return est
+	return rows + linearMemory(n, 1, d, D)
 }

@@ -450,9 +450,17 @@ func benchSets(sets []string, methods []string) (map[string]map[string]string, e
 		}
 		out[m][k] = strings.TrimSpace(v)
 	}
-	// Check the parameters once, before any run.
+	// Check the parameters once, before any run: by building a detector,
+	// or for a tensor method given no shape (each data set has its own)
+	// by parsing them, as New refuses it without one.
 	for m, ps := range out {
-		if _, err := detector.New(m, ps); err != nil {
+		err := error(nil)
+		if meth, _ := detector.Lookup(m); meth.Has("shape") && ps["shape"] == "" {
+			err = meth.Check(ps)
+		} else {
+			_, err = detector.New(m, ps)
+		}
+		if err != nil {
 			return nil, usageErr(err)
 		}
 	}
