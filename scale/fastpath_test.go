@@ -59,7 +59,7 @@ func TestDenseFastPaths(t *testing.T) {
 		}
 		Y := mat.DenseCopyOf(X)
 		Y.Set(7, 6, -math.MaxFloat64) // and rows past the training range
-		Y.Set(8, 0, math.MaxFloat64) // 10⁻³ units: past the range, saturated
+		Y.Set(8, 0, math.MaxFloat64)  // 10⁻³ units: past the range, saturated
 		fast, err := st.ApplyInto(nil, Y)
 		if err != nil {
 			t.Fatal(err)
