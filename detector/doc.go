@@ -55,6 +55,24 @@
 // and which DecodeState still reads, took 6–7×). [RowMajor] hands a
 // matrix's own array to a state without a copy.
 //
+// # Progress
+//
+// A fit given a progress callback (Options.Progress) reports each stage
+// that can take a while, at least about once a second of work, with the
+// work done and the stage's total (≤ 0 when not known); a stage with a
+// total ends at it. The stages, in the order a fit meets them (each
+// method's package documentation says what a stage counts):
+//
+//	every method    sample (--sample's draw), scale (a scale stage fitted in passes over a Source)
+//	expose          width, embedding (batch), sgd, score
+//	gauss           mean, covariance, score
+//	iforest         subsample, trees, score
+//	kde             cv (bandwidth=cv), score
+//	kpca            allocate, gram, eigen, reduce, vectors (exact); landmarks, features, covariance (Nyström)
+//	ocsvm, svdd     gradient, smo, check (a precomputed kernel)
+//	1stm            cp-als, gradient, smo
+//	r1stm, r1svm    cp-als (r1stm), features, linear
+//
 // # Errors
 //
 // A programmer's misuse of the API (a nil matrix, a dst of the wrong kind)
