@@ -402,7 +402,7 @@ for i in range(100): print(','.join(repr(random.gauss(0, 1)) for _ in range(3)))
 ./anomaly-bin fit --method ocsvm --data dup59.csv --out dup.bin 2>/dev/null
 echo "| 59 identical rows and one other, ocsvm: scoring the training file flags the other (it flagged all 60) | \`anomaly score --model dup.bin --data dup59.csv --out - \\| grep -c ',1\$'\` | 0 | \`$(./anomaly-bin score --model dup.bin --data dup59.csv --out - | grep -c ',1$') row flagged\` |"
 run "kde threshold_rows=1: the threshold is one row's score (warning)" anomaly fit --method kde --data g100.csv --out m.bin --set threshold_rows=1
-run "expose solver=sgd iterations=1 (scores the one row it visited: warning)" anomaly fit --method expose --data g100.csv --out m.bin --set solver=sgd --set iterations=1
+run "expose solver=sgd stage_rows=1 (the threshold is one sampled row's score: warning)" anomaly fit --method expose --data g100.csv --out m.bin --set solver=sgd --set iterations=1 --set stage_rows=1
 run "ocsvm gamma=1000 on standardised rows (every kernel value between two rows is 0 to rounding: warning)" anomaly fit --method ocsvm --data g100.csv --out m.bin --set gamma=1000
 run "kpca variance=1 (every training row reconstructed: the threshold is rounding; warning)" anomaly fit --method kpca --data g100.csv --out m.bin --set variance=1
 run "ocsvm max_iter=1 (the solver stops unconverged: warning)" anomaly fit --method ocsvm --data g100.csv --out m.bin --set max_iter=1
