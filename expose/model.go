@@ -144,7 +144,8 @@ func (m *model) sumFeatures(ctx context.Context, f *method.Fitting, report func(
 	D, B := m.fm.Dim(), m.block()
 	W := max(1, min(runtime.GOMAXPROCS(0), (n+B-1)/B))
 	acc := make([][]float64, W)
-	bufs := make([]mat.Dense, W)
+	bufs := getBlocks(W)
+	defer putBlocks(bufs)
 	for k := range acc {
 		acc[k] = make([]float64, D)
 	}
@@ -157,7 +158,7 @@ func (m *model) sumFeatures(ctx context.Context, f *method.Fitting, report func(
 				b0 += ((k-b0)%W + W) % W // the first of worker k's blocks at or after lo's
 				for b := b0; b*B < hi && ctx.Err() == nil; b += W {
 					i0, i1 := max(b*B, lo), min((b+1)*B, hi)
-					z := featuresOf(m.fm, X, i0-lo, i1-lo, &bufs[k])
+					z := featuresOf(m.fm, X, i0-lo, i1-lo, bufs[k])
 					for i := range i1 - i0 {
 						floats.Add(acc[k], z.RawRowView(i))
 					}
@@ -282,11 +283,12 @@ func cacheChunk(chunk, D int) int {
 	return max(1, min(chunk, max(4, cacheBytes/(8*D))))
 }
 
-// blockPool holds the workers' feature blocks between calls of Score: a
-// fit scores its threshold rows a chunk at a time, and scoring streams
-// chunks, each call mapping a block per worker; a fresh block is zeroed by
-// the runtime and left to the collector (1 MB a call at D = 16384, 40 MB of
-// garbage for 10,000 rows).
+// blockPool holds the workers' feature blocks between calls of Score (and
+// the batch sum, whose blocks Score then reuses): a fit scores its
+// threshold rows a chunk at a time, and scoring streams chunks, each call
+// mapping a block per worker; a fresh block is zeroed by the runtime and
+// left to the collector (1 MB a call at D = 16384, 40 MB of garbage for
+// 10,000 rows).
 var blockPool = sync.Pool{New: func() any { return new(mat.Dense) }}
 
 // getBlocks returns k feature blocks from the pool; putBlocks returns them.

@@ -22,8 +22,8 @@ func init() {
 // memory estimates the peak bytes of a fit or score of s.Rows rows. The
 // model: the D × d random frequencies and their transpose (randfeat makes
 // it on first use), the phases, the embedding and the mean. Every worker
-// maps a feature block of cacheChunk rows × D at a time (scoring; the
-// batch sum has its own blocks and an accumulator of D per worker; the SGD
+// maps a feature block of cacheChunk rows × D at a time (scoring, and the
+// batch sum, which also holds an accumulator of D per worker; the SGD
 // solver maps stepRows rows at a time, read by index). A fit also saves
 // the frequencies, holds a scaled chunk of the rows it passes over, and
 // holds the training rows it scores for the threshold, twice while they
@@ -80,7 +80,7 @@ func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
 		}
 		return est + every()
 	}
-	est += workers*8*block*D + workers*8*D
+	est += workers * 8 * D // the sum's accumulators (its blocks are Score's)
 	if lim := float64(d.thresholdCap()); n > lim {
 		return est + row*float64(passRows(s.Cols)) + 2*row*lim + 8*lim
 	}
