@@ -140,6 +140,7 @@ type scorer struct {
 	norms []float64 // Nyström: ‖z‖² per row
 }
 
+// newScorer returns a worker's scratch for blocks of up to rows rows.
 func (m *model) newScorer(rows int) *scorer {
 	n, _ := m.cross.dims()
 	w := &scorer{m: m, kx: make([]float64, rows*n), kxx: make([]float64, rows)}
@@ -342,9 +343,9 @@ func newCrossRows(k kernel.Kernel, y *mat.Dense) *crossRows {
 // dims returns the number and the width of the rows.
 func (c *crossRows) dims() (int, int) { return c.y.Dims() }
 
-// bytes returns the bytes newCrossRows allocates for n rows of d columns
-// of kernel k: a copy of the rows (the rbf kernel's centred copy, or the
-// transposed one), the column means and the norms.
+// crossBytes returns the bytes newCrossRows allocates for n rows of d
+// columns and the kernel kind: a copy of the rows (the rbf kernel's
+// centred copy, or the transposed one), the column means and the norms.
 func crossBytes(kind string, n, d int) float64 {
 	N, D := float64(n), float64(d)
 	switch kind {

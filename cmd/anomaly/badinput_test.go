@@ -87,7 +87,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"features=10^9: refused by the estimate", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},
 		// kpca's estimates on 3,000 rows: exact 117 MB (a 72 MB Gram
 		// matrix and the eigensolver's), Nyström at its default 500
-		// landmarks 23 MB, at 3,000 landmarks 451 MB (detector.Memory,
+		// landmarks 43 MB, at 3,000 landmarks 656 MB (detector.Memory,
 		// since kpca moved to the method kit). Over a 100 MB budget
 		// the refusal names the lighter setting kpca declares
 		// (detector.Info.Lighter) when that fits.
