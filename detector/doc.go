@@ -67,7 +67,7 @@
 //	expose          width, embedding (batch), sgd, score
 //	gauss           mean, covariance, score
 //	iforest         subsample, trees, score
-//	kde             cv (bandwidth=cv), score
+//	kde             cv (bandwidth=cv), tree (the tree scorer), score
 //	kpca            allocate, gram, eigen, reduce, vectors (exact); landmarks, features, covariance (Nyström)
 //	ocsvm, svdd     gradient, smo, check (a precomputed kernel)
 //	1stm            cp-als, gradient, smo
