@@ -118,10 +118,12 @@ func columnStats(rs Rows, fn func(j int, v float64)) (n int, zeros []int, err er
 		return 0, nil, err
 	}
 	if n == 0 || c == 0 {
-		return 0, nil, errors.New("scale: cannot fit a scaler on empty data")
+		return 0, nil, errEmpty
 	}
 	return n, zeros, nil
 }
+
+var errEmpty = errors.New("scale: cannot fit a scaler on empty data")
 
 // columnRange returns the per-column minimum and maximum of X, implicit
 // zeros of a sparse X included.
@@ -131,6 +133,12 @@ func columnRange(rs Rows) (lo, hi []float64, err error) {
 	hi = make([]float64, c)
 	for j := range lo {
 		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	if !rs.Sparse {
+		if err := denseRange(rs, lo, hi); err != nil {
+			return nil, nil, err
+		}
+		return lo, hi, nil
 	}
 	_, zeros, err := columnStats(rs, func(j int, v float64) {
 		lo[j] = math.Min(lo[j], v)
@@ -145,6 +153,54 @@ func columnRange(rs Rows) (lo, hi []float64, err error) {
 		}
 	}
 	return lo, hi, nil
+}
+
+// denseRange is columnRange of dense rows: a loop over each row's values
+// with the minimum and the maximum inlined (minOf, maxOf). Through
+// columnStats, a call per value, it took 10 ns a value: a quarter of an
+// r1stm fit on 25,600 tensors of 12 × 10 × 8.
+func denseRange(rs Rows, lo, hi []float64) error {
+	n, c := 0, rs.Cols
+	err := rs.Pass(func(X mat.Matrix) error {
+		r, _ := X.Dims()
+		n += r
+		raw, isRaw := X.(mat.RawMatrixer)
+		var row []float64
+		for i := 0; i < r; i++ {
+			if isRaw {
+				m := raw.RawMatrix()
+				row = m.Data[i*m.Stride : i*m.Stride+c]
+			} else {
+				row = mat.Row(row, i, X)
+			}
+			for j, v := range row {
+				lo[j], hi[j] = minOf(lo[j], v), maxOf(hi[j], v)
+			}
+		}
+		return nil
+	})
+	if err == nil && (n == 0 || c == 0) {
+		err = errEmpty
+	}
+	return err
+}
+
+// minOf is math.Min(a, b) (NaN wins, −0 is below +0) in a form the
+// compiler inlines.
+func minOf(a, b float64) float64 {
+	if b < a || b != b || (b == a && math.Signbit(b)) {
+		return b
+	}
+	return a
+}
+
+// maxOf is math.Max(a, b) (NaN wins, +0 is above −0) in a form the
+// compiler inlines.
+func maxOf(a, b float64) float64 {
+	if b > a || b != b || (b == a && !math.Signbit(b)) {
+		return b
+	}
+	return a
 }
 
 // Fit computes the per-column minimum and range of X.

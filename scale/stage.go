@@ -281,6 +281,12 @@ func (s *Stage) ApplyInto(buf *mat.Dense, X mat.Matrix) (mat.Matrix, error) {
 			buf = new(mat.Dense)
 		}
 		reuseAs(buf, r, c)
+		if x, ok := X.(mat.RawMatrixer); ok && s.Offset != nil {
+			if err := s.centre(buf, x.RawMatrix(), f); err != nil {
+				return nil, err
+			}
+			return buf, nil
+		}
 		if err := affine(buf, X, c, f, "stage"); err != nil {
 			return nil, err
 		}
@@ -290,6 +296,30 @@ func (s *Stage) ApplyInto(buf *mat.Dense, X mat.Matrix) (mat.Matrix, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// centre writes the dense rows x, centred and divided as f maps them,
+// into dst (x's size; it may be x itself), in one pass: (v − o)/d for
+// every value where that is finite, f (which saturates) where it is not,
+// and a *RangeError for the first value f leaves non-finite, as finite
+// reports it. The copy, a call of f per value and finite's pass that
+// affine makes took 6 ns a value.
+func (s *Stage) centre(dst *mat.Dense, x blas64.General, f func(j int, v float64) float64) error {
+	d := dst.RawMatrix()
+	for i := 0; i < x.Rows; i++ {
+		src := x.Data[i*x.Stride : i*x.Stride+x.Cols]
+		out := d.Data[i*d.Stride : i*d.Stride+x.Cols]
+		for j, v := range src {
+			r := (v - s.Offset[j]) / s.Divisor[j]
+			if math.IsInf(r, 0) || r != r {
+				if r = f(j, v); math.IsInf(r, 0) || r != r {
+					return &RangeError{Row: i, Col: j}
+				}
+			}
+			out[j] = r
+		}
+	}
+	return nil
 }
 
 // reuseAs makes buf an r × c matrix, on its own storage when that holds
