@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -218,7 +216,9 @@ func (c linearFit) fit(ctx context.Context, f *method.Fitting, V mat.Matrix, R i
 	}
 	lm := &linearModel{fourier: fm, w: w, rho: rho, gamma: gamma, passes: passes}
 	train := make([]float64, n)
-	lm.linearScores(train, Z)
+	if err := lm.linearScores(ctx, train, Z); err != nil {
+		return nil, nil, err
+	}
 	return lm, train, nil
 }
 
@@ -300,14 +300,17 @@ func features(ctx context.Context, fm featureMap, Z *mat.Dense, V mat.Matrix, R 
 	}, progress)
 }
 
-// linearScores sets dst[i] = ρ − ⟨w, z_i⟩ for the feature rows z_i of Z:
-// one product for the block, the same for each row wherever it lies.
-func (m *linearModel) linearScores(dst []float64, Z *mat.Dense) {
-	n, D := Z.Dims()
-	blas64.Gemv(blas.NoTrans, -1, Z.RawMatrix(), blas64.Vector{N: D, Inc: 1, Data: m.w}, 0, blas64.Vector{N: n, Inc: 1, Data: dst})
+// linearScores sets dst[i] = ρ − ⟨w, z_i⟩ for the feature rows z_i of Z
+// (mulVec: the same value for a row wherever the block it lies in
+// starts, at a multiple of four).
+func (m *linearModel) linearScores(ctx context.Context, dst []float64, Z *mat.Dense) error {
+	if err := mulVec(ctx, dst, Z.RawMatrix(), m.w, -1); err != nil {
+		return err
+	}
 	for i := range dst {
 		dst[i] += m.rho
 	}
+	return nil
 }
 
 // scoreBlock is the number of samples Score maps at a time: the features
@@ -333,7 +336,9 @@ func (m *linearModel) Score(ctx context.Context, dst []float64, X mat.Matrix) er
 		if err := features(ctx, m.fourier, Z, csr.Rows(V, lo*R, hi*R), R, nil); err != nil {
 			return err
 		}
-		m.linearScores(dst[lo:hi], Z)
+		if err := m.linearScores(ctx, dst[lo:hi], Z); err != nil {
+			return err
+		}
 	}
 	return nil
 }
