@@ -18,29 +18,63 @@ import (
 // length D (1,024 pairs of D = 1,000 features: about 2 ms).
 const pairsPerCheck = 1024
 
-// mulRows is the number of rows mulVec multiplies at a time (a multiple
-// of 4), and linearOC's setup sums between two looks at the context:
-// 1,024 rows of D = 1,000 features are 8 MB, half a millisecond.
-const mulRows = 1024
+// rows is an n × D matrix held as slabs of slabRows rows, each its own
+// allocation: the features of the linear machine. One allocation of n × D
+// values is zeroed by the runtime at once, with no look at the context:
+// 164 MB (20,000 rows of D = 1,024) took up to a second under load, and
+// 10⁶ rows would take 8 GB; slabs are made with ctx checked between them.
+type rows struct {
+	n, D  int
+	slabs []*mat.Dense
+}
 
-// mulVec sets dst = α·Z·w, mulRows rows at a time on every core, ctx
-// checked between blocks. Each value is gonum's Gemv of its row, and
-// Gemv takes rows four at a time: blocks of a multiple of four rows
-// group them as one Gemv of all of Z would, so the result does not
-// depend on the blocking.
-func mulVec(ctx context.Context, dst []float64, Z blas64.General, w []float64, alpha float64) error {
-	n := Z.Rows
-	return parallel.ForBlocksContext(ctx, (n+mulRows-1)/mulRows, func() func(int) {
+// slabRows is the number of rows of a slab, a multiple of 4 (see mulVec):
+// 1,024 rows of D = 1,000 features are 8 MB, under a millisecond of work
+// for any pass over them.
+const slabRows = 1024
+
+// newRows returns n × D zeros in slabs.
+func newRows(ctx context.Context, n, D int) (*rows, error) {
+	z := &rows{n: n, D: D}
+	for lo := 0; lo < n; lo += slabRows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		z.slabs = append(z.slabs, mat.NewDense(min(slabRows, n-lo), D, nil))
+	}
+	return z, nil
+}
+
+// rowsOfDense returns Z as slabs (views of it, no copy).
+func rowsOfDense(Z *mat.Dense) *rows {
+	n, D := Z.Dims()
+	z := &rows{n: n, D: D}
+	for lo := 0; lo < n; lo += slabRows {
+		z.slabs = append(z.slabs, Z.Slice(lo, min(n, lo+slabRows), 0, D).(*mat.Dense))
+	}
+	return z
+}
+
+// row returns row i.
+func (z *rows) row(i int) []float64 { return z.slabs[i/slabRows].RawRowView(i % slabRows) }
+
+// mulVec sets dst = α·Z·w, a slab at a time on every core, ctx checked
+// between slabs. Each value is gonum's Gemv of its row, and Gemv takes
+// rows four at a time: slabs start at multiples of four, so they group
+// the rows as one Gemv of all of them would, and the result does not
+// depend on the slabs.
+func (z *rows) mulVec(ctx context.Context, dst, w []float64, alpha float64) error {
+	return parallel.ForBlocksContext(ctx, len(z.slabs), func() func(int) {
 		return func(b int) {
-			lo, hi := b*mulRows, min(n, (b+1)*mulRows)
-			blk := blas64.General{Rows: hi - lo, Cols: Z.Cols, Stride: Z.Stride, Data: Z.Data[lo*Z.Stride:]}
-			blas64.Gemv(blas.NoTrans, alpha, blk, blas64.Vector{N: Z.Cols, Inc: 1, Data: w}, 0, blas64.Vector{N: hi - lo, Inc: 1, Data: dst[lo:hi]})
+			s := z.slabs[b].RawMatrix()
+			lo := b * slabRows
+			blas64.Gemv(blas.NoTrans, alpha, s, blas64.Vector{N: z.D, Inc: 1, Data: w}, 0, blas64.Vector{N: s.Rows, Inc: 1, Data: dst[lo : lo+s.Rows]})
 		}
 	})
 }
 
 // linearOC is the linear ν one-class machine on explicit feature vectors
-// z_i (rows of Z):
+// z_i (the rows of Z):
 //
 //	min_{w,ρ,ξ} ½‖w‖² + 1/(νn) Σ ξ_i − ρ   s.t. ⟨w, z_i⟩ ≥ ρ − ξ_i, ξ_i ≥ 0,
 //
@@ -55,10 +89,9 @@ func mulVec(ctx context.Context, dst []float64, Z blas64.General, w []float64, a
 //
 // It returns w and ρ of the Σα = 1 form (divided by νn), so the score of a
 // sample is ρ − ⟨w, z⟩, and the number of passes.
-func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, progress detector.ProgressFunc) (w []float64, rho float64, passes int, err error) {
-	n, D := Z.Dims()
-	raw := Z.RawMatrix()
-	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+D] }
+func linearOC(ctx context.Context, Z *rows, nu, tol float64, maxPass int, progress detector.ProgressFunc) (w []float64, rho float64, passes int, err error) {
+	n, D := Z.n, Z.D
+	row := Z.row
 	// With νn ≤ 1 the bound of the Σα = 1 form, 1/(νn), is at least 1 and
 	// never binds, so every such ν has the optimum of νn = 1: solving with
 	// s = 1 gives it exactly, where a subnormal νn (ν = 1e-320) made w
@@ -76,11 +109,11 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, p
 	// a second).
 	w = make([]float64, D)
 	qd := make([]float64, n)
-	for lo := 0; lo < n; lo += mulRows {
+	for lo := 0; lo < n; lo += slabRows {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, 0, err
 		}
-		for i := lo; i < min(n, lo+mulRows); i++ {
+		for i := lo; i < min(n, lo+slabRows); i++ {
 			if a := alpha[i]; a > 0 {
 				floats.AddScaled(w, a, row(i))
 			}
@@ -90,7 +123,7 @@ func linearOC(ctx context.Context, Z *mat.Dense, nu, tol float64, maxPass int, p
 	g := make([]float64, n)
 	up := make([]int, 0, n)
 	low := make([]int, 0, n)
-	gradients := func() error { return mulVec(ctx, g, raw, w, 1) }
+	gradients := func() error { return Z.mulVec(ctx, g, w, 1) }
 	if tol <= 0 {
 		tol = 1e-3
 	}

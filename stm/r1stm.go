@@ -203,12 +203,16 @@ func (c linearFit) fit(ctx context.Context, f *method.Fitting, V mat.Matrix, R i
 			return nil, nil, err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err // before the n × D allocation, the slowest step to stop
-	}
-	Z := mat.NewDense(n, c.Features, nil)
-	if err := features(ctx, fm, Z, V, R, func(done, total int) { f.Report("features", done, total) }); err != nil {
+	Z, err := newRows(ctx, n, c.Features)
+	if err != nil {
 		return nil, nil, err
+	}
+	for k, slab := range Z.slabs {
+		lo := k * slabRows
+		hi := lo + slab.RawMatrix().Rows
+		if err := features(ctx, fm, slab, csr.Rows(V, lo*R, hi*R), R, func(done, _ int) { f.Report("features", lo+done, n) }); err != nil {
+			return nil, nil, err
+		}
 	}
 	w, rho, passes, err := linearOC(ctx, Z, c.nu, c.Tol, c.MaxPass, f.Report)
 	if err != nil {
@@ -301,10 +305,10 @@ func features(ctx context.Context, fm featureMap, Z *mat.Dense, V mat.Matrix, R 
 }
 
 // linearScores sets dst[i] = ρ − ⟨w, z_i⟩ for the feature rows z_i of Z
-// (mulVec: the same value for a row wherever the block it lies in
+// (rows.mulVec: the same value for a row wherever the slab it lies in
 // starts, at a multiple of four).
-func (m *linearModel) linearScores(ctx context.Context, dst []float64, Z *mat.Dense) error {
-	if err := mulVec(ctx, dst, Z.RawMatrix(), m.w, -1); err != nil {
+func (m *linearModel) linearScores(ctx context.Context, dst []float64, Z *rows) error {
+	if err := Z.mulVec(ctx, dst, m.w, -1); err != nil {
 		return err
 	}
 	for i := range dst {
@@ -336,7 +340,7 @@ func (m *linearModel) Score(ctx context.Context, dst []float64, X mat.Matrix) er
 		if err := features(ctx, m.fourier, Z, csr.Rows(V, lo*R, hi*R), R, nil); err != nil {
 			return err
 		}
-		if err := m.linearScores(ctx, dst[lo:hi], Z); err != nil {
+		if err := m.linearScores(ctx, dst[lo:hi], rowsOfDense(Z)); err != nil {
 			return err
 		}
 	}

@@ -260,7 +260,7 @@ func TestLinearOCMatchesSMO(t *testing.T) {
 	n, D := 200, 30
 	Z := shiftedNormal(n, D, 5, 6)
 	const nu = 0.2
-	w, rho, _, err := linearOC(context.Background(), Z, nu, 1e-6, 0, nil)
+	w, rho, _, err := linearOC(context.Background(), rowsOfDense(Z), nu, 1e-6, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,12 +292,12 @@ func TestLinearOCMatchesSMO(t *testing.T) {
 func TestLinearOCSmallNu(t *testing.T) {
 	n := 100
 	Z := shiftedNormal(n, 10, 8, 9)
-	ref, rhoRef, _, err := linearOC(context.Background(), Z, 1/float64(n), 1e-6, 0, nil)
+	ref, rhoRef, _, err := linearOC(context.Background(), rowsOfDense(Z), 1/float64(n), 1e-6, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, nu := range []float64{1e-320, 0.5 / float64(n)} {
-		w, rho, _, err := linearOC(context.Background(), Z, nu, 1e-6, 0, nil)
+		w, rho, _, err := linearOC(context.Background(), rowsOfDense(Z), nu, 1e-6, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
