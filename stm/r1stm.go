@@ -317,9 +317,10 @@ func (m *linearModel) linearScores(ctx context.Context, dst []float64, Z *rows) 
 	return nil
 }
 
-// scoreBlock is the number of samples Score maps at a time: the features
-// it holds are scoreBlock × D values.
-const scoreBlock = 1024
+// scoreBlock is the number of samples Score maps at a time, a slab: the
+// features it holds are scoreBlock × D values, multiplied as the fit's
+// slabs are.
+const scoreBlock = slabRows
 
 // Score writes ρ − ⟨w, z(x)⟩ for the rows x of X (R1STM: the summed
 // features of their components), scoreBlock rows at a time.
