@@ -46,6 +46,15 @@ func init() {
 // The memory estimates are float64 arithmetic, so that no product of
 // sizes and parameters wraps round (method.Register).
 
+// saveFactor is the peak bytes of saving a fitted model in multiples of
+// its arrays, which a fit's estimate adds (the command line saves every
+// model it fits): the encoded state alone, as the models' MarshalBinary
+// hand over their own arrays (detector.SaveFactor, 2, is the bound over
+// every method; it measured 1.0× for r1svm). With 2 the estimate of an
+// r1svm fit of 400 × 50,000 rows was 1.63× its peak (1,763 MB against
+// 1,080), with 1 it is 1.26×.
+const saveFactor = 1
+
 // workers is the number of goroutines the parallel steps run.
 func workers() float64 { return float64(runtime.GOMAXPROCS(0)) }
 
@@ -104,7 +113,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 		copies = 3
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
-	return cpMemory(m.r, s, n, fitRows(s)) + copies*comps + cache + 12*8*n + (1+detector.SaveFactor)*comps
+	return cpMemory(m.r, s, n, fitRows(s)) + copies*comps + cache + 12*8*n + (1+saveFactor)*comps
 }
 
 // linearMemory is what a linear machine's fit holds beside its inputs:
@@ -116,20 +125,20 @@ func linearMemory(n, R, in, D float64) float64 {
 	if R > 1 {
 		block = workers() * 8 * 256 * R * D
 	}
-	return 8*n*D + block + 6*8*n + (2+detector.SaveFactor)*8*D*in
+	return 8*n*D + block + 6*8*n + (2+saveFactor)*8*D*in
 }
 
-// linearScoreMemory is a linear model's Score of rows of in inputs (R
-// per sample) on data of size s: the scores, a block of scoreBlock rows'
-// features, each worker's feature rows (rank above 1), and the
-// frequencies transposed (made at the first Score of a loaded model).
-func linearScoreMemory(s detector.Size, R, in, D float64) float64 {
+// linearScoreMemory is a linear model's Score of data of size s (R
+// inputs per sample): the scores, a block of scoreBlock rows' features
+// and each worker's feature rows (rank above 1). The frequencies'
+// transposed copy is made by the fit or by Decode, never by Score.
+func linearScoreMemory(s detector.Size, R, D float64) float64 {
 	block := min(float64(s.Rows), scoreBlock)
 	var per float64
 	if R > 1 {
 		per = workers() * 8 * 256 * R * D
 	}
-	return 8*float64(s.Rows) + 8*block*D + per + 8*D*in
+	return 8*float64(s.Rows) + 8*block*D + per
 }
 
 // permodeMemory is what the per-mode construction (construction=permode)
@@ -152,7 +161,7 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 	dim := float64(m.r.dim)
 	var est float64
 	if op == detector.ScoreOp {
-		est = cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + linearScoreMemory(s, R, dim, D)
+		est = cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + linearScoreMemory(s, R, D)
 	} else {
 		est = cpMemory(m.r, s, n, fitRows(s)) + linearMemory(n, R, dim, D)
 	}
@@ -161,7 +170,7 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 		rows := workers() * 256 * R
 		est += permodeMemory(m.r, rows, Dm, D)
 		if op == detector.FitOp { // saving the maps
-			est += detector.SaveFactor * permodeMemory(m.r, 0, Dm, D)
+			est += saveFactor * permodeMemory(m.r, 0, Dm, D)
 		}
 	}
 	return est
@@ -174,7 +183,7 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 func memoryR1SVM(m *R1SVM, op detector.Op, s detector.Size) float64 {
 	n, d, D := float64(s.Rows), float64(s.Cols), float64(m.cfg.Features)
 	if op == detector.ScoreOp {
-		est := linearScoreMemory(s, 1, d, D)
+		est := linearScoreMemory(s, 1, D)
 		if s.Sparse {
 			est += 8 * scoreRows(s) * d
 		}
