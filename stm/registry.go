@@ -58,30 +58,61 @@ const saveFactor = 1
 // workers is the number of goroutines the parallel steps run.
 func workers() float64 { return float64(runtime.GOMAXPROCS(0)) }
 
-// chunkMemory is what a pass over n rows of d values holds a chunk at a
-// time, for a chunk of c rows: the scaled chunk and, for sparse input
+// fitChunkMemory is what a fit's pass over the rows of size s holds a
+// chunk of c rows at a time: the scaled chunk and, for sparse input
 // (densified, Hooks.Densify), its dense copy.
-func chunkMemory(c, d float64, sparse bool) float64 {
-	if sparse {
-		return 2 * 8 * c * d
+func fitChunkMemory(c float64, s detector.Size) float64 {
+	if s.Sparse {
+		return 2 * 8 * c * float64(s.Cols)
 	}
-	return 8 * c * d
+	return 8 * c * float64(s.Cols)
+}
+
+// stageChunkMemory is what Base holds fitting the scale stage of rule on
+// sparse input, which the methods densify (Hooks.Densify): a densified
+// chunk of detector.ChunkRows rows, at least 256 (102 MB for 50,000
+// columns); on dense rows in memory, or under rule none, nothing. It is freed before
+// the method reads the rows, but a fit's peak was seen to hold it beside
+// them (121 MB for a tensor fit of 400 × 50,000 sparse rows whose own
+// chunk and component vectors are 20 MB).
+func stageChunkMemory(s detector.Size, rule string) float64 {
+	if s.Sparse && rule != scale.None {
+		return 8 * scoreRows(s) * float64(s.Cols)
+	}
+	return 0
+}
+
+// scoreChunkMemory is what Base's Score holds of a chunk beyond what
+// detector.Memory adds for it (a chunk of the input as it is): for
+// sparse input, densified (Hooks.Densify) and then scaled, two dense
+// copies of the chunk's rows.
+func scoreChunkMemory(s detector.Size) float64 {
+	if s.Sparse {
+		return 2 * 8 * scoreRows(s) * float64(s.Cols)
+	}
+	return 0
 }
 
 // cpMemory is the factorisation of the rows of size s a chunk of c rows
-// at a time: the component vectors kept (those of n rows for a fit, of a
-// chunk for Score), and for one chunk its scaled (and densified) values,
-// the Kruskal tensors of a batch of at most cpBatch of its rows and each
-// worker's unfoldings and Gram matrices.
+// at a time, beside the chunk itself: the component vectors kept (those
+// of n rows for a fit, of a chunk for Score), and the Kruskal tensors of
+// a batch of at most cpBatch of the chunk's rows and each worker's
+// unfoldings and Gram matrices.
 func cpMemory(r resolved, s detector.Size, keep, c float64) float64 {
 	R, d, dim := float64(r.rank), float64(s.Cols), float64(r.dim)
-	return 8*keep*R*dim + chunkMemory(c, d, s.Sparse) + min(c, cpBatch)*float64(cpd.KruskalBytes(r.shape, r.rank)) +
-		workers()*8*(3*d+4*R*dim)
+	return 8*keep*R*dim + min(c, cpBatch)*float64(cpd.KruskalBytes(r.shape, r.rank)) + workers()*8*(3*d+4*R*dim)
 }
 
-// fitRows is the number of rows a tensor fit factorises at a time.
-func fitRows(s detector.Size) float64 {
-	return min(float64(s.Rows), float64(fitChunk(s.Cols)))
+// cpFitMemory is cpMemory of a fit, with its chunk and the scale stage's
+// (rule).
+func cpFitMemory(r resolved, s detector.Size, rule string) float64 {
+	c := min(float64(s.Rows), float64(fitChunk(s.Cols)))
+	return cpMemory(r, s, float64(s.Rows), c) + fitChunkMemory(c, s) + stageChunkMemory(s, rule)
+}
+
+// cpScoreMemory is cpMemory of a Score, with Base's chunk.
+func cpScoreMemory(r resolved, s detector.Size) float64 {
+	return cpMemory(r, s, scoreRows(s), scoreRows(s)) + scoreChunkMemory(s)
 }
 
 // scoreRows is the number of rows Score sees at a time: Base scales a
@@ -105,7 +136,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 			sv = mod.exp.Len()
 		}
 		block := min(float64(evalWork/max(sv*m.r.rank, 1)), scoreRows(s)) * R
-		return 8*n + cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + float64(smo.EvalBytes(int(block), m.r.dim, sv, false))
+		return 8*n + cpScoreMemory(m.r, s) + float64(smo.EvalBytes(int(block), m.r.dim, sv, false))
 	}
 	comps := 8 * n * R * dim
 	copies := 2.0
@@ -113,7 +144,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 		copies = 3
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
-	return cpMemory(m.r, s, n, fitRows(s)) + copies*comps + cache + 12*8*n + (1+saveFactor)*comps
+	return cpFitMemory(m.r, s, m.cfg.Scale) + copies*comps + cache + 12*8*n + (1+saveFactor)*comps
 }
 
 // linearMemory is what a linear machine's fit holds beside its inputs:
@@ -161,9 +192,9 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 	dim := float64(m.r.dim)
 	var est float64
 	if op == detector.ScoreOp {
-		est = cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + linearScoreMemory(s, R, D)
+		est = cpScoreMemory(m.r, s) + linearScoreMemory(s, R, D)
 	} else {
-		est = cpMemory(m.r, s, n, fitRows(s)) + linearMemory(n, R, dim, D)
+		est = cpFitMemory(m.r, s, m.cfg.Scale) + linearMemory(n, R, dim, D)
 	}
 	if m.cfg.Construction == PerMode {
 		Dm := float64(m.cfg.ModeFeatures)
@@ -179,19 +210,16 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 // memoryR1SVM: the rows in memory (a scaled copy, or the densified copy
 // of sparse rows, unless the dense rows are used as they are under
 // scale=none), the summed features and the linear machine; scoring, a
-// chunk's densified copy (sparse input) and a block's features.
+// chunk's densified and scaled copies (sparse input) and a block's
+// features.
 func memoryR1SVM(m *R1SVM, op detector.Op, s detector.Size) float64 {
 	n, d, D := float64(s.Rows), float64(s.Cols), float64(m.cfg.Features)
 	if op == detector.ScoreOp {
-		est := linearScoreMemory(s, 1, D)
-		if s.Sparse {
-			est += 8 * scoreRows(s) * d
-		}
-		return est
+		return linearScoreMemory(s, 1, D) + scoreChunkMemory(s)
 	}
 	var rows float64
 	if s.Sparse || m.cfg.Scale != scale.None {
 		rows = 8 * n * d
 	}
-	return rows + linearMemory(n, 1, d, D)
+	return rows + stageChunkMemory(s, m.cfg.Scale) + linearMemory(n, 1, d, D)
 }
