@@ -71,11 +71,11 @@
 // time. Under load the wall ratio swings (3–8×) because R1STM's short fit
 // is hit hardest when the process gets one core. Through the command line
 // (anomaly fit, then anomaly score, of an .npy of 25,600 such tensors at
-// the defaults, rank 1; medians of 3 runs, load ≈ 3.5 on 2 cores) R1STM
-// takes 1.24 + 0.86 s and 1STM 12.86 + 2.96 s, 7.5×; R1STM's fit at
-// scale=minmax (the default) takes 1.13 s against 1.12 s at scale=none
-// (medians of 8): the stage is applied a chunk at a time as the rows are
-// factorised, never to a copy of the whole matrix.
+// the defaults, rank 1; medians, 2 cores, load ≈ 1.4) R1STM takes 0.72 +
+// 0.50 s and 1STM 11.69 + 1.52 s, 10.8× (7.5× at load ≈ 3.5); R1STM's
+// fit at scale=minmax (the default) takes 0.72 s against 0.74 s at
+// scale=none (medians of 8): the stage is applied a chunk at a time as the
+// rows are factorised, never to a copy of the whole matrix.
 //
 // # R1SVM (method "r1svm")
 //
