@@ -12,18 +12,28 @@ import (
 // (shape=4x3). The AUC floors are the AUC-ROC of a run of this test (go
 // test -race -run Conformance -v ./stm, 2026-11-22, on the suite's 200-row
 // Gaussian mixture; 1stm 0.9087, r1stm 0.9124, r1svm 0.9441) less about 0.05.
-// The cancelled fits are 20,000 rows of the same shapes; r1stm (at rank 3)
-// and r1svm use D = 1024 features there, so the fit lasts well over the
-// cancel at 100 ms (with the suite's D = 200 an r1svm fit of 20,000 rows
-// can end in 93 ms). With D = 4096 the 655 MB feature matrix alone took
-// up to 2 s to allocate on a loaded machine, longer than the cancel bound.
+// The cancelled fits are 30,000 (1stm), 80,000 (r1stm, at rank 3) and
+// 40,000 rows (r1svm, at tol 1e-6) of the same shapes, r1stm and r1svm
+// with D = 1024 features, so that each lasts some seconds (on a quiet
+// machine 2.1, about 1.2 and 1.9 s; at 40,000 rows and the suite's
+// tolerance r1stm and r1svm fitted in 0.6 and 1.1 s), well over the
+// cancel at 100 ms; with the suite's D = 200 an r1svm fit of 20,000 rows
+// can end in 93 ms. The Latency check scores 160,000, 200,000 and
+// 1,000,000 rows (1stm, r1stm, r1svm), about a second each (160,000,
+// 60,000 and 400,000 rows took 1.06, 0.33 and 0.51 s). 1stm's solver
+// reports every 1,000 iterations, 0.73 s apart (CPU per core) at 40,000
+// rows: 30,000 keep the Latency check's progress gaps well under its
+// second.
 //
-// The refits of the Transaction and Progress checks are 6,000 (1stm),
-// 10,000 (r1stm) and 3,000 (r1svm) rows: 120–280 ms each on this machine
-// (2 cores, loaded), so that the deadlines fall in every stage.
+// The refits of the Transaction and Progress checks are 12,000 (1stm),
+// 20,000 (r1stm) and 6,000 (r1svm) rows: 190, 180 and 140 ms each on this
+// machine (2 cores, load ≈ 3.5), so that the deadlines fall in every
+// stage.
 func TestConformance(t *testing.T) {
-	cancelParams := map[string]map[string]string{"r1stm": {"features": "1024", "rank": "3"}, "r1svm": {"features": "1024"}}
-	refitRows := map[string]int{"1stm": 6000, "r1stm": 10000, "r1svm": 3000}
+	cancelParams := map[string]map[string]string{"r1stm": {"features": "1024", "rank": "3"}, "r1svm": {"features": "1024", "tol": "1e-6"}}
+	scoreRows := map[string]int{"1stm": 160000, "r1stm": 200000, "r1svm": 1000000}
+	cancelRows := map[string]int{"1stm": 30000, "r1stm": 80000, "r1svm": 40000}
+	refitRows := map[string]int{"1stm": 12000, "r1stm": 20000, "r1svm": 6000}
 	// The Affine check at tight solver tolerances, so that fits on data
 	// that agree to rounding end at the same solution.
 	affineParams := map[string]map[string]string{
@@ -48,7 +58,7 @@ func TestConformance(t *testing.T) {
 			cols := 12
 			detectortest.Run(t, tc.name, tc.params, detectortest.Options{
 				Shape: tc.shape, Features: cols, Random: tc.random, AUCFloor: tc.floor, Config: tc.config,
-				Cancel: detectortest.Cancel{Rows: 20000, Cols: cols, Params: cancelParams[tc.name]}, Known: tc.known,
+				Cancel: detectortest.Cancel{Rows: cancelRows[tc.name], Cols: cols, Params: cancelParams[tc.name], ScoreRows: scoreRows[tc.name]}, Known: tc.known,
 				Refit:        detectortest.Cancel{Rows: refitRows[tc.name], Cols: cols},
 				AffineParams: affineParams[tc.name],
 			})

@@ -46,33 +46,73 @@ func init() {
 // The memory estimates are float64 arithmetic, so that no product of
 // sizes and parameters wraps round (method.Register).
 
+// saveFactor is the peak bytes of saving a fitted model in multiples of
+// its arrays, which a fit's estimate adds (the command line saves every
+// model it fits): the encoded state alone, as the models' MarshalBinary
+// hand over their own arrays (detector.SaveFactor, 2, is the bound over
+// every method; it measured 1.0× for r1svm). With 2 the estimate of an
+// r1svm fit of 400 × 50,000 rows was 1.63× its peak (1,763 MB against
+// 1,080), with 1 it is 1.26×.
+const saveFactor = 1
+
 // workers is the number of goroutines the parallel steps run.
 func workers() float64 { return float64(runtime.GOMAXPROCS(0)) }
 
-// chunkMemory is what a pass over n rows of d values holds a chunk at a
-// time, for a chunk of c rows: the scaled chunk and, for sparse input
+// fitChunkMemory is what a fit's pass over the rows of size s holds a
+// chunk of c rows at a time: the scaled chunk and, for sparse input
 // (densified, Hooks.Densify), its dense copy.
-func chunkMemory(c, d float64, sparse bool) float64 {
-	if sparse {
-		return 2 * 8 * c * d
+func fitChunkMemory(c float64, s detector.Size) float64 {
+	if s.Sparse {
+		return 2 * 8 * c * float64(s.Cols)
 	}
-	return 8 * c * d
+	return 8 * c * float64(s.Cols)
+}
+
+// stageChunkMemory is what Base holds fitting the scale stage of rule on
+// sparse input, which the methods densify (Hooks.Densify): a densified
+// chunk of detector.ChunkRows rows, at least 256 (102 MB for 50,000
+// columns); on dense rows in memory, or under rule none, nothing. It is freed before
+// the method reads the rows, but a fit's peak was seen to hold it beside
+// them (121 MB for a tensor fit of 400 × 50,000 sparse rows whose own
+// chunk and component vectors are 20 MB).
+func stageChunkMemory(s detector.Size, rule string) float64 {
+	if s.Sparse && rule != scale.None {
+		return 8 * scoreRows(s) * float64(s.Cols)
+	}
+	return 0
+}
+
+// scoreChunkMemory is what Base's Score holds of a chunk beyond what
+// detector.Memory adds for it (a chunk of the input as it is): for
+// sparse input, densified (Hooks.Densify) and then scaled, two dense
+// copies of the chunk's rows.
+func scoreChunkMemory(s detector.Size) float64 {
+	if s.Sparse {
+		return 2 * 8 * scoreRows(s) * float64(s.Cols)
+	}
+	return 0
 }
 
 // cpMemory is the factorisation of the rows of size s a chunk of c rows
-// at a time: the component vectors kept (those of n rows for a fit, of a
-// chunk for Score), and for one chunk its scaled (and densified) values,
-// the Kruskal tensors of a batch of at most cpBatch of its rows and each
-// worker's unfoldings and Gram matrices.
+// at a time, beside the chunk itself: the component vectors kept (those
+// of n rows for a fit, of a chunk for Score), and the Kruskal tensors of
+// a batch of at most cpBatch of the chunk's rows and each worker's
+// unfoldings and Gram matrices.
 func cpMemory(r resolved, s detector.Size, keep, c float64) float64 {
 	R, d, dim := float64(r.rank), float64(s.Cols), float64(r.dim)
-	return 8*keep*R*dim + chunkMemory(c, d, s.Sparse) + min(c, cpBatch)*float64(cpd.KruskalBytes(r.shape, r.rank)) +
-		workers()*8*(3*d+4*R*dim)
+	return 8*keep*R*dim + min(c, cpBatch)*float64(cpd.KruskalBytes(r.shape, r.rank)) + workers()*8*(3*d+4*R*dim)
 }
 
-// fitRows is the number of rows a tensor fit factorises at a time.
-func fitRows(s detector.Size) float64 {
-	return min(float64(s.Rows), float64(fitChunk(s.Cols)))
+// cpFitMemory is cpMemory of a fit, with its chunk and the scale stage's
+// (rule).
+func cpFitMemory(r resolved, s detector.Size, rule string) float64 {
+	c := min(float64(s.Rows), float64(fitChunk(s.Cols)))
+	return cpMemory(r, s, float64(s.Rows), c) + fitChunkMemory(c, s) + stageChunkMemory(s, rule)
+}
+
+// cpScoreMemory is cpMemory of a Score, with Base's chunk.
+func cpScoreMemory(r resolved, s detector.Size) float64 {
+	return cpMemory(r, s, scoreRows(s), scoreRows(s)) + scoreChunkMemory(s)
 }
 
 // scoreRows is the number of rows Score sees at a time: Base scales a
@@ -96,7 +136,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 			sv = mod.exp.Len()
 		}
 		block := min(float64(evalWork/max(sv*m.r.rank, 1)), scoreRows(s)) * R
-		return 8*n + cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + float64(smo.EvalBytes(int(block), m.r.dim, sv, false))
+		return 8*n + cpScoreMemory(m.r, s) + float64(smo.EvalBytes(int(block), m.r.dim, sv, false))
 	}
 	comps := 8 * n * R * dim
 	copies := 2.0
@@ -104,7 +144,7 @@ func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
 		copies = 3
 	}
 	cache := min(m.cfg.Solver.CacheMB*(1<<20), 4*n*n+8*n)
-	return cpMemory(m.r, s, n, fitRows(s)) + copies*comps + cache + 12*8*n + (1+detector.SaveFactor)*comps
+	return cpFitMemory(m.r, s, m.cfg.Scale) + copies*comps + cache + 12*8*n + (1+saveFactor)*comps
 }
 
 // linearMemory is what a linear machine's fit holds beside its inputs:
@@ -116,20 +156,20 @@ func linearMemory(n, R, in, D float64) float64 {
 	if R > 1 {
 		block = workers() * 8 * 256 * R * D
 	}
-	return 8*n*D + block + 6*8*n + (2+detector.SaveFactor)*8*D*in
+	return 8*n*D + block + 6*8*n + (2+saveFactor)*8*D*in
 }
 
-// linearScoreMemory is a linear model's Score of rows of in inputs (R
-// per sample) on data of size s: the scores, a block of scoreBlock rows'
-// features, each worker's feature rows (rank above 1), and the
-// frequencies transposed (made at the first Score of a loaded model).
-func linearScoreMemory(s detector.Size, R, in, D float64) float64 {
+// linearScoreMemory is a linear model's Score of data of size s (R
+// inputs per sample): the scores, a block of scoreBlock rows' features
+// and each worker's feature rows (rank above 1). The frequencies'
+// transposed copy is made by the fit or by Decode, never by Score.
+func linearScoreMemory(s detector.Size, R, D float64) float64 {
 	block := min(float64(s.Rows), scoreBlock)
 	var per float64
 	if R > 1 {
 		per = workers() * 8 * 256 * R * D
 	}
-	return 8*float64(s.Rows) + 8*block*D + per + 8*D*in
+	return 8*float64(s.Rows) + 8*block*D + per
 }
 
 // permodeMemory is what the per-mode construction (construction=permode)
@@ -152,16 +192,16 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 	dim := float64(m.r.dim)
 	var est float64
 	if op == detector.ScoreOp {
-		est = cpMemory(m.r, s, scoreRows(s), scoreRows(s)) + linearScoreMemory(s, R, dim, D)
+		est = cpScoreMemory(m.r, s) + linearScoreMemory(s, R, D)
 	} else {
-		est = cpMemory(m.r, s, n, fitRows(s)) + linearMemory(n, R, dim, D)
+		est = cpFitMemory(m.r, s, m.cfg.Scale) + linearMemory(n, R, dim, D)
 	}
 	if m.cfg.Construction == PerMode {
 		Dm := float64(m.cfg.ModeFeatures)
 		rows := workers() * 256 * R
 		est += permodeMemory(m.r, rows, Dm, D)
 		if op == detector.FitOp { // saving the maps
-			est += detector.SaveFactor * permodeMemory(m.r, 0, Dm, D)
+			est += saveFactor * permodeMemory(m.r, 0, Dm, D)
 		}
 	}
 	return est
@@ -170,19 +210,16 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 // memoryR1SVM: the rows in memory (a scaled copy, or the densified copy
 // of sparse rows, unless the dense rows are used as they are under
 // scale=none), the summed features and the linear machine; scoring, a
-// chunk's densified copy (sparse input) and a block's features.
+// chunk's densified and scaled copies (sparse input) and a block's
+// features.
 func memoryR1SVM(m *R1SVM, op detector.Op, s detector.Size) float64 {
 	n, d, D := float64(s.Rows), float64(s.Cols), float64(m.cfg.Features)
 	if op == detector.ScoreOp {
-		est := linearScoreMemory(s, 1, d, D)
-		if s.Sparse {
-			est += 8 * scoreRows(s) * d
-		}
-		return est
+		return linearScoreMemory(s, 1, D) + scoreChunkMemory(s)
 	}
 	var rows float64
 	if s.Sparse || m.cfg.Scale != scale.None {
 		rows = 8 * n * d
 	}
-	return rows + linearMemory(n, 1, d, D)
+	return rows + stageChunkMemory(s, m.cfg.Scale) + linearMemory(n, 1, d, D)
 }
