@@ -111,7 +111,11 @@ func (g *Gauss) fit(ctx context.Context, f *method.Fitting) (*model, []float64, 
 			return nil, nil, err
 		}
 		m.mean = centre(xc)
-		if err := m.lowRank(xc, g.cfg.Shrinkage); err != nil {
+		G, err := gram(ctx, xc, f.Report)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := m.lowRank(xc, G, g.cfg.Shrinkage); err != nil {
 			return nil, nil, fmt.Errorf("gauss: %w", err)
 		}
 	} else {
@@ -327,24 +331,25 @@ func shrink(S *mat.SymDense, rho float64) (*mat.Cholesky, float64, error) {
 // so a fit costs O(n²d) and a score O(nd) per row instead of O(d³) and
 // O(d²). S is singular here, so ρ is at least 1e-10 (as shrink makes it).
 // shrinkage is the configuration's ρ (0: Ledoit–Wolf's).
-func (m *model) lowRank(xc *mat.Dense, shrinkage float64) error {
+func (m *model) lowRank(xc *mat.Dense, G *mat.SymDense, shrinkage float64) error {
 	n, d := xc.Dims()
-	var G mat.SymDense
-	G.SymOuterK(1, xc)
+	g := G.RawSymmetric()
 	var trG, frob, sum4 float64
 	for i := 0; i < n; i++ {
-		gi := G.At(i, i)
+		row := g.Data[i*g.Stride : i*g.Stride+n]
+		gi := row[i]
 		trG += gi
 		sum4 += gi * gi
-		for j := 0; j < n; j++ {
-			frob += G.At(i, j) * G.At(i, j)
+		frob += gi * gi
+		for _, v := range row[i+1:] {
+			frob += 2 * v * v
 		}
 	}
 	nf, df := float64(n), float64(d)
 	mu := trG / (nf * df)
 	if !(mu > 0) { // constant data: Σ = I
 		m.rho = 1
-		return m.setLowRank(xc, &G, 1, 0)
+		return m.setLowRank(xc, G, 1, 0)
 	}
 	if math.IsInf(mu, 0) || math.IsNaN(mu) {
 		return errors.New("the covariance is not finite; scale the features (scale=standard)")
@@ -355,7 +360,35 @@ func (m *model) lowRank(xc *mat.Dense, shrinkage float64) error {
 	}
 	rho = math.Max(rho, 1e-10)
 	m.rho = rho
-	return m.setLowRank(xc, &G, rho*mu, (1-rho)/nf)
+	return m.setLowRank(xc, G, rho*mu, (1-rho)/nf)
+}
+
+// gramWork is the multiply-adds of one step of gram and of a block of
+// low-rank scores: tens of milliseconds between two looks at the context.
+const gramWork = 1 << 26
+
+// gram returns the upper triangle of the Gram matrix xc·xcᵀ of the n
+// centred rows as a sum over slabs of columns (one Syrk each, at least 32
+// columns, about gramWork multiply-adds), with ctx checked and progress
+// reported (stage "gram", columns of d) between slabs: at n × d = 10³ ×
+// 10⁵ it is 5·10¹⁰ multiply-adds. Each slab reads its columns once, so
+// the whole reads the rows once.
+func gram(ctx context.Context, xc *mat.Dense, report func(stage string, done, total int)) (*mat.SymDense, error) {
+	n, d := xc.Dims()
+	G := mat.NewSymDense(n, nil)
+	g, x := G.RawSymmetric(), xc.RawMatrix()
+	cols := max(32, gramWork/max(1, n*n/2))
+	report("gram", 0, d)
+	for k0 := 0; k0 < d; k0 += cols {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		k1 := min(d, k0+cols)
+		a := blas64.General{Rows: n, Cols: k1 - k0, Stride: x.Stride, Data: x.Data[k0:]}
+		blas64.Syrk(blas.NoTrans, 1, a, 1, g)
+		report("gram", k1, d)
+	}
+	return G, nil
 }
 
 // setLowRank sets Σ = a·I + c·XcᵀXc from the centred rows and their Gram
@@ -371,15 +404,10 @@ func (m *model) setLowRank(xc *mat.Dense, G *mat.SymDense, a, c float64) error {
 		G = new(mat.SymDense)
 		G.SymOuterK(1, xc)
 	}
-	M := mat.NewSymDense(n, nil)
+	// M = (a/c)·I + G, in G's storage: the fit has no other use for G.
+	M := G
 	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			v := G.At(i, j)
-			if i == j {
-				v += a / c
-			}
-			M.SetSym(i, j, v)
-		}
+		M.SetSym(i, i, M.At(i, i)+a/c)
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(M) {
@@ -415,12 +443,19 @@ func (m *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
 		m.chol.LTo(&L)
 		lt = L.RawTriangular()
 	}
-	nb := (r + scoreBlock - 1) / scoreBlock
+	// A block of rows at a time; in the low-rank form each row costs n·d
+	// multiply-adds, so a block holds about gramWork of them (at least 8
+	// rows, which amortise the read of the n training rows).
+	blk := scoreBlock
+	if m.xc != nil && m.chol != nil {
+		blk = min(scoreBlock, max(8, gramWork/max(1, n*d)))
+	}
+	nb := (r + blk - 1) / blk
 	return parallel.ForBlocksContext(ctx, nb, func() func(b int) {
 		var z, v mat.Dense
-		exps := make([]int, scoreBlock)
+		exps := make([]int, blk)
 		return func(b int) {
-			lo, hi := b*scoreBlock, min(r, (b+1)*scoreBlock)
+			lo, hi := b*blk, min(r, (b+1)*blk)
 			m.centredScaled(&z, exps, X, lo, hi)
 			if m.xc == nil {
 				// D² = ‖L⁻¹(x − m)‖², for a block of rows Z at once:
@@ -641,7 +676,7 @@ func memory(g *Gauss, op detector.Op, s detector.Size) float64 {
 	chunk := 8 * math.Min(n, float64(detector.ChunkRows(s.Cols))) * d
 	train := 8 * math.Min(n, ThresholdRows)
 	if lowRank {
-		return 8*n*d + 3*8*n*n + train + block + workers*8*scoreBlock*n + method.SaveFactor*8*n*d // and saving the rows
+		return 8*n*d + 2*8*n*n + train + block + workers*8*scoreBlock*n + method.SaveFactor*8*n*d // and saving the rows
 	}
 	return 4*8*d*d + 2*chunk + train + 8*ThresholdRows*d*boolf(n > ThresholdRows) + block + method.SaveFactor*8*d*d // and saving the factor
 }

@@ -331,6 +331,9 @@ func (b *Base[M]) fitLocked(ctx context.Context, src detector.Source, mem mat.Ma
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil { // ended during the threshold's sort
+		return f.ctxErr(ctx, err)
+	}
 	s.cur.Store(next)
 	return nil
 }
@@ -372,7 +375,7 @@ func (b *Base[M]) fitStage(ctx context.Context, f *Fitting) error {
 	}
 	var err error
 	if f.mem != nil && (!f.densify || !f.src.Sparse()) {
-		f.stage, err = scale.FitShape(s.common.Scale, f.mem, shape)
+		f.stage, err = fitStageMatrix(ctx, s.common.Scale, f.mem, shape)
 	} else if s.common.Scale == scale.None {
 		f.stage = &scale.Stage{Rule: scale.None}
 		if f.rows < 0 {
@@ -390,6 +393,32 @@ func (b *Base[M]) fitStage(ctx context.Context, f *Fitting) error {
 		return fmt.Errorf("%s: %w", s.method, err)
 	}
 	return nil
+}
+
+// fitStageMatrix fits the stage on the rows of a matrix in memory. Rule
+// robust sorts whole columns (scale.FitShape); the other rules read the
+// matrix as passes of detector.ChunkRows rows (scale.FitRows, the same
+// stage bit for bit) with ctx checked between chunks, so that a fit
+// cancelled in its scale stage returns within a chunk's work.
+func fitStageMatrix(ctx context.Context, rule string, X mat.Matrix, shape []int) (*scale.Stage, error) {
+	if rule == scale.RobustRule || rule == scale.None {
+		return scale.FitShape(rule, X, shape)
+	}
+	n, c := X.Dims()
+	_, sp := csr.Input(X).(*sparse.CSR)
+	step := detector.ChunkRows(c)
+	rows := scale.Rows{Cols: c, Sparse: sp, Pass: func(fn func(X mat.Matrix) error) error {
+		for lo := 0; lo < n; lo += step {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(csr.Rows(X, lo, min(n, lo+step))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	return scale.FitRows(rule, rows, shape)
 }
 
 // robustSourceRows is the size of the sample rule robust is fitted on
