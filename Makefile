@@ -7,8 +7,10 @@
 #   make build    the anomaly binary
 #   make test-beam  vet + tests of the Apache Beam module in beam/ (its own
 #                 go.mod, so the core never depends on Beam)
-#   make results  bench --stats on ../shared/data (adbench and tensor), README's
-#                 results table between <!-- results:start/end --> markers
+#   make results  bench --stats on ../shared/data (adbench and tensor), the
+#                 table of docs/results.md between <!-- results:start/end --> markers
+#   make bad-input  every kind of bad input run against the binary, the table
+#                 of docs/bad-input.md between <!-- badinput:start/end --> markers
 #   make defaults the selection protocol of the default rules on ../shared/data
 
 GO      ?= go
@@ -59,8 +61,8 @@ sparse-table:
 
 # Files larger than memory (issue 32): .npy files of LARGE_ROWS × 10
 # standard-normal rows, written a chunk at a time into LARGE_DIR (never
-# committed; 100 M rows take 8 GB), and the commands of the README's
-# "Large files" table on them under /usr/bin/time -v (time and peak
+# committed; 100 M rows take 8 GB), and the commands of the table in
+# docs/large-files.md on them under /usr/bin/time -v (time and peak
 # resident set). Not part of make test or CI.
 LARGE_DIR  ?= /tmp/anomaly-large
 LARGE_ROWS ?= 2000000 20000000 100000000
@@ -93,7 +95,7 @@ test-beam:
 
 # Heavy benchmarks: each package's Benchmark* functions, COUNT runs each so
 # benchstat can report medians and spread. Reference-tool timings come from
-# the scripts in each package's testdata/ (see README "Benchmarks").
+# the scripts in each package's testdata/ (see docs/benchmarks.md).
 bench:
 	mkdir -p bench-out
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) -timeout 60m $(PKGS) | tee bench-out/go-bench.txt
@@ -102,24 +104,26 @@ bench:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-# The README's results table: every registered method on every data set of
+# The results table: every registered method on every data set of
 # ../shared/data/adbench and ../shared/data/tensor under the bench protocol
-# (seeds 1-3), written to bench-out/results.md and spliced into README.md
-# between the <!-- results:start --> and <!-- results:end --> markers.
+# (seeds 1-3), written to bench-out/results.md and spliced into
+# docs/results.md between the <!-- results:start --> and <!-- results:end -->
+# markers.
 RESULTS_DATA  ?= ../shared/data/adbench,../shared/data/tensor
 RESULTS_FLAGS ?= --timeout 10m --stats
 
 results: build
 	mkdir -p bench-out
 	./anomaly bench --data $(RESULTS_DATA) --format markdown --plot bench-out/plots $(RESULTS_FLAGS) > bench-out/results.md
-	$(GO) run ./internal/cmd/splice -file README.md < bench-out/results.md
+	$(GO) run ./internal/cmd/splice -file docs/results.md -start '<!-- results:start -->' -end '<!-- results:end -->' < bench-out/results.md
 
-# The README's "Bad input" table: every kind of bad input run against the real
-# binary, spliced in between the <!-- badinput:start/end --> markers.
+# The "Bad input" table of docs/bad-input.md: every kind of bad input run
+# against the real binary, spliced in between the <!-- badinput:start/end -->
+# markers.
 bad-input:
 	mkdir -p bench-out
 	bash internal/cli/testdata/bad_input_table.sh > bench-out/bad-input.md
-	sed -n '/^|/p' bench-out/bad-input.md | $(GO) run ./internal/cmd/splice -file README.md -start '<!-- badinput:start -->' -end '<!-- badinput:end -->'
+	sed -n '/^|/p' bench-out/bad-input.md | $(GO) run ./internal/cmd/splice -file docs/bad-input.md -start '<!-- badinput:start -->' -end '<!-- badinput:end -->'
 
 # The selection protocol of the default rules (issue 11): every method's
 # candidate rules on ../shared/data under the ADBench (and, for tensor

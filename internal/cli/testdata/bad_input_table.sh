@@ -1,6 +1,6 @@
 #!/bin/bash
-# Builds the README's "Bad input" table from the real binary:
-#   make bad-input        # runs this script and splices its rows into README.md
+# Builds the "Bad input" table of docs/bad-input.md from the real binary:
+#   make bad-input        # runs this script and splices its rows into docs/bad-input.md
 # or by hand: bash internal/cli/testdata/bad_input_table.sh > rows.md
 # Each case: description | command (as the user types it) ; the script runs it
 # in a scratch directory and records the exit code and stderr.
@@ -362,7 +362,7 @@ run "random bytes named .csv" anomaly fit --method kde --data rand.csv --out m.b
 run "a table written by numpy.savetxt as .txt (.txt is read as LIBSVM)" anomaly fit --method kde --data X.txt --out m.bin
 printf '# exported 2026-11-27\na,b\n1,2\n2,3\n' > comment.csv
 run "a comment line before the CSV header" anomaly fit --method kde --data comment.csv --out m.bin
-run "a one-value flag given twice (pflag kept the last: a.bin was not written)" anomaly fit --method kde --data train.csv --out a.bin --out b.bin
+run "a one-value flag given twice (refused; pflag alone would keep the last value)" anomaly fit --method kde --data train.csv --out a.bin --out b.bin
 run "scikit-learn's name for a method" anomaly fit --method OneClassSVM --data train.csv --out m.bin
 printf 'a b\n1 2\n2 3\n' > spaced.csv
 run "a .csv whose fields are separated by spaces" anomaly fit --method kde --data spaced.csv --out m.bin
