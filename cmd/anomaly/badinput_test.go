@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kernelad/anomaly/internal/cli"
@@ -61,6 +62,8 @@ func TestBadInputRealMethods(t *testing.T) {
 	}
 	d3k := filepath.Join(dir, "d3k.csv")
 	os.WriteFile(d3k, []byte(rows3k.String()), 0o644)
+	ragged := filepath.Join(dir, "ragged.csv")
+	os.WriteFile(ragged, []byte("a,b\n1,2\n3\n"), 0o644)
 	out := filepath.Join(dir, "m.bin")
 	// A 1.6 GB .npy, sparse on disk: the header of 2,000,000 × 100 float64
 	// and a hole.
@@ -136,6 +139,11 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"kpca components ≥ n", []string{"fit", "--method", "kpca", "--data", train, "--out", out, "--set", "components=100000"}, cli.ExitUsage, "must be at most n−1 = 59"},
 		{"svdd c and nu", []string{"fit", "--method", "svdd", "--data", train, "--out", out, "--set", "c=0.5", "--set", "nu=0.5"}, cli.ExitUsage, "not both"},
 		{"precomputed with a scale stage", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "kernel=precomputed", "--set", "scale=standard"}, cli.ExitUsage, "cannot be scaled"},
+		// Streamed fits: the file's own error names file, row and
+		// column, without the method or stage it passed through; a
+		// --shape the rows cannot hold is a usage error before any read.
+		{"ragged CSV, streamed fit: the file's error alone", []string{"fit", "--method", "expose", "--data", ragged, "--out", out}, cli.ExitData, "anomaly: " + ragged + ": row 3: has 1 fields, the header has 2"},
+		{"--shape whose product is not the row length, streamed fit", []string{"fit", "--method", "r1stm", "--data", train, "--out", out, "--shape", "3x3"}, cli.ExitUsage, "--shape 3x3 holds 9 values per sample, but the rows of " + train + " have 3"},
 		{"fit onto its data", []string{"fit", "--method", "kde", "--data", train, "--out", train}, cli.ExitUsage, "write the output to another file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -231,5 +239,41 @@ func TestFarRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// epipe is standard output closed by its reader (`| head -c 1`): every
+// write after the first fails with EPIPE.
+type epipe struct{ wrote bool }
+
+func (w *epipe) Write(p []byte) (int, error) {
+	if w.wrote {
+		return 0, syscall.EPIPE
+	}
+	w.wrote = true
+	return len(p), nil
+}
+
+// TestScoreBrokenPipe scores to a standard output whose reader has gone:
+// an output error (exit 3) that says standard output, one line, and never
+// blames the data file being read.
+func TestScoreBrokenPipe(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := range 200000 {
+		fmt.Fprintf(&b, "%d,%d\n", i%101, i%7)
+	}
+	data := filepath.Join(dir, "big.csv")
+	os.WriteFile(data, []byte(b.String()), 0o644)
+	model := filepath.Join(dir, "g.bin")
+	if code := cli.Run(context.Background(), []string{"fit", "--method", "gauss", "--data", data, "--out", model}, io.Discard, io.Discard); code != cli.ExitOK {
+		t.Fatalf("fit: exit %d", code)
+	}
+	var stderr bytes.Buffer
+	code := cli.Run(context.Background(), []string{"score", "--model", model, "--data", data}, &epipe{}, &stderr)
+	msg := stderr.String()
+	if code != cli.ExitInternal || !strings.HasPrefix(msg, "anomaly: standard output: ") || !strings.Contains(msg, "broken pipe") || strings.Count(msg, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit %d and one line \"anomaly: standard output: … broken pipe\"", code, msg, cli.ExitInternal)
 	}
 }

@@ -154,8 +154,17 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		if o.labeled && in.ds.Y == nil {
 			return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.name()))
 		}
-	} else if shape != nil && !slices.Equal(shape, in.file.Shape()) && len(in.file.Shape()) > 0 {
-		return usagef("%s: the samples of %s have shape %s; give that shape or drop it", given, o.name(), tensor.FormatShape(in.file.Shape()))
+	} else if shape != nil {
+		if fs := in.file.Shape(); len(fs) > 0 && !slices.Equal(shape, fs) {
+			return usagef("%s: the samples of %s have shape %s; give that shape or drop it", given, o.name(), tensor.FormatShape(fs))
+		}
+		if _, cols := in.file.Dims(); tensor.CheckShape(shape, cols) != nil {
+			p := 1
+			for _, s := range shape {
+				p *= s
+			}
+			return usagef("%s holds %d values per sample, but the rows of %s have %d", given, p, o.name(), cols)
+		}
 	}
 	d := in.d
 	if d == nil {

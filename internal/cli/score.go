@@ -12,6 +12,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/param"
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
@@ -136,7 +137,10 @@ func streamErr(path string, err error) error {
 		we *dataset.WidthError
 		ee *exitError
 	)
-	var pe *param.Error
+	var (
+		pe *param.Error
+		oe *output.PathError
+	)
 	switch {
 	case errors.As(err, &ee):
 		return err
@@ -145,8 +149,16 @@ func streamErr(path string, err error) error {
 	case errors.As(err, &we) && errors.As(err, &de) && de.Line > 0:
 		// The width a file is read with is the model's.
 		return dataErr(fmt.Errorf("%s: line %d has feature index %d, past the %d features the model was fitted on (indices 1 to %d)", de.Path, de.Line, we.Index, we.Width, we.Width))
-	case errors.As(err, &de), errors.As(err, &me):
+	case errors.As(err, &de):
+		// The file's own error: it names the file, row and column; the
+		// method or stage it passed through adds nothing.
+		return dataErr(de)
+	case errors.As(err, &me):
 		return dataErr(err)
+	case errors.As(err, &oe):
+		// Writing the scores failed (a closed pipe, a full disk): an
+		// output error, whatever data was being read.
+		return internalErr(oe)
 	}
 	return detectorErr(path, err)
 }

@@ -223,7 +223,8 @@ run "the same file: kde" anomaly fit --method kde --data wide.libsvm --out m.bin
 run "the same file: ocsvm (sparse kernel rows: fits)" anomaly fit --method ocsvm --data wide.libsvm --out m.bin
 run "the same file under a 6 GB address-space limit: svdd (fits)" "anomaly fit --method svdd --data wide.libsvm --out m.bin" 6000000
 run "--max-memory below what the fit needs" anomaly fit --method kde --data train.csv --out m.bin --max-memory 1KB
-run "a 1.6 GB .npy with --max-memory 1GB (refused from its header, before reading)" anomaly fit --method expose --data huge.npy --out m.bin --max-memory 1GB
+run "a 1.6 GB .npy with --max-memory 1GB: kde, which holds its rows, is refused from the header before reading and offered a sample" anomaly fit --method kde --data huge.npy --out m.bin --max-memory 1GB
+run "the same file with expose: its batch fit reads the file in passes and holds no rows (the file is all zeros: warned)" anomaly fit --method expose --data huge.npy --out m.bin --max-memory 1GB
 run "a 100,000-row CSV with --max-memory 1MB (refused from the rows read so far)" anomaly fit --method expose --data big100k.csv --out m.bin --max-memory 1MB
 run "malformed --max-memory" anomaly fit --method kde --data train.csv --out m.bin --max-memory lots
 for m in kde expose ocsvm svdd kpca r1svm; do
