@@ -71,7 +71,7 @@ large: build
 	mkdir -p $(LARGE_DIR)
 	for n in $(LARGE_ROWS); do \
 	  f=$(LARGE_DIR)/n$$n.npy; \
-	  [ -f $$f ] || $(GO) run ./internal/cmd/bignpy -rows $$n -cols 10 -out $$f; \
+	  [ -f $$f ] || $(GO) run ./tools/bignpy -rows $$n -cols 10 -out $$f; \
 	  for m in "gauss" "expose --set solver=sgd" "expose --set features=100" "iforest" "kde --sample 20000" "ocsvm --sample 20000"; do \
 	    set -- $$m; name=$$1; shift; \
 	    echo "== $$n rows: fit --method $$m"; \
@@ -115,15 +115,15 @@ RESULTS_FLAGS ?= --timeout 10m --stats
 results: build
 	mkdir -p bench-out
 	./anomaly bench --data $(RESULTS_DATA) --format markdown --plot bench-out/plots $(RESULTS_FLAGS) > bench-out/results.md
-	$(GO) run ./internal/cmd/splice -file docs/results.md -start '<!-- results:start -->' -end '<!-- results:end -->' < bench-out/results.md
+	$(GO) run ./tools/splice -file docs/results.md -start '<!-- results:start -->' -end '<!-- results:end -->' < bench-out/results.md
 
 # The "Bad input" table of docs/bad-input.md: every kind of bad input run
 # against the real binary, spliced in between the <!-- badinput:start/end -->
 # markers.
 bad-input:
 	mkdir -p bench-out
-	bash internal/cli/testdata/bad_input_table.sh > bench-out/bad-input.md
-	sed -n '/^|/p' bench-out/bad-input.md | $(GO) run ./internal/cmd/splice -file docs/bad-input.md -start '<!-- badinput:start -->' -end '<!-- badinput:end -->'
+	bash cmd/anomaly/internal/cli/testdata/bad_input_table.sh > bench-out/bad-input.md
+	sed -n '/^|/p' bench-out/bad-input.md | $(GO) run ./tools/splice -file docs/bad-input.md -start '<!-- badinput:start -->' -end '<!-- badinput:end -->'
 
 # The selection protocol of the default rules (issue 11): every method's
 # candidate rules on ../shared/data under the ADBench (and, for tensor
@@ -132,4 +132,4 @@ bad-input:
 # cached in bench-out/defaults/cache.jsonl (delete it to rerun everything).
 defaults:
 	mkdir -p bench-out/defaults
-	$(GO) run ./internal/cmd/defaults -data ../shared/data -out bench-out/defaults
+	$(GO) run ./tools/defaults -data ../shared/data -out bench-out/defaults

@@ -178,7 +178,7 @@ func TestColumnsInvalidUTF8(t *testing.T) {
 }
 
 // TestColumnsLoadMemory: the names of a wide model load within the load
-// budget's 4× the file's size (internal/cli's modelLoadFactor), also when
+// budget's 4× the file's size (cmd/anomaly/internal/cli's modelLoadFactor), also when
 // they are the bulk of the file (scale none, one-letter names: the worst
 // case). encoding/json's own []string decoding allocated 9.0× the file
 // (108 MB for a model of 10⁶ columns), columnNames 3.3×.

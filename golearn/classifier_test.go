@@ -2,9 +2,9 @@ package golearn_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,7 +17,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/golearn"
-	"github.com/kernelad/anomaly/internal/cli"
 	"github.com/kernelad/anomaly/internal/shareddata"
 )
 
@@ -250,15 +249,20 @@ func TestMatchesCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	anomaly := buildAnomaly(t, dir)
 	for _, method := range []string{"expose", "kde", "kpca", "ocsvm", "svdd", "iforest", "gauss"} {
 		model := filepath.Join(dir, method+".model")
 		var out, errb bytes.Buffer
-		if code := cli.Run(context.Background(), []string{"fit", "--method", method, "--data", arffPath, "--out", model}, &out, &errb); code != 0 {
-			t.Fatalf("%s: anomaly fit exit %d: %s", method, code, errb.String())
+		fit := exec.Command(anomaly, "fit", "--method", method, "--data", arffPath, "--out", model)
+		fit.Stdout, fit.Stderr = &out, &errb
+		if err := fit.Run(); err != nil {
+			t.Fatalf("%s: anomaly fit: %v: %s", method, err, errb.String())
 		}
 		out.Reset()
-		if code := cli.Run(context.Background(), []string{"score", "--model", model, "--data", arffPath}, &out, &errb); code != 0 {
-			t.Fatalf("%s: anomaly score exit %d: %s", method, code, errb.String())
+		score := exec.Command(anomaly, "score", "--model", model, "--data", arffPath)
+		score.Stdout, score.Stderr = &out, &errb
+		if err := score.Run(); err != nil {
+			t.Fatalf("%s: anomaly score: %v: %s", method, err, errb.String())
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")[1:]
 		cls, _ := golearn.New(method, nil)
@@ -278,6 +282,27 @@ func TestMatchesCommandLine(t *testing.T) {
 		}
 		t.Logf("%s: %d rows, %d flagged, all equal", method, len(lines), flagged)
 	}
+}
+
+// buildAnomaly builds the anomaly command of the parent module (this
+// module's replace directive points at it) into dir and returns its path.
+// The command line lives in the parent module's cmd/anomaly/internal, which
+// no other module may import, so the comparison runs the real binary.
+func buildAnomaly(t *testing.T, dir string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("the go command is needed to build the anomaly binary: %v", err)
+	}
+	exe := filepath.Join(dir, "anomaly")
+	build := exec.Command(gobin, "build", "-o", exe, "./cmd/anomaly")
+	build.Dir = ".."
+	// Without cgo, as make build: nothing needs C (see the Makefile).
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/anomaly: %v\n%s", err, out)
+	}
+	return exe
 }
 
 // arffOf writes X and 0/1 labels as dense ARFF (real attributes, as

@@ -12,11 +12,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/kernelad/anomaly/internal/cli"
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 )
 
 // TestBadInputRealMethods is the bad-input table of issue 17 for the cases
-// that need the real methods (internal/cli's own table runs on test-only
+// that need the real methods (the cli package's own table runs on test-only
 // methods): runaway memory, data at extreme scales, parameters that mean
 // what they say, and degenerate fits. Each case runs the command in a
 // scratch directory and checks the exit code, that stderr is one line (or

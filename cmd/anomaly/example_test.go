@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kernelad/anomaly/internal/cli"
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 )
 
 // A session with the binary's commands: fit EXPoSE on a labelled CSV file

@@ -6,7 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/kernelad/anomaly/internal/cli"
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 )
 
 func main() {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/internal/cli"
 )
 
 // runMain runs the command line with the real methods registered.

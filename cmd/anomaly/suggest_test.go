@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kernelad/anomaly/internal/cli"
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 )
 
 // TestUnknownMethodSuggestion: an unknown method name that is a registered

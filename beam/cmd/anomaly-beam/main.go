@@ -31,8 +31,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/kernelad/anomaly/beam/exposebeam"
 	"github.com/kernelad/anomaly/detector"
-	"github.com/kernelad/anomaly/internal/cli/setflag"
 	"github.com/kernelad/anomaly/internal/output"
+	"github.com/kernelad/anomaly/internal/setflag"
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"

@@ -124,34 +124,87 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
+// runBench is the bench command: check the flags and the data files,
+// prepare the outputs and the runner, run the benchmark, and write the
+// results, the report, the pictures and a summary.
 func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr io.Writer) error {
 	// SIGINT and SIGTERM cancel ctx, which kills the running task's process.
 	ctx, stop := stopSignals(ctx)
 	defer stop()
-	cfg := bench.Config{Timeout: o.timeout}
-	if o.timeout < 0 {
-		return usagef("--timeout %v must be ≥ 0", o.timeout)
-	}
-	budget, source, err := memoryBudget(o.maxMemory)
+	cfg, source, err := o.config(hasData)
 	if err != nil {
 		return err
 	}
-	cfg.MaxBytes = budget
+	if err := checkBenchData(ctx, cfg.Data, cfg.MaxBytes, source); err != nil {
+		return err
+	}
+	report, cleanup, err := o.prepare(ctx, &cfg)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	var bar *progressBar
+	if isTerminal(stderr) {
+		bar = newProgressBar(stderr)
+		cfg.Progress = bar.update
+	}
+	interrupted := &exitError{ExitInterrupted, errors.New("bench interrupted")}
+	start := time.Now()
+	res, err := bench.Run(ctx, cfg)
+	bar.done()
+	if err != nil {
+		return benchErr(ctx, err, source, interrupted)
+	}
+	elapsed := time.Since(start)
+	if o.stats {
+		res.Stats = bench.Compare(res)
+	}
+	// The results and the report come first, the pictures after: a
+	// --plot directory on a full disk lost the whole table (exit 3 with
+	// nothing on standard output, though every run had finished).
+	if err := o.write(ctx, stdout, stderr, res, report, interrupted); err != nil {
+		return err
+	}
+	return o.finish(ctx, stderr, res, cfg.Data, elapsed)
+}
+
+// config reads the flags into a bench configuration, and returns it with
+// the source of the memory budget (for the messages of a data file over
+// it).
+func (o benchOptions) config(hasData bool) (cfg bench.Config, source string, err error) {
+	cfg = bench.Config{Timeout: o.timeout}
+	if o.timeout < 0 {
+		return cfg, "", usagef("--timeout %v must be ≥ 0", o.timeout)
+	}
+	if cfg.MaxBytes, source, err = memoryBudget(o.maxMemory); err != nil {
+		return cfg, "", err
+	}
 	switch o.protocol {
 	case "adbench":
 	case "raw":
 		cfg.Raw = true
 	default:
-		return usagef("--protocol %q: want adbench or raw", o.protocol)
+		return cfg, "", usagef("--protocol %q: want adbench or raw", o.protocol)
 	}
 	switch o.format {
 	case "table", "csv", "json", "markdown":
 	default:
-		return usagef("--format %q: want table, csv, json or markdown", o.format)
+		return cfg, "", usagef("--format %q: want table, csv, json or markdown", o.format)
 	}
 	if o.stats && o.format == "csv" {
-		return usagef("--stats has no csv form; use --format table, markdown or json")
+		return cfg, "", usagef("--stats has no csv form; use --format table, markdown or json")
 	}
+	if err := o.methodsSeedsSets(&cfg); err != nil {
+		return cfg, "", err
+	}
+	if hasData {
+		cfg.Data, err = expandData(o.data)
+	}
+	return cfg, source, err
+}
+
+// methodsSeedsSets reads --methods, --seeds and --set into cfg.
+func (o benchOptions) methodsSeedsSets(cfg *bench.Config) (err error) {
 	if o.methods != "all" {
 		if cfg.Methods, err = parseMethods(o.methods); err != nil {
 			return err
@@ -181,122 +234,140 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if len(params) > 0 {
 		cfg.Params = params
 	}
-	if hasData {
-		if cfg.Data, err = expandData(o.data); err != nil {
-			return err
+	return nil
+}
+
+// checkBenchData checks the --data files before any run: no file twice
+// (by name or through a link), no two of one name, and each readable
+// within the memory budget.
+func checkBenchData(ctx context.Context, data []string, maxBytes int64, source string) error {
+	names := map[string]string{}
+	var seen []os.FileInfo
+	for _, ref := range data {
+		// Two files of one name would share a table row's label
+		// and --plot's pictures (the second overwrote the first);
+		// one file under two names (a link) would count twice.
+		name := bench.DataName(ref)
+		st, _ := os.Stat(ref)
+		same := st != nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, st) })
+		if prev, ok := names[name]; ok && prev == ref || same {
+			return usagef("--data: %s is listed twice, by name or through a link (its runs would count twice in the medians)", ref)
+		} else if ok {
+			return usagef("--data: %s and %s have the same name %q, which the table and --plot's pictures use; rename one of them, or link it under another name", prev, ref, name)
 		}
-		names := map[string]string{}
-		var seen []os.FileInfo
-		for _, ref := range cfg.Data {
-			// Two files of one name would share a table row's label
-			// and --plot's pictures (the second overwrote the first);
-			// one file under two names (a link) would count twice.
-			name := bench.DataName(ref)
-			st, _ := os.Stat(ref)
-			same := st != nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, st) })
-			if prev, ok := names[name]; ok && prev == ref || same {
-				return usagef("--data: %s is listed twice, by name or through a link (its runs would count twice in the medians)", ref)
-			} else if ok {
-				return usagef("--data: %s and %s have the same name %q, which the table and --plot's pictures use; rename one of them, or link it under another name", prev, ref, name)
+		names[name] = ref
+		if st != nil {
+			seen = append(seen, st)
+		}
+		// Read under the budget, as the runs will: before, every
+		// file was read whole here first (a 4 GiB .csv.gz ran out
+		// of memory under --max-memory 200MB).
+		// Beside the signals: a named pipe no one writes blocks
+		// in open(2), which looks at no context.
+		_, err := beside(ctx, func() (*dataset.Dataset, error) { return bench.OpenWithin(ref, maxBytes) })
+		if ctx.Err() != nil {
+			return &exitError{ExitInterrupted, errors.New("bench interrupted")}
+		}
+		if err != nil {
+			if oe := overBudgetErr(err, source); oe != nil {
+				return oe
 			}
-			names[name] = ref
-			if st != nil {
-				seen = append(seen, st)
-			}
-			// Read under the budget, as the runs will: before, every
-			// file was read whole here first (a 4 GiB .csv.gz ran out
-			// of memory under --max-memory 200MB).
-			// Beside the signals: a named pipe no one writes blocks
-			// in open(2), which looks at no context.
-			_, err := beside(ctx, func() (*dataset.Dataset, error) { return bench.OpenWithin(ref, cfg.MaxBytes) })
-			if ctx.Err() != nil {
-				return &exitError{ExitInterrupted, errors.New("bench interrupted")}
-			}
-			if err != nil {
-				if oe := overBudgetErr(err, source); oe != nil {
-					return oe
-				}
-				return dataFileErr(ref, err)
-			}
+			return dataFileErr(ref, err)
+		}
+	}
+	return nil
+}
+
+// prepare makes the --plot directory, opens (and checks) the --report
+// output, and sets up the worker processes and the directory of the
+// splits unless --in-process. cleanup undoes what was set up, whether or
+// not err is nil.
+func (o benchOptions) prepare(ctx context.Context, cfg *bench.Config) (report *output.File, cleanup func(), err error) {
+	var undo []func()
+	cleanup = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
 		}
 	}
 	if o.plotDir != "" {
 		if err := os.MkdirAll(o.plotDir, 0o755); err != nil {
-			return internalErr(fmt.Errorf("--plot %s: %v", o.plotDir, output.Unwrap(err)))
+			return nil, cleanup, internalErr(fmt.Errorf("--plot %s: %v", o.plotDir, output.Unwrap(err)))
 		}
 		cfg.KeepScores = true
 	}
-	var report *output.File
+	if report, err = o.openReport(ctx, cfg.Data); err != nil {
+		return nil, cleanup, err
+	}
+	if report != nil {
+		undo = append(undo, report.Abort)
+		cfg.KeepScores = true
+	}
+	if o.inProcess {
+		return report, cleanup, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, cleanup, internalErr(fmt.Errorf("bench: cannot find this program to run each task: %v (use --in-process)", err))
+	}
+	run, stop := workerRunner(exe)
+	undo = append(undo, stop)
+	cfg.Runner = run
+	// Each split is written once and read by every method's process.
+	removeStaleSplitDirs()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("anomaly-bench-%d-", os.Getpid()))
+	if err != nil {
+		return nil, cleanup, internalErr(fmt.Errorf("bench: temporary directory for the splits: %v", err))
+	}
+	undo = append(undo, func() { os.RemoveAll(dir) })
+	cfg.SplitDir = dir
+	return report, cleanup, nil
+}
+
+// openReport opens the --report output before any work (it must not be
+// one of the data files), or returns nil without --report.
+func (o benchOptions) openReport(ctx context.Context, data []string) (*output.File, error) {
 	if ext := strings.ToLower(filepath.Ext(o.report)); o.report != "" && o.report != "-" && ext != ".html" && ext != ".htm" {
 		// A report replaced whatever file it was named: --report m.bin
 		// wrote HTML over a model. A device or pipe is written in place.
 		if st, err := os.Stat(o.report); err != nil || st.Mode().IsRegular() {
-			return usagef("--report %q: the report is an HTML file; name it .html", o.report)
+			return nil, usagef("--report %q: the report is an HTML file; name it .html", o.report)
 		}
 	}
-	if o.report != "" {
-		// Open (and check) the report's output before any work: it must
-		// not be one of the data files.
-		var err error
-		if report, err = createOutput(ctx, o.report, nil, nil, cfg.Data...); err != nil {
-			return err
-		}
-		defer report.Abort()
-		cfg.KeepScores = true
+	if o.report == "" {
+		return nil, nil
 	}
-	if !o.inProcess {
-		exe, err := os.Executable()
-		if err != nil {
-			return internalErr(fmt.Errorf("bench: cannot find this program to run each task: %v (use --in-process)", err))
-		}
-		run, stop := workerRunner(exe)
-		defer stop()
-		cfg.Runner = run
-		// Each split is written once and read by every method's process.
-		removeStaleSplitDirs()
-		dir, err := os.MkdirTemp("", fmt.Sprintf("anomaly-bench-%d-", os.Getpid()))
-		if err != nil {
-			return internalErr(fmt.Errorf("bench: temporary directory for the splits: %v", err))
-		}
-		defer os.RemoveAll(dir)
-		cfg.SplitDir = dir
+	return createOutput(ctx, o.report, nil, nil, data...)
+}
+
+// benchErr classifies an error of bench.Run.
+func benchErr(ctx context.Context, err error, source string, interrupted error) error {
+	if ctx.Err() != nil {
+		return interrupted
 	}
-	var bar *progressBar
-	if isTerminal(stderr) {
-		bar = newProgressBar(stderr)
-		cfg.Progress = bar.update
+	if e := overBudgetErr(err, source); e != nil {
+		return e
 	}
-	interrupted := &exitError{ExitInterrupted, errors.New("bench interrupted")}
-	start := time.Now()
-	res, err := bench.Run(ctx, cfg)
-	bar.done()
-	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted
-		}
-		if e := overBudgetErr(err, source); e != nil {
-			return e
-		}
-		var de *dataset.Error
-		if errors.As(err, &de) {
-			return dataErr(err) // a data file that cannot be read is bad data
-		}
-		return usageErr(err)
+	var de *dataset.Error
+	if errors.As(err, &de) {
+		return dataErr(err) // a data file that cannot be read is bad data
 	}
-	elapsed := time.Since(start)
-	if o.stats {
-		res.Stats = bench.Compare(res)
-	}
-	// The results and the report come first, the pictures after: a
-	// --plot directory on a full disk lost the whole table (exit 3 with
-	// nothing on standard output, though every run had finished).
-	mem := "peak RSS of the run's process"
+	return usageErr(err)
+}
+
+// memory says what the memory column measures.
+func (o benchOptions) memory() string {
 	if o.inProcess {
-		mem = "peak Go heap"
+		return "peak Go heap"
 	}
+	return "peak RSS of the run's process"
+}
+
+// write writes the results to stdout in --format, then the --report.
+func (o benchOptions) write(ctx context.Context, stdout, stderr io.Writer, res *bench.Result, report *output.File, interrupted error) error {
+	var err error
 	switch o.format {
 	case "table":
-		err = writeBenchTable(stdout, res, mem)
+		err = writeBenchTable(stdout, res, o.memory())
 		if err == nil && o.stats {
 			err = writeBenchStats(stdout, res.Stats, false)
 		}
@@ -307,7 +378,7 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 		enc.SetIndent("", " ")
 		err = enc.Encode(res)
 	case "markdown":
-		err = writeBenchMarkdown(stdout, res, mem)
+		err = writeBenchMarkdown(stdout, res, o.memory())
 		if err == nil && o.stats {
 			err = writeBenchStats(stdout, res.Stats, true)
 		}
@@ -315,21 +386,29 @@ func runBench(ctx context.Context, o benchOptions, hasData bool, stdout, stderr 
 	if err != nil {
 		return internalErr(fmt.Errorf("writing the results: %w", err))
 	}
-	if report != nil {
-		if err := writeReport(report, res, mem); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return interrupted
-		}
-		if err := commitOutput(report); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "bench: wrote the report %s\n", o.report)
+	if report == nil {
+		return nil
 	}
+	if err := writeReport(report, res, o.memory()); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return interrupted
+	}
+	if err := commitOutput(report); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench: wrote the report %s\n", o.report)
+	return nil
+}
+
+// finish draws the --plot pictures, writes the one-line summary to stderr
+// and returns the error of the pictures, or of a benchmark none of whose
+// runs finished.
+func (o benchOptions) finish(ctx context.Context, stderr io.Writer, res *bench.Result, data []string, elapsed time.Duration) error {
 	var plotErr error
 	if o.plotDir != "" {
-		plotErr = benchPlots(ctx, res, o.plotDir, cfg.Data)
+		plotErr = benchPlots(ctx, res, o.plotDir, data)
 		if ctx.Err() != nil {
 			// The results are out; the pictures stopped at a whole one.
 			return &exitError{ExitInterrupted, fmt.Errorf("bench interrupted while drawing the pictures in %s; the results were written", o.plotDir)}

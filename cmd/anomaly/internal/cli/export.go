@@ -52,6 +52,8 @@ command's anomaly column uses.`,
 	return c
 }
 
+// runExport is the export command: check the flags and the output, make
+// the model's LIBSVM text and write it.
 func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 	if o.format != "libsvm" {
 		return usagef("--format %q: the only export format is libsvm", o.format)
@@ -62,24 +64,13 @@ func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 	if err := notOverModel(o.out, "the LIBSVM model"); err != nil {
 		return err
 	}
-	name, _, d, err := loadModel(o.model)
-	if err != nil {
-		return err
-	}
-	lw, ok := d.(libsvmWriter)
-	if !ok {
-		return usagef("%s: the model is of method %s, which has no LIBSVM form; only ocsvm models export to libsvm", o.model, name)
-	}
 	// The LIBSVM text is made first (a model with no LIBSVM form is
 	// refused before the output is opened: a named pipe waited for its
 	// reader first), then written; it is no larger than the model,
 	// whose loading the budget allowed.
-	var text bytes.Buffer
-	if err := lw.WriteLIBSVM(&text); err != nil {
-		if errors.Is(err, detector.ErrNotFitted) {
-			return dataErr(fmt.Errorf("%s: %w", o.model, err))
-		}
-		return usageErr(fmt.Errorf("%s: %w", o.model, err))
+	name, text, err := libsvmText(o.model)
+	if err != nil {
+		return err
 	}
 	ctx, stop := stopSignals(ctx)
 	defer stop()
@@ -88,7 +79,7 @@ func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 		return err
 	}
 	defer out.Abort()
-	if _, err := out.Write(text.Bytes()); err != nil {
+	if _, err := out.Write(text); err != nil {
 		return internalErr(err)
 	}
 	if err := commitOutput(out); err != nil {
@@ -96,4 +87,25 @@ func runExport(ctx context.Context, o exportOptions, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%s: wrote %s model %s as LIBSVM to %s\n", name, name, o.model, o.out)
 	return nil
+}
+
+// libsvmText loads the model file and returns its method and its LIBSVM
+// text.
+func libsvmText(model string) (string, []byte, error) {
+	name, _, d, err := loadModel(model)
+	if err != nil {
+		return "", nil, err
+	}
+	lw, ok := d.(libsvmWriter)
+	if !ok {
+		return "", nil, usagef("%s: the model is of method %s, which has no LIBSVM form; only ocsvm models export to libsvm", model, name)
+	}
+	var text bytes.Buffer
+	if err := lw.WriteLIBSVM(&text); err != nil {
+		if errors.Is(err, detector.ErrNotFitted) {
+			return "", nil, dataErr(fmt.Errorf("%s: %w", model, err))
+		}
+		return "", nil, usageErr(fmt.Errorf("%s: %w", model, err))
+	}
+	return name, text.Bytes(), nil
 }

@@ -1,6 +1,6 @@
 package cli
 
-import "github.com/kernelad/anomaly/internal/cli/setflag"
+import "github.com/kernelad/anomaly/internal/setflag"
 
 // parseSet turns repeated --set key=value flags into a parameter map
 // (setflag.Parse); a malformed or repeated flag is a usage error.

@@ -2,7 +2,7 @@
 // chunk at a time, for the large-file runs (make large): it never holds
 // more than one chunk, so it makes files far larger than memory.
 //
-//	go run ./internal/cmd/bignpy -rows 100000000 -cols 10 -out n100m.npy
+//	go run ./tools/bignpy -rows 100000000 -cols 10 -out n100m.npy
 package main
 
 import (

@@ -158,6 +158,8 @@ func openData(ctx context.Context, ref string, budget int64, source string) (*da
 	return ds, nil
 }
 
+// runCurves is the plot roc and plot pr commands: run every method on a
+// split of one data set and draw the curves of their scores.
 func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Writer) error {
 	if o.seed >= 1<<32 {
 		// The split seed is 32 bits, as bench's --seeds (every run
@@ -190,6 +192,21 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 	if ds.Y == nil && ds.Class != nil {
 		class = o.class
 	}
+	series, err := o.series(ctx, ds, bench.Task{Data: o.data, Seed: o.seed, Class: class, KeepScores: true, MaxBytes: budget}, methods, params, stderr)
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("%s, seed %d", bench.DataName(o.data), o.seed)
+	if class >= 0 {
+		title += fmt.Sprintf(", normal class %d", class)
+	}
+	return saveCurves(ctx, kind, title, series, o.out, o.data)
+}
+
+// series runs each method (task with the method and its parameters) on
+// ds and returns the scores of those that ran, noting on stderr the ones
+// left out.
+func (o curveOptions) series(ctx context.Context, ds *dataset.Dataset, task bench.Task, methods []string, params map[string]map[string]string, stderr io.Writer) ([]aplot.Scores, error) {
 	var series []aplot.Scores
 	for _, m := range methods {
 		if bench.IsTensorMethod(m) && ds.Shape == nil {
@@ -197,10 +214,11 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 		}
 		// Each run under the budget, as bench's: a fit over it is
 		// refused (and left out), not run.
-		t := bench.Task{Data: o.data, Method: m, Params: params[m], Seed: o.seed, Class: class, KeepScores: true, MaxBytes: budget}
+		t := task
+		t.Method, t.Params = m, params[m]
 		out, _ := beside(ctx, func() (bench.Outcome, error) { return bench.RunTask(ctx, ds, t), nil })
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		if !out.OK() {
 			fmt.Fprintf(stderr, "anomaly: note: plot: %s: %s (left out)\n", m, oneLine(out.Err))
@@ -209,13 +227,9 @@ func runCurves(ctx context.Context, kind string, o curveOptions, stderr io.Write
 		series = append(series, aplot.Scores{Name: m, Scores: out.Scores, Labels: out.Labels})
 	}
 	if len(series) == 0 {
-		return dataErr(fmt.Errorf("%s: no method produced scores", o.data))
+		return nil, dataErr(fmt.Errorf("%s: no method produced scores", o.data))
 	}
-	title := fmt.Sprintf("%s, seed %d", bench.DataName(o.data), o.seed)
-	if class >= 0 {
-		title += fmt.Sprintf(", normal class %d", class)
-	}
-	return saveCurves(ctx, kind, title, series, o.out, o.data)
+	return series, nil
 }
 
 func saveCurves(ctx context.Context, kind, title string, series []aplot.Scores, out string, inputs ...string) error {
@@ -356,21 +370,11 @@ func newSGDCmd(stderr io.Writer) *cobra.Command {
 	return c
 }
 
+// runSGD is the plot sgd command: trace EXPoSE's SGD on a split of the
+// data set and draw the distance to the batch solution and the AUC.
 func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
-	if !strings.EqualFold(filepath.Ext(o.out), ".png") {
-		return usagef("--out %q: the sgd picture (two stacked plots) is written as .png only", o.out)
-	}
-	if err := checkOutput(o.out, nil, o.data); err != nil {
+	if err := o.check(); err != nil {
 		return err
-	}
-	if o.features < 1 || o.iterations < 1 || o.every < 1 {
-		return usagef("plot sgd: --features, --iterations and --every must be ≥ 1")
-	}
-	if o.every > o.iterations {
-		return usagef("plot sgd: --every %d is more than --iterations %d: no point would be recorded", o.every, o.iterations)
-	}
-	if _, ok := detector.Lookup("expose"); !ok {
-		return usagef("plot sgd: the expose method is not in this program")
 	}
 	budget, source, err := memoryBudget(o.maxMemory)
 	if err != nil {
@@ -387,30 +391,10 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	if n1, n := countAnomalies(test.Y); n1 == 0 || n1 == n {
 		return dataErr(fmt.Errorf("%s: the test split holds %d anomalies among %d labelled rows: its AUC is undefined; use data with both kinds", o.data, n1, n))
 	}
-	// The trace fits expose (batch and SGD) with D features on the split:
-	// its estimate, twice, bounds it (--features 10⁸ grew past 6 GB).
-	ex, err := detector.New("expose", map[string]string{"features": strconv.Itoa(o.features)}, detector.Options{Seed: &o.seed})
+	tr, batch, err := o.trace(ctx, train, test)
 	if err != nil {
-		return usageErr(err)
-	}
-	if err := planMemory("plot sgd", "lower --features, or use smaller --data", o.maxMemory, 0, ex, detector.SizeOf(train.X), detector.SizeOf(train.X)); err != nil {
 		return err
 	}
-	type traced struct {
-		points []bench.SGDPoint
-		batch  float64
-	}
-	res, err := beside(ctx, func() (traced, error) {
-		tr, batch, err := bench.SGDTrace(ctx, train, test, bench.SGDTraceConfig{Features: o.features, Iterations: o.iterations, Every: o.every, Seed: o.seed})
-		return traced{tr, batch}, err
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
-		return dataErr(err)
-	}
-	tr, batch := res.points, res.batch
 	t, dist, auc := make([]float64, len(tr)), make([]float64, len(tr)), make([]float64, len(tr))
 	for i, p := range tr {
 		t[i], dist[i], auc[i] = float64(p.T), p.Dist, p.AUC
@@ -426,6 +410,55 @@ func runSGD(ctx context.Context, o sgdOptions, stderr io.Writer) error {
 	last := tr[len(tr)-1]
 	fmt.Fprintf(stderr, "plot: wrote %s; T = %d: ‖w_T − w*‖ = %.4g, AUC %.4f (batch %.4f)\n", o.out, last.T, last.Dist, last.AUC, batch)
 	return nil
+}
+
+// check checks the flags of plot sgd before any work.
+func (o sgdOptions) check() error {
+	if !strings.EqualFold(filepath.Ext(o.out), ".png") {
+		return usagef("--out %q: the sgd picture (two stacked plots) is written as .png only", o.out)
+	}
+	if err := checkOutput(o.out, nil, o.data); err != nil {
+		return err
+	}
+	if o.features < 1 || o.iterations < 1 || o.every < 1 {
+		return usagef("plot sgd: --features, --iterations and --every must be ≥ 1")
+	}
+	if o.every > o.iterations {
+		return usagef("plot sgd: --every %d is more than --iterations %d: no point would be recorded", o.every, o.iterations)
+	}
+	if _, ok := detector.Lookup("expose"); !ok {
+		return usagef("plot sgd: the expose method is not in this program")
+	}
+	return nil
+}
+
+// trace fits expose on train, in batch and by SGD, within the memory
+// budget, and returns the SGD trace and the batch solution's AUC on test.
+func (o sgdOptions) trace(ctx context.Context, train, test *dataset.Dataset) ([]bench.SGDPoint, float64, error) {
+	// The trace fits expose (batch and SGD) with D features on the split:
+	// its estimate, twice, bounds it (--features 10⁸ grew past 6 GB).
+	ex, err := detector.New("expose", map[string]string{"features": strconv.Itoa(o.features)}, detector.Options{Seed: &o.seed})
+	if err != nil {
+		return nil, 0, usageErr(err)
+	}
+	if err := planMemory("plot sgd", "lower --features, or use smaller --data", o.maxMemory, 0, ex, detector.SizeOf(train.X), detector.SizeOf(train.X)); err != nil {
+		return nil, 0, err
+	}
+	type traced struct {
+		points []bench.SGDPoint
+		batch  float64
+	}
+	res, err := beside(ctx, func() (traced, error) {
+		tr, batch, err := bench.SGDTrace(ctx, train, test, bench.SGDTraceConfig{Features: o.features, Iterations: o.iterations, Every: o.every, Seed: o.seed})
+		return traced{tr, batch}, err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, err
+		}
+		return nil, 0, dataErr(err)
+	}
+	return res.points, res.batch, nil
 }
 
 type cpalsOptions struct {
@@ -456,11 +489,33 @@ Config.Trace), with the convergence test off so that it runs all
 	return c
 }
 
+// runCPALS is the plot cpals command: run CP-ALS from SVD and from random
+// initialisation on a planted tensor and draw the relative error against
+// the sweep.
 func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 	shape, err := parseShape(o.shape)
 	if err != nil {
 		return err
 	}
+	if err := o.check(shape); err != nil {
+		return err
+	}
+	// Beside the signals: PlantedCP and a sweep of a large tensor look at
+	// no context.
+	curves, err := beside(ctx, func() ([]aplot.Curve, error) { return o.trace(ctx, shape) })
+	if err != nil {
+		return err
+	}
+	p, err := aplot.Sweeps(fmt.Sprintf("CP-ALS on a planted %s rank-%d tensor, %g%% noise", o.shape, o.rank, 100*o.noise), curves)
+	if err != nil {
+		return dataErr(err)
+	}
+	return savePictureNoted(ctx, stderr, o.out, p)
+}
+
+// check checks the flags of plot cpals, and the memory the planted tensor
+// and the runs need, before the tensor is built.
+func (o cpalsOptions) check(shape []int) error {
 	if o.rank < 1 || o.iterations < 1 || o.iterations > 500 || !(o.noise >= 0) {
 		return usagef("plot cpals: want --rank ≥ 1, --iterations in [1, 500], --noise ≥ 0")
 	}
@@ -482,47 +537,38 @@ func runCPALS(ctx context.Context, o cpalsOptions, stderr io.Writer) error {
 	// (bench.CPALSPlotBytes): 2 to 9 copies of the tensor by its shape
 	// (four were assumed, and 26 modes of side 2 at rank 2, estimated at
 	// 2.15 GB, peaked at 7.29 GB).
-	if err := planMemory("plot cpals", "lower --shape or --rank", o.maxMemory, bench.CPALSPlotBytes(shape, o.rank), nil); err != nil {
-		return err
-	}
-	// Beside the signals: PlantedCP and a sweep of a large tensor look at
-	// no context.
-	curves, err := beside(ctx, func() ([]aplot.Curve, error) {
-		x := bench.PlantedCP(shape, o.rank, o.noise, o.seed)
-		var curves []aplot.Curve
-		for _, init := range []cpd.Init{cpd.SVD, cpd.Random} {
-			// The previous phase's buffers (PlantedCP's noise, the
-			// SVD run's workspace) are garbage: collect them, so that
-			// this phase's large buffers reuse their memory. Go
-			// collects after an allocation, not before: under
-			// ulimit -v 4000000, 460x460x460 (estimate 1.6 GB) asked
-			// the system for a new 780 MB block with 1.58 GB of
-			// garbage and tensor in use, and died.
-			runtime.GC()
-			var src func() rand.Source
-			if init == cpd.Random {
-				src = func() rand.Source { return rand.NewPCG(o.seed, 4) }
-			}
-			errs, err := bench.CPALSTrace(ctx, x, cpd.Config{Rank: o.rank, Init: init}, src, o.iterations)
-			if err != nil {
-				return nil, internalErr(err)
-			}
-			it := make([]float64, len(errs))
-			for i := range it {
-				it[i] = float64(i + 1)
-			}
-			curves = append(curves, aplot.Curve{Name: fmt.Sprintf("%s init (%.4g after %d)", init, errs[len(errs)-1], len(errs)), X: it, Y: errs})
+	return planMemory("plot cpals", "lower --shape or --rank", o.maxMemory, bench.CPALSPlotBytes(shape, o.rank), nil)
+}
+
+// trace builds the planted tensor and returns the relative error after
+// every sweep of the SVD and the random run.
+func (o cpalsOptions) trace(ctx context.Context, shape []int) ([]aplot.Curve, error) {
+	x := bench.PlantedCP(shape, o.rank, o.noise, o.seed)
+	var curves []aplot.Curve
+	for _, init := range []cpd.Init{cpd.SVD, cpd.Random} {
+		// The previous phase's buffers (PlantedCP's noise, the
+		// SVD run's workspace) are garbage: collect them, so that
+		// this phase's large buffers reuse their memory. Go
+		// collects after an allocation, not before: under
+		// ulimit -v 4000000, 460x460x460 (estimate 1.6 GB) asked
+		// the system for a new 780 MB block with 1.58 GB of
+		// garbage and tensor in use, and died.
+		runtime.GC()
+		var src func() rand.Source
+		if init == cpd.Random {
+			src = func() rand.Source { return rand.NewPCG(o.seed, 4) }
 		}
-		return curves, nil
-	})
-	if err != nil {
-		return err
+		errs, err := bench.CPALSTrace(ctx, x, cpd.Config{Rank: o.rank, Init: init}, src, o.iterations)
+		if err != nil {
+			return nil, internalErr(err)
+		}
+		it := make([]float64, len(errs))
+		for i := range it {
+			it[i] = float64(i + 1)
+		}
+		curves = append(curves, aplot.Curve{Name: fmt.Sprintf("%s init (%.4g after %d)", init, errs[len(errs)-1], len(errs)), X: it, Y: errs})
 	}
-	p, err := aplot.Sweeps(fmt.Sprintf("CP-ALS on a planted %s rank-%d tensor, %g%% noise", o.shape, o.rank, 100*o.noise), curves)
-	if err != nil {
-		return dataErr(err)
-	}
-	return savePictureNoted(ctx, stderr, o.out, p)
+	return curves, nil
 }
 
 // curveSet is the scores of every method on one data set of a bench run:

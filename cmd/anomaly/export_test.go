@@ -1,8 +1,9 @@
-package bench_test
+package main
 
-// The LIBSVM export of the CLI, checked end to end (fit, export, score,
-// svm-predict). It lives here rather than in internal/cli so that the CLI's
-// golden method list does not depend on ocsvm's parameters.
+// The LIBSVM export of the command line, checked end to end (fit, export,
+// score, svm-predict). It lives here, with the real methods, rather than in
+// package cli so that the cli package's golden method list does not depend
+// on ocsvm's parameters.
 
 import (
 	"bufio"
@@ -17,8 +18,8 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/bench"
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 	"github.com/kernelad/anomaly/dataset"
-	"github.com/kernelad/anomaly/internal/cli"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/ocsvm"

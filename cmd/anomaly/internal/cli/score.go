@@ -49,6 +49,8 @@ must be the model's, in the order of the fit.`,
 	return c
 }
 
+// runScore is the score command: check the output, open the model and
+// the data, and write the scores as the chunks of the data are scored.
 func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	path := o.out
 	if path == "" {
@@ -86,13 +88,18 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 		return err
 	}
 	defer out.Abort()
-	// The scores are written as the chunks are scored: to the temporary
-	// file renamed at the end, or to standard output. Reading beside the
-	// signals: a read blocked on a named pipe does not look at ctx.
+	return o.write(ctx, ld, out, path, bar, interrupted)
+}
+
+// write scores the data a chunk at a time and writes the scores as they
+// come: to the temporary file renamed at the end, or to standard output.
+func (o scoreOptions) write(ctx context.Context, ld opened, out *output.File, path string, bar *progressBar, interrupted error) error {
+	// Reading beside the signals: a read blocked on a named pipe does not
+	// look at ctx.
 	threshold := ld.d.Threshold()
 	io.WriteString(out, "score,anomaly\n")
 	var buf []byte
-	_, err = beside(ctx, func() (struct{}, error) {
+	_, err := beside(ctx, func() (struct{}, error) {
 		return struct{}{}, detector.ScoreSource(ctx, ld.d, ld.f, func(_ int, scores []float64) error {
 			buf = appendScores(buf[:0], scores, threshold)
 			_, err := out.Write(buf)

@@ -73,6 +73,9 @@ their columns, the names must be the model's, in the order of the fit.`,
 	return c
 }
 
+// runEval is the eval command: open the model and the labelled data,
+// score every row in one pass, keep the labelled rows and print the
+// figures.
 func runEval(ctx context.Context, o evalOptions, out io.Writer) error {
 	if err := checkNormalClass(o.normalClass); err != nil {
 		return err
@@ -95,34 +98,73 @@ func runEval(ctx context.Context, o evalOptions, out io.Writer) error {
 		return err
 	}
 	defer ld.f.Close()
-	d := ld.d
+	scores, y, err := o.scoreLabelled(ctx, ld, bar, interrupted)
+	if err != nil {
+		return err
+	}
+	r := newEvalResult(scores, y, ld.d.Threshold())
+	if 2*r.Anomalies > r.N && o.notes != nil {
+		// 40 of 60 rows labelled 1 evaluated to AUC 0 without a word:
+		// labels written the other way round (1 = normal) read so.
+		fmt.Fprintf(o.notes, "anomaly: note: %s: %d of the %d labelled rows are anomalies (label 1), the majority: if 1 marks the normal rows in this file, its labels are the other way round from what eval reads (1 = anomaly, 0 = normal), and AUC-ROC reads 1 − the true figure\n", o.name(), r.Anomalies, r.N)
+	}
+	return o.print(out, r)
+}
+
+// scoreLabelled scores every row of the opened file in one pass, keeping
+// each row's score and label and nothing else of the data, and returns the
+// scores and labels (0 or 1) of the labelled rows.
+func (o evalOptions) scoreLabelled(ctx context.Context, ld opened, bar *progressBar, interrupted error) ([]float64, []int, error) {
 	// Labels the header decides (a CSV label column, an .npz y) are
 	// known before the pass; others (a LIBSVM file's) once it is done.
 	if lab := ld.f.Labels(); lab.Final && lab.Kind == dataset.NoLabels {
-		return noLabels(false, o.name())
+		return nil, nil, noLabels(false, o.name())
 	}
-	// One pass: each row's score and label, nothing else of the data.
 	noted := len(ld.f.Notes())
 	src := &labeledSource{File: ld.f}
 	var all []float64
-	_, err = beside(ctx, func() (struct{}, error) {
-		return struct{}{}, detector.ScoreSource(ctx, d, src, func(_ int, scores []float64) error {
+	_, err := beside(ctx, func() (struct{}, error) {
+		return struct{}{}, detector.ScoreSource(ctx, ld.d, src, func(_ int, scores []float64) error {
 			all = append(all, scores...)
 			return nil
 		})
 	})
 	bar.done()
 	if ctx.Err() != nil {
-		return interrupted
+		return nil, nil, interrupted
 	}
 	if err != nil {
-		return streamErr(o.name(), err)
+		return nil, nil, streamErr(o.name(), err)
 	}
 	printNotes(o.notes, o.name(), ld.f.Notes()[noted:]) // what only the whole pass decided
-	yy, class := ld.f.Labels().Resolve(src.labels)
+	yy, err := o.labels(ld.f.Labels().Resolve(src.labels))
+	if err != nil {
+		return nil, nil, err
+	}
+	// Keep the labelled rows.
+	scores := make([]float64, 0, len(all))
+	y := make([]int, 0, len(all))
+	for i, s := range all {
+		if yy[i] == 0 || yy[i] == 1 {
+			scores = append(scores, s)
+			y = append(y, yy[i])
+		}
+	}
+	if len(scores) == 0 {
+		return nil, nil, dataErr(fmt.Errorf("%s: every row is unlabeled (-1)", o.name()))
+	}
+	if err := eval.Check(scores, y); err != nil {
+		return nil, nil, dataErr(fmt.Errorf("%s: %w", o.name(), err))
+	}
+	return scores, y, nil
+}
+
+// labels returns the rows' labels (1 anomaly, 0 normal, -1 unlabeled):
+// the file's anomaly labels yy, or with --normal-class its class indices.
+func (o evalOptions) labels(yy, class []int) ([]int, error) {
 	if o.normalClass >= 0 {
 		if class == nil {
-			return usagef("--normal-class: %s has anomaly labels, not class indices; drop --normal-class", o.name())
+			return nil, usagef("--normal-class: %s has anomaly labels, not class indices; drop --normal-class", o.name())
 		}
 		found := false
 		yy = class
@@ -137,45 +179,36 @@ func runEval(ctx context.Context, o evalOptions, out io.Writer) error {
 			}
 		}
 		if !found {
-			return dataErr(fmt.Errorf("%s: no row of class %d", o.name(), o.normalClass))
+			return nil, dataErr(fmt.Errorf("%s: no row of class %d", o.name(), o.normalClass))
 		}
 	}
 	if yy == nil {
-		return noLabels(class != nil, o.name())
+		return nil, noLabels(class != nil, o.name())
 	}
-	// Keep the labelled rows.
-	scores := make([]float64, 0, len(all))
-	y := make([]int, 0, len(all))
-	for i, s := range all {
-		if yy[i] == 0 || yy[i] == 1 {
-			scores = append(scores, s)
-			y = append(y, yy[i])
-		}
-	}
-	if len(scores) == 0 {
-		return dataErr(fmt.Errorf("%s: every row is unlabeled (-1)", o.name()))
-	}
-	if err := eval.Check(scores, y); err != nil {
-		return dataErr(fmt.Errorf("%s: %w", o.name(), err))
-	}
+	return yy, nil
+}
+
+// newEvalResult returns the figures of the scores of labelled rows
+// against their labels and the model's threshold.
+func newEvalResult(scores []float64, y []int, threshold float64) evalResult {
 	r := evalResult{
 		AUCROC:       eval.AUCROC(scores, y),
 		AUCPR:        eval.AveragePrecision(scores, y),
 		PrecisionAtN: eval.PrecisionAtN(scores, y, 0),
 		N:            len(scores),
-		Threshold:    jsonFloat(d.Threshold()),
+		Threshold:    jsonFloat(threshold),
 	}
 	for i, s := range scores {
 		r.Anomalies += y[i]
-		if s > d.Threshold() {
+		if s > threshold {
 			r.Flagged++
 		}
 	}
-	if 2*r.Anomalies > r.N && o.notes != nil {
-		// 40 of 60 rows labelled 1 evaluated to AUC 0 without a word:
-		// labels written the other way round (1 = normal) read so.
-		fmt.Fprintf(o.notes, "anomaly: note: %s: %d of the %d labelled rows are anomalies (label 1), the majority: if 1 marks the normal rows in this file, its labels are the other way round from what eval reads (1 = anomaly, 0 = normal), and AUC-ROC reads 1 − the true figure\n", o.name(), r.Anomalies, r.N)
-	}
+	return r
+}
+
+// print writes the figures as JSON (--json) or as an aligned table.
+func (o evalOptions) print(out io.Writer, r evalResult) error {
 	if o.json {
 		return json.NewEncoder(out).Encode(r)
 	}

@@ -3,7 +3,7 @@ package setflag_test
 import (
 	"fmt"
 
-	"github.com/kernelad/anomaly/internal/cli/setflag"
+	"github.com/kernelad/anomaly/internal/setflag"
 )
 
 func Example() {

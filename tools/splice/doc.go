@@ -6,5 +6,5 @@
 // left half-written. A missing or repeated marker is an error and leaves
 // the file unchanged.
 //
-//	go run ./internal/cmd/splice -file README.md < bench-out/results.md
+//	go run ./tools/splice -file README.md < bench-out/results.md
 package main

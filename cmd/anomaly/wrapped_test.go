@@ -1,4 +1,4 @@
-package oneclass_test
+package main
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
-	"github.com/kernelad/anomaly/internal/cli"
 	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/ocsvm"

@@ -1,11 +1,11 @@
 #!/bin/bash
 # Builds the "Bad input" table of docs/bad-input.md from the real binary:
 #   make bad-input        # runs this script and splices its rows into docs/bad-input.md
-# or by hand: bash internal/cli/testdata/bad_input_table.sh > rows.md
+# or by hand: bash cmd/anomaly/internal/cli/testdata/bad_input_table.sh > rows.md
 # Each case: description | command (as the user types it) ; the script runs it
 # in a scratch directory and records the exit code and stderr.
 set -u
-ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../../../../.." && pwd)
 SHARED=$ROOT/../shared/data
 W=$(mktemp -d)
 BIN=$W/anomaly-build

@@ -14,5 +14,5 @@
 // Results are cached per (method, candidate, data set, seed, class) in
 // bench-out/defaults/cache.jsonl, so an interrupted study resumes.
 //
-//	go run ./internal/cmd/defaults [-data ../shared/data] [-methods kde,ocsvm] [-out bench-out/defaults]
+//	go run ./tools/defaults [-data ../shared/data] [-methods kde,ocsvm] [-out bench-out/defaults]
 package main

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kernelad/anomaly/internal/cli"
+	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 )
 
 // Run returns the exit code; errors are one line on stderr (here stdout, so

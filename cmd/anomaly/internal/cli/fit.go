@@ -75,18 +75,69 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	return c
 }
 
+// runFit is the fit command: check the flags and the output, open the
+// training data, build the detector within the memory budget, fit it and
+// save the model.
 func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	// From here on SIGINT and SIGTERM cancel ctx instead of killing the
 	// process, so the temporary model file is always removed.
 	ctx, stop := stopSignals(ctx)
 	defer stop()
-	m, ok := detector.Lookup(o.method)
-	if !ok {
-		return unknownMethod("", o.method)
-	}
-	params, shape, err := fitParams(o, m)
+	params, shape, err := checkFit(o, stderr)
 	if err != nil {
 		return err
+	}
+	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
+	bar, opts := fitProgress(stderr)
+	// Read beside the signals: a reader blocked on a named pipe or a
+	// stalled standard input does not look at ctx.
+	in, err := beside(ctx, func() (fitInput, error) { return o.input(params, opts) })
+	if ctx.Err() != nil {
+		return interrupted
+	}
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	printNotes(stderr, o.name(), in.notes())
+	d, err := o.build(&in, params, shape, opts)
+	if err != nil {
+		return err
+	}
+	secs, err := o.fit(ctx, d, in, bar)
+	if ctx.Err() != nil {
+		return interrupted
+	}
+	if err == nil {
+		err = o.save(ctx, d, in, interrupted, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	o.summary(stderr, d, in, secs)
+	return nil
+}
+
+// fitProgress returns a progress bar on stderr when it is a terminal,
+// and the detector options that report to it; else nil and no progress.
+func fitProgress(stderr io.Writer) (*progressBar, detector.Options) {
+	if !isTerminal(stderr) {
+		return nil, detector.Options{}
+	}
+	bar := newProgressBar(stderr)
+	return bar, detector.Options{Progress: bar.update}
+}
+
+// checkFit checks what can be checked before the data is read: the method,
+// its parameters and the output. It returns the parameters and the sample
+// shape given by flag.
+func checkFit(o fitOptions, stderr io.Writer) (params map[string]string, shape []int, err error) {
+	m, ok := detector.Lookup(o.method)
+	if !ok {
+		return nil, nil, unknownMethod("", o.method)
+	}
+	if params, shape, err = fitParams(o, m); err != nil {
+		return nil, nil, err
 	}
 	if o.hasSeed && !m.Has("seed") && o.sample == 0 {
 		fmt.Fprintf(stderr, "anomaly: note: %s makes no random choice: --seed changes nothing\n", o.method)
@@ -94,16 +145,19 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	// Check the parameters before reading the data, so mistakes are
 	// reported before a large file is loaded.
 	if err := m.Check(params); err != nil {
-		return usageErr(err)
+		return nil, nil, usageErr(err)
 	}
 	if o.labeled && !m.Labeled {
-		return usagef("--labeled: method %s does not use labels", o.method)
+		return nil, nil, usagef("--labeled: method %s does not use labels", o.method)
 	}
-	// The output is checked before the data is read, so a model that
-	// would replace its own training data, or cannot be written, fails
-	// first; it is created after the fit, so that a process killed while
-	// it fits (SIGKILL, the out-of-memory killer) leaves no empty
-	// temporary file.
+	return params, shape, o.checkOut()
+}
+
+// checkOut checks the model's output before the data is read, so a model
+// that would replace its own training data, or cannot be written, fails
+// first; it is created after the fit, so that a process killed while it
+// fits (SIGKILL, the out-of-memory killer) leaves no empty temporary file.
+func (o fitOptions) checkOut() error {
 	if err := checkOutput(o.out, o.stdin, o.data); err != nil {
 		return err
 	}
@@ -119,42 +173,42 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		// binary bytes.
 		return usagef("--out -: the model is binary and standard output is a terminal; redirect it (> model.bin) or give a file name")
 	}
+	return nil
+}
 
-	interrupted := &exitError{ExitInterrupted, fmt.Errorf("fit interrupted; no model written to %s", o.out)}
-	var bar *progressBar
-	opts := detector.Options{}
-	if isTerminal(stderr) {
-		bar = newProgressBar(stderr)
-		opts.Progress = bar.update
+// build checks the opened data against --shape, --normal-class and
+// --labeled, and returns the detector to fit (the one built for a file
+// read chunk by chunk, or a new one), once its memory estimate is within
+// the budget.
+func (o fitOptions) build(in *fitInput, params map[string]string, shape []int, opts detector.Options) (detector.Detector, error) {
+	if err := o.checkInput(in, params, shape); err != nil {
+		return nil, err
 	}
-	// Read beside the signals: a reader blocked on a named pipe or a
-	// stalled standard input does not look at ctx.
-	in, err := beside(ctx, func() (fitInput, error) { return o.input(params, opts) })
-	if ctx.Err() != nil {
-		return interrupted
+	d := in.d
+	if d == nil {
+		opts.Shape = in.ds.Shape
+		var err error
+		if d, err = detector.New(o.method, params, opts); err != nil {
+			return nil, paramOrDataErr(o.name(), err)
+		}
 	}
-	if err != nil {
-		return err
+	if in.ds != nil {
+		return d, checkMemory(d, detector.FitOp, in.ds, o.maxMemory, o.method, params, 0)
 	}
-	defer in.close()
-	printNotes(stderr, o.name(), in.notes())
+	return d, checkFileMemory(d, in.file, o.data, o.maxMemory, o.method, params)
+}
+
+// checkInput checks the sample shape given by flag against the data, and
+// keeps the rows of --normal-class of a data set loaded whole.
+func (o fitOptions) checkInput(in *fitInput, params map[string]string, shape []int) error {
 	given := "--shape " + o.shape
 	if o.shape == "" {
 		given = "--set shape=" + params["shape"]
 	}
-	if in.ds != nil {
-		if err := applyShapeFlag(in.ds, shape, given, o.name()); err != nil {
-			return err
+	if in.ds == nil {
+		if shape == nil {
+			return nil
 		}
-		if o.normalClass >= 0 {
-			if in.ds, err = rowsOfClass(in.ds, o.name(), o.normalClass); err != nil {
-				return err
-			}
-		}
-		if o.labeled && in.ds.Y == nil {
-			return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.name()))
-		}
-	} else if shape != nil {
 		if fs := in.file.Shape(); len(fs) > 0 && !slices.Equal(shape, fs) {
 			return usagef("%s: the samples of %s have shape %s; give that shape or drop it", given, o.name(), tensor.FormatShape(fs))
 		}
@@ -165,28 +219,31 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 			}
 			return usagef("%s holds %d values per sample, but the rows of %s have %d", given, p, o.name(), cols)
 		}
+		return nil
 	}
-	d := in.d
-	if d == nil {
-		opts.Shape = in.ds.Shape
-		if d, err = detector.New(o.method, params, opts); err != nil {
-			return paramOrDataErr(o.name(), err)
-		}
-	}
-	if in.ds != nil {
-		err = checkMemory(d, detector.FitOp, in.ds, o.maxMemory, o.method, params, 0)
-	} else {
-		err = checkFileMemory(d, in.file, o.data, o.maxMemory, o.method, params)
-	}
-	if err != nil {
+	if err := applyShapeFlag(in.ds, shape, given, o.name()); err != nil {
 		return err
 	}
+	if o.normalClass >= 0 {
+		var err error
+		if in.ds, err = rowsOfClass(in.ds, o.name(), o.normalClass); err != nil {
+			return err
+		}
+	}
+	if o.labeled && in.ds.Y == nil {
+		return dataErr(fmt.Errorf("%s: --labeled needs labels, and the file has none", o.name()))
+	}
+	return nil
+}
 
+// fit fits d to the input and returns the seconds it took. The caller
+// looks at ctx first: an error of a cancelled fit is its interruption.
+func (o fitOptions) fit(ctx context.Context, d detector.Detector, in fitInput, bar *progressBar) (float64, error) {
 	start := time.Now()
 	// Beside the signals, as score's Score: a fit looks at ctx between
 	// its steps, and a long step (gauss's covariance of 20,000 × 5,000
 	// sparse rows) ignored SIGTERM for minutes.
-	_, err = beside(ctx, func() (struct{}, error) {
+	_, err := beside(ctx, func() (struct{}, error) {
 		switch {
 		case in.file != nil:
 			return struct{}{}, detector.FitSource(ctx, d, in.file)
@@ -197,18 +254,21 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	})
 	bar.done()
 	secs := time.Since(start).Seconds()
-	if ctx.Err() != nil {
-		return interrupted
+	switch {
+	case err == nil:
+		return secs, nil
+	case in.file != nil:
+		return secs, streamErr(o.name(), err)
 	}
-	if err != nil {
-		if in.file != nil {
-			return streamErr(o.name(), err)
-		}
-		return paramOrDataErr(o.name(), err)
-	}
-	nrows, ncols := in.dims()
+	return secs, paramOrDataErr(o.name(), err)
+}
+
+// save gives the fitted detector the data's column names and writes the
+// model to --out, returning interrupted when a signal stops the writing.
+func (o fitOptions) save(ctx context.Context, d detector.Detector, in fitInput, interrupted error, stderr io.Writer) error {
 	// The data's column names go with the model, so that score and eval
 	// can refuse data whose columns are others or in another order.
+	_, ncols := in.dims()
 	if names := in.columns(); len(names) == ncols {
 		var te *detector.ColumnsTooLongError
 		if err := detector.SetColumns(d, names); errors.As(err, &te) {
@@ -242,12 +302,16 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		return interrupted
 	}
-	if err := commitOutput(out); err != nil {
-		return err
-	}
+	return commitOutput(out)
+}
+
+// summary writes the fitted model's warning, if any, and the fit's
+// one-line summary to stderr.
+func (o fitOptions) summary(stderr io.Writer, d detector.Detector, in fitInput, secs float64) {
 	if w := detector.Warning(d); w != "" {
 		fmt.Fprintf(stderr, "anomaly: warning: %s\n", w)
 	}
+	nrows, ncols := in.dims()
 	rows := fmt.Sprintf("%d rows", nrows)
 	switch {
 	case o.sample > 0 && o.sample < nrows:
@@ -257,7 +321,6 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%s: fitted %s × %d features of %s in %.3g s; threshold %.6g; wrote %s\n",
 		o.method, rows, ncols, o.name(), secs, d.Threshold(), o.out)
-	return nil
 }
 
 // applyShapeFlag checks --shape (or --set shape, given as the user wrote
