@@ -636,6 +636,7 @@ func (g *Gauss) decode(b []byte, dim int) (*model, error) {
 		return nil, errState
 	}
 	u := mat.NewTriDense(d, mat.Upper, nil)
+	var big, small float64 = 0, math.Inf(1)
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
 			v := s.U[i*d+j]
@@ -644,8 +645,17 @@ func (g *Gauss) decode(b []byte, dim int) (*model, error) {
 				return nil, errState
 			case j >= i:
 				u.SetTri(i, j, v)
+				big = math.Max(big, math.Abs(v))
 			}
 		}
+		small = math.Min(small, s.U[i*d+i])
+	}
+	// A factor that Cholesky gave for finite data has no diagonal entry
+	// near 2⁻³⁰⁰ of its largest (U_ii² is a Schur complement's pivot,
+	// at least λ_min(Σ)); one that has would overflow the triangular
+	// solve of a score.
+	if small < big*0x1p-300 {
+		return nil, errState
 	}
 	var c mat.Cholesky
 	c.SetFromU(u)
