@@ -51,7 +51,7 @@
 // (finite values, the column count), fits and applies the scale stage,
 // draws a sample (Common.Sample), settles near-ties (Hooks.Settle),
 // densifies sparse input for a method that works on dense rows
-// (Hooks.Densify), scores in chunks of detector.ChunkRows rows (so a file
+// (Hooks.Densify), scores in chunks of ChunkRows rows (so a file
 // streamed from disk scores as the same rows in memory, bit for bit),
 // turns a panic while scoring into an error, and saves and loads the
 // model.
