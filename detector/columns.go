@@ -28,12 +28,13 @@ const maxColumnsJSON = maxHeader - 1<<20
 
 // SetColumns records the names of the columns a fitted detector was
 // fitted on; Save writes them with the model and CheckColumns compares
-// data with them. Names that take more bytes than a model file's header
-// holds are an error wrapping ErrColumnsTooLong. There must be one name per column (Dim); nil forgets
-// the names. A fit forgets them too: they name the data of the fit that
+// data with them. There must be one name per column; nil forgets the
+// names. A fit forgets them too: they name the data of the fit that
 // comes before SetColumns. Names are kept as valid UTF-8, each invalid
 // byte replaced by U+FFFD as in the model file (CheckColumns compares the
-// data's names the same way).
+// data's names the same way). Names that take more bytes than a model
+// file's header holds are an error wrapping ErrColumnsTooLong, and are
+// not recorded.
 func SetColumns(d Detector, names []string) error {
 	km, ok := d.(kitModel)
 	if !ok {

@@ -16,15 +16,20 @@ import (
 // returns the slice written; higher means more anomalous. Threshold returns
 // the decision threshold set by Fit. A fitted detector is safe for concurrent
 // Score calls.
+//
+// Some methods' detectors do more: a semi-supervised one is a
+// LabeledFitter (Method.Labeled), and expose's detectors have
+// PartialFit(ctx, X) error, which folds more rows from a stream into a
+// fitted model.
 type Detector interface {
 	Fit(ctx context.Context, X mat.Matrix) error
 	Score(dst []float64, X mat.Matrix) ([]float64, error)
 	Threshold() float64
 }
 
-// LabeledFitter is implemented by semi-supervised detectors that can use
-// labels: y[i] = 1 marks a known anomaly, 0 a known normal row and −1 an
-// unlabeled row.
+// LabeledFitter is implemented by semi-supervised detectors (svdd's) that
+// can use labels: y[i] = 1 marks a known anomaly, 0 a known normal row
+// and −1 an unlabeled row.
 type LabeledFitter interface {
 	FitLabeled(ctx context.Context, X mat.Matrix, y []int) error
 }
@@ -37,8 +42,9 @@ var (
 	// intact model files.
 	ErrCorrupt = errors.New("not a valid model file")
 	// ErrColumnsTooLong is wrapped by SetColumns' error for column names
-	// that take more bytes than a model file's header holds; the model
-	// keeps no names then.
+	// that take more bytes than a model file's header holds, which it
+	// does not record (the command line then saves the model without
+	// names, with a note).
 	ErrColumnsTooLong = errors.New("the column names take more bytes than a model file holds")
 )
 

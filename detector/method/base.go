@@ -548,7 +548,7 @@ func (b *Base[M]) tieCause() (cause, hint string) {
 }
 
 // PartialFitWith folds more rows into a model, for a method that updates
-// a fitted model from a stream (detector.PartialFitter): fit receives the
+// a fitted model from a stream (a PartialFit method): fit receives the
 // published model (and fitted = false before the first fit) and returns
 // the updated one with the scores of the rows of X, from which the
 // threshold is re-estimated. On an unfitted detector the scale stage is
