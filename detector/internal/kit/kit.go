@@ -20,26 +20,15 @@ import (
 // Magic is the first line of a model file (detector.Save).
 const Magic = "ANOMALY-MODEL\n"
 
-// Entry is a registered method.
+// Entry is a registered method: what method.Info says of it (detector.Method
+// documents each field for users), its declared parameters, whether it
+// fits on labels, and the functions the two packages call.
 type Entry struct {
-	// Name is the registry key, lower case (expose, ocsvm, r1stm, ...).
-	Name string
-	// Summary is a one-line description.
-	Summary string
-	// Version is the version of the method's saved state.
-	Version int
-	// Scale is the method's default scale rule ("" means the kit's
-	// default).
-	Scale string
-	// MinRows is the fewest training rows a fit needs.
-	MinRows int
-	// Lighter is the parameter settings under which the method fits in
-	// much less memory, or nil.
-	Lighter map[string]string
-	// Params lists the declared parameters with their defaults.
-	Params []param.Param
-	// Labeled says the method's detectors fit on labels too.
-	Labeled bool
+	Name, Summary, Scale string
+	Version, MinRows     int
+	Lighter              map[string]string
+	Params               []param.Param
+	Labeled              bool
 
 	// New builds an unfitted detector (a detector.Detector) from
 	// key=value parameters and a progress callback (nil for none).
