@@ -129,27 +129,15 @@ func ParseConfig[C any, P interface {
 	return cfg, err
 }
 
-// Info is what a method says about itself when it registers.
+// Info is what a method says about itself when it registers; users read
+// it back as a detector.Method.
 type Info struct {
-	// Name is the registry key, lower case (expose, ocsvm, r1stm, ...).
-	Name string
-	// Summary is a one-line description.
-	Summary string
-	// Version is the version of the method's saved state; detector.Load
-	// refuses a model written with another version.
-	Version int
-	// Scale is the method's default scale stage rule; "" means
-	// DefaultScale.
-	Scale string
-	// MinRows is the fewest training rows a fit needs (a mean and a
-	// spread, a tree split); 0 means one. Base checks it before the scale
-	// stage, with the same message for every method.
-	MinRows int
-	// Lighter is the parameter settings, if any, under which the method
-	// fits in much less memory (kpca's method=nystrom: n × m instead of
-	// n × n). A front end that refuses a fit over its memory budget
-	// offers them when they would fit it.
-	Lighter map[string]string
+	Name    string            // the registry key, lower case: what detector.New takes
+	Summary string            // one line, for `anomaly methods`
+	Version int               // of the saved state: raise it when the state's type changes, and Load refuses older files
+	Scale   string            // the default scale rule; "" means DefaultScale
+	MinRows int               // the fewest training rows a fit needs (Base checks it); 0 means one
+	Lighter map[string]string // settings under which a fit takes much less memory (kpca's method=nystrom), or nil
 }
 
 // Register adds a method to the registry that detector.New, detector.Load
