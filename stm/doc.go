@@ -96,7 +96,7 @@
 // all of them) and the n × D features. With --sample N (Common.Sample)
 // any of them fits on N rows drawn from the file.
 //
-// Progress stages (func(stage string, done, total int)): cp-als (samples factorised, of
+// Progress stages (detector.Options.Progress): cp-als (samples factorised, of
 // n), then for 1STM gradient (smo's initial gradient, rows of n) and smo
 // (solver iterations, no total), for R1STM and R1SVM features (samples
 // mapped, of n) and linear (passes of the linear machine, of max_pass; the
