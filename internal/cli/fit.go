@@ -157,6 +157,16 @@ func runFit(ctx context.Context, o fitOptions, stderr io.Writer) error {
 		}
 	} else if shape != nil && !slices.Equal(shape, in.file.Shape()) && len(in.file.Shape()) > 0 {
 		return usagef("%s: the samples of %s have shape %s; give that shape or drop it", given, o.name(), tensor.FormatShape(in.file.Shape()))
+	} else if shape != nil && len(in.file.Shape()) == 0 {
+		// As applyShapeFlag checks loaded data: a file fitted a chunk at
+		// a time is checked before its first pass.
+		p := 1
+		for _, s := range shape {
+			p *= s
+		}
+		if _, cols := in.file.Dims(); p != cols {
+			return usagef("%s holds %d values per sample, but the rows of %s have %d", given, p, o.name(), cols)
+		}
 	}
 	d := in.d
 	if d == nil {
