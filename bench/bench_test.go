@@ -14,7 +14,7 @@ import (
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/dataset"
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
@@ -26,14 +26,17 @@ import (
 // min-max scaling, rows far from the origin). fail=true makes Fit fail,
 // wait=true makes Fit wait for ctx.
 type norm2 struct {
-	detector.Base
+	method.Base[norm2Model]
 	fail, wait bool
 }
+
+// norm2Model scores a row by its squared norm; it has no state.
+type norm2Model struct{}
 
 type norm2Config struct {
 	Fail, Wait bool
 	Src        rand.Source
-	detector.Common
+	method.Common
 }
 
 func (c *norm2Config) Bind(s *param.Set) {
@@ -43,34 +46,40 @@ func (c *norm2Config) Bind(s *param.Set) {
 }
 
 func init() {
-	detector.RegisterLegacy(detector.Info{Name: "testnorm", Summary: "test: squared norm", Version: 1},
+	method.Register(method.Info{Name: "testnorm", Summary: "test: squared norm", Version: 1},
 		func(c norm2Config) (*norm2, error) {
-			b, err := detector.NewBase("testnorm", &c)
-			return &norm2{Base: b, fail: c.Fail, wait: c.Wait}, err
-		}, func(*norm2, detector.Op, detector.Size) float64 { return 0 })
+			d := &norm2{fail: c.Fail, wait: c.Wait}
+			b, err := method.NewBase("testnorm", &c, method.Hooks[norm2Model]{Fit: d.fit,
+				Decode: func([]byte, int) (norm2Model, error) { return norm2Model{}, nil }})
+			d.Base = b
+			return d, err
+		}, func(*norm2, method.Op, method.Size) float64 { return 0 })
 }
 
-func (d *norm2) Fit(ctx context.Context, X mat.Matrix) error {
-	return d.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
-		if d.fail {
-			return nil, errors.New("testnorm: asked to fail")
-		}
-		if d.wait {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}
-		return d.score(nil, X)
-	})
+func (d *norm2) fit(ctx context.Context, f *method.Fitting) (norm2Model, []float64, error) {
+	if d.fail {
+		return norm2Model{}, nil, errors.New("testnorm: asked to fail")
+	}
+	if d.wait {
+		<-ctx.Done()
+		return norm2Model{}, nil, ctx.Err()
+	}
+	X, err := f.Matrix(ctx)
+	if err != nil {
+		return norm2Model{}, nil, err
+	}
+	r, _ := X.Dims()
+	train := make([]float64, r)
+	return norm2Model{}, train, norm2Model{}.Score(ctx, train, X)
 }
 
-func (d *norm2) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return d.ScoreWith(dst, X, d.score)
+func (norm2Model) Score(_ context.Context, dst []float64, X mat.Matrix) error {
+	_, c := X.Dims()
+	testmat.SqDists(dst, X, make([]float64, c)) // distance to the origin
+	return nil
 }
 
-func (d *norm2) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	r, c := X.Dims()
-	return testmat.SqDists(detector.ScoreDst(dst, r), X, make([]float64, c)), nil // distance to the origin
-}
+func (norm2Model) MarshalBinary() ([]byte, error) { return nil, nil }
 
 func TestMedian(t *testing.T) {
 	for _, tc := range []struct {

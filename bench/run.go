@@ -94,7 +94,7 @@ type Config struct {
 	Raw bool
 	// Progress, if not nil, is called after every task with stage
 	// "bench DATA METHOD", the tasks done and the total.
-	Progress detector.ProgressFunc
+	Progress func(stage string, done, total int)
 	// MaxBytes, when positive, is the memory budget: a data file whose
 	// values pass it is not read, and each task's fit and score are
 	// checked against it (Task.MaxBytes).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/eval"
 	"github.com/kernelad/anomaly/param"
 )
@@ -43,7 +44,7 @@ type Task struct {
 	Split string `json:"split,omitempty"`
 	// MaxBytes, when positive, is the memory budget of the task
 	// (Config.MaxBytes): a data file whose values pass it is not read, and
-	// a fit or score whose estimate (detector.Memory) passes it is not
+	// a fit or score whose estimate (method.Memory) passes it is not
 	// run; the outcome says so.
 	MaxBytes int64 `json:"max_bytes,omitempty"`
 }
@@ -150,7 +151,7 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 	// what the method allocates: an r1svm bench run peaked 1.22 times
 	// its budget).
 	held := dataBytes(train) + dataBytes(test)
-	if msg := overBudget(d, detector.FitOp, train, "fitting", t, held); msg != "" {
+	if msg := overBudget(d, method.FitOp, train, "fitting", t, held); msg != "" {
 		out.Err, out.DataErr = msg, true
 		return out
 	}
@@ -158,7 +159,7 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 	start := time.Now()
 	err = d.Fit(ctx, train.X)
 	if err == nil { // a score estimate needs the fitted model
-		if msg := overBudget(d, detector.ScoreOp, test, "scoring", t, held); msg != "" {
+		if msg := overBudget(d, method.ScoreOp, test, "scoring", t, held); msg != "" {
 			err = errors.New(msg)
 		}
 	}
@@ -196,11 +197,11 @@ func runSplit(ctx context.Context, train, test *dataset.Dataset, shape []int, t 
 
 // overBudget says why op on rows would pass the task's memory budget, or
 // "" when its estimate fits or there is no budget.
-func overBudget(d detector.Detector, op detector.Op, rows *dataset.Dataset, what string, t Task, held int64) string {
+func overBudget(d detector.Detector, op method.Op, rows *dataset.Dataset, what string, t Task, held int64) string {
 	if t.MaxBytes <= 0 {
 		return ""
 	}
-	est, err := detector.Memory(d, op, detector.SizeOf(rows.X))
+	est, err := method.Memory(d, op, method.SizeOf(rows.X))
 	if err != nil {
 		return ""
 	}
@@ -267,5 +268,5 @@ func (h *heapSampler) stop() int64 {
 // that left it out (an ocsvm fit accepted under 1 MB peaked at 14.6 MB).
 const ProcessBytes = 16 << 20
 
-// dataBytes is the memory of a data set's matrix (detector.Size.Bytes).
-func dataBytes(ds *dataset.Dataset) int64 { return int64(detector.SizeOf(ds.X).Bytes()) }
+// dataBytes is the memory of a data set's matrix (method.Size.Bytes).
+func dataBytes(ds *dataset.Dataset) int64 { return int64(method.SizeOf(ds.X).Bytes()) }

@@ -45,7 +45,7 @@ type SGDPoint struct {
 
 // sgdDetector is what SGDTrace needs of expose.EXPoSE.
 type sgdDetector interface {
-	detector.PartialFitter
+	PartialFit(ctx context.Context, X mat.Matrix) error
 	Embedding() []float64
 	FeatureMap() randfeat.Map
 }

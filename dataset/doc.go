@@ -189,7 +189,7 @@
 // call and must not be modified, so a pass over a file of any size holds
 // a chunk, not the file. A File has the methods of detector.Source, and
 // a RowReader (a File that also reads rows by index) those of
-// detector.RowReader — this package does not import detector, Go's
+// method.RowReader — this package does not import detector, Go's
 // interfaces match by their methods — so the detectors fit from a File
 // (in passes, by index or by sample as the method needs) and score it
 // chunk by chunk. Each format is read by the one parser Load uses: the

@@ -10,13 +10,14 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 )
 
-// A File is a detector.Source, and a RowReader a detector.RowReader:
+// A File is a detector.Source, and a RowReader a method.RowReader:
 // package dataset does not import detector, Go's interfaces match them.
 var (
-	_ detector.Source    = dataset.File(nil)
-	_ detector.RowReader = dataset.RowReader(nil)
+	_ detector.Source  = dataset.File(nil)
+	_ method.RowReader = dataset.RowReader(nil)
 )
 
 func ExampleOpen() {

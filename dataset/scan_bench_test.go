@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// scanChunk is detector.ChunkRows (which this package cannot import): the
+// scanChunk is method.ChunkRows (which this package cannot import): the
 // chunk a fit or a score reads a File with, about 8 MiB of values.
 func scanChunk(cols int) int { return max(256, (8<<20)/(8*max(cols, 1))) }
 

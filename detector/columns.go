@@ -26,42 +26,21 @@ import (
 // maxHeader to the rest of the header.
 const maxColumnsJSON = maxHeader - 1<<20
 
-// ColumnsTooLongError is SetColumns' error for names that take more bytes
-// than a model file's header holds.
-type ColumnsTooLongError struct {
-	Bytes, Limit int
-}
-
-func (e *ColumnsTooLongError) Error() string {
-	return fmt.Sprintf("the column names take %d bytes, more than the %d a model file holds", e.Bytes, e.Limit)
-}
-
 // SetColumns records the names of the columns a fitted detector was
 // fitted on; Save writes them with the model and CheckColumns compares
-// data with them. There must be one name per column (Dim); nil forgets
-// the names. A fit forgets them too: they name the data of the fit that
+// data with them. There must be one name per column; nil forgets the
+// names. A fit forgets them too: they name the data of the fit that
 // comes before SetColumns. Names are kept as valid UTF-8, each invalid
 // byte replaced by U+FFFD as in the model file (CheckColumns compares the
-// data's names the same way).
+// data's names the same way). Names that take more bytes than a model
+// file's header holds are an error wrapping ErrColumnsTooLong, and are
+// not recorded.
 func SetColumns(d Detector, names []string) error {
-	km, kit := d.(kitModel)
-	var b *Base
-	if !kit {
-		var err error
-		if b, err = baseOf(d, "detector"); err != nil {
-			return err
-		}
-		if !b.fitted {
-			return ErrNotFitted
-		}
-		if names == nil {
-			b.columns = nil
-			return nil
-		}
-		if len(names) != b.dim {
-			return fmt.Errorf("%s: %d column names for a model of %d columns", b.method, len(names), b.dim)
-		}
-	} else if names == nil {
+	km, ok := d.(kitModel)
+	if !ok {
+		return fmt.Errorf("detector: %T was not built by a registered method (New or Load)", d)
+	}
+	if names == nil {
 		return km.SetColumns(nil)
 	}
 	cols := make([]string, len(names))
@@ -71,13 +50,9 @@ func SetColumns(d Detector, names []string) error {
 		size += jsonLen(cols[i]) + 1
 	}
 	if size > maxColumnsJSON {
-		return &ColumnsTooLongError{Bytes: size, Limit: maxColumnsJSON}
+		return fmt.Errorf("%w: they take %d bytes, and a model file holds %d", ErrColumnsTooLong, size, maxColumnsJSON)
 	}
-	if kit {
-		return km.SetColumns(cols)
-	}
-	b.columns = cols
-	return nil
+	return km.SetColumns(cols)
 }
 
 // jsonLen returns the length of s encoded by encoding/json. Most names
@@ -92,18 +67,6 @@ func jsonLen(s string) int {
 		}
 	}
 	return len(s) + 2
-}
-
-// Columns returns the names of the columns d was fitted on (a copy), or
-// nil when it has none.
-func Columns(d Detector) []string {
-	if km, ok := d.(kitModel); ok {
-		return km.Columns()
-	}
-	if md, ok := d.(model); ok {
-		return slices.Clone(md.base().columns)
-	}
-	return nil
 }
 
 // ColumnsError reports data whose column names differ from those the
@@ -159,7 +122,11 @@ func CheckColumns(d Detector, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	want := Columns(d)
+	km, ok := d.(kitModel)
+	if !ok {
+		return nil
+	}
+	want := km.Columns()
 	if len(want) == 0 {
 		return nil
 	}

@@ -1,10 +1,9 @@
-package detector
+package detector_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -15,16 +14,27 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/detector"
 )
 
+// modelMagic is a model file's first line.
+const modelMagic = "ANOMALY-MODEL\n"
+
+// columnsOf is the names of the columns d was fitted on.
+func columnsOf(d detector.Detector) []string {
+	desc, _ := detector.Describe(d)
+	return desc.Columns
+}
+
 // saveLoad saves d and loads it back.
-func saveLoad(t *testing.T, d Detector) (Detector, []byte) {
+func saveLoad(t *testing.T, d detector.Detector) (detector.Detector, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Save(&buf, d); err != nil {
+	if err := detector.Save(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Load(bytes.NewReader(buf.Bytes()))
+	l, err := detector.Load(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,17 +46,17 @@ func saveLoad(t *testing.T, d Detector) (Detector, []byte) {
 // scikit-learn's predict does after a fit on a DataFrame.
 func TestColumnsSavedAndChecked(t *testing.T) {
 	d, X := fitted(t)
-	if Columns(d) != nil {
-		t.Fatalf("a fit recorded names %q", Columns(d))
+	if columnsOf(d) != nil {
+		t.Fatalf("a fit recorded names %q", columnsOf(d))
 	}
-	if err := SetColumns(d, []string{"a"}); err == nil {
+	if err := detector.SetColumns(d, []string{"a"}); err == nil {
 		t.Error("one name for two columns accepted")
 	}
-	if err := SetColumns(d, []string{"a", "b"}); err != nil {
+	if err := detector.SetColumns(d, []string{"a", "b"}); err != nil {
 		t.Fatal(err)
 	}
 	l, _ := saveLoad(t, d)
-	if got := Columns(l); !slices.Equal(got, []string{"a", "b"}) {
+	if got := columnsOf(l); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("loaded names %q", got)
 	}
 	a, _ := d.Score(nil, X)
@@ -67,26 +77,26 @@ func TestColumnsSavedAndChecked(t *testing.T) {
 		{[]string{"b"}, `wrong feature count: data has 1 column (b), the model was fitted on 2 (a, b): column 1 is "b" but the model was fitted on "a"`},
 		{[]string{"A", "b"}, `column 1 is "A" but the model was fitted on "a" (columns a, b): give the columns in the fit's order and names`},
 	} {
-		err := CheckColumns(l, tc.names)
+		err := detector.CheckColumns(l, tc.names)
 		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
 			t.Errorf("%q: got %v\nwant %s", tc.names, err, tc.want)
 		}
 	}
-	var ce *ColumnsError
-	if err := CheckColumns(l, []string{"b", "a"}); !errors.As(err, &ce) || !ce.Reordered || ce.Index != 0 {
+	var ce *detector.ColumnsError
+	if err := detector.CheckColumns(l, []string{"b", "a"}); !errors.As(err, &ce) || !ce.Reordered || ce.Index != 0 {
 		t.Errorf("reordered: %#v", err)
 	}
 	// A model without names checks nothing.
 	e, _ := fitted(t)
-	if err := CheckColumns(e, []string{"x", "y"}); err != nil {
+	if err := detector.CheckColumns(e, []string{"x", "y"}); err != nil {
 		t.Errorf("model without names: %v", err)
 	}
 	// A new fit forgets the names of the old data.
 	if err := l.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
-	if Columns(l) != nil {
-		t.Errorf("names %q kept by a refit", Columns(l))
+	if columnsOf(l) != nil {
+		t.Errorf("names %q kept by a refit", columnsOf(l))
 	}
 }
 
@@ -96,11 +106,11 @@ func TestColumnsSavedAndChecked(t *testing.T) {
 func TestColumnsUnnamedHeaderUnchanged(t *testing.T) {
 	d, _ := fitted(t)
 	_, b := saveLoad(t, d)
-	const want = `{"format":2,"method":"test-meandist","version":3,"params":{"contamination":"0.25","scale":"standard"}}`
+	const want = `{"format":2,"method":"test-meandist","version":3,"params":{"contamination":"0.25","sample":"0","sample_seed":"0","scale":"standard"}}`
 	if h := envelopeHeader(b); h != want {
 		t.Errorf("header %s, want %s", h, want)
 	}
-	SetColumns(d, []string{"a", "b"})
+	detector.SetColumns(d, []string{"a", "b"})
 	_, b = saveLoad(t, d)
 	if h := envelopeHeader(b); h != strings.TrimSuffix(want, "}")+`,"columns":["a","b"]}` {
 		t.Errorf("header with names %s", h)
@@ -108,7 +118,7 @@ func TestColumnsUnnamedHeaderUnchanged(t *testing.T) {
 }
 
 func envelopeHeader(b []byte) string {
-	b = b[len(magic):]
+	b = b[len(modelMagic):]
 	n := binary.LittleEndian.Uint32(b)
 	return string(b[4 : 4+n])
 }
@@ -116,9 +126,9 @@ func envelopeHeader(b []byte) string {
 // withHeader returns the envelope b with its JSON header replaced by h and
 // the checksum recomputed.
 func withHeader(b []byte, h string) []byte {
-	rest := b[len(magic):]
+	rest := b[len(modelMagic):]
 	n := binary.LittleEndian.Uint32(rest)
-	out := append([]byte(magic), binary.LittleEndian.AppendUint32(nil, uint32(len(h)))...)
+	out := append([]byte(modelMagic), binary.LittleEndian.AppendUint32(nil, uint32(len(h)))...)
 	out = append(out, h...)
 	out = append(out, rest[4+n:len(rest)-4]...)
 	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
@@ -141,7 +151,7 @@ func TestColumnsHeaderChecked(t *testing.T) {
 		{`null`, ""},
 	} {
 		h := strings.TrimSuffix(base, "}") + `,"columns":` + tc.cols + "}"
-		l, err := Load(bytes.NewReader(withHeader(b, h)))
+		l, err := detector.Load(bytes.NewReader(withHeader(b, h)))
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.cols, err)
@@ -153,9 +163,9 @@ func TestColumnsHeaderChecked(t *testing.T) {
 		}
 		_ = l
 	}
-	l, err := Load(bytes.NewReader(withHeader(b, strings.TrimSuffix(base, "}")+`,"columns":[ "a\"q" , "\u00e9\n" ]}`)))
-	if err != nil || !slices.Equal(Columns(l), []string{"a\"q", "é\n"}) {
-		t.Errorf("escaped names: %q %v", Columns(l), err)
+	l, err := detector.Load(bytes.NewReader(withHeader(b, strings.TrimSuffix(base, "}")+`,"columns":[ "a\"q" , "\u00e9\n" ]}`)))
+	if err != nil || !slices.Equal(columnsOf(l), []string{"a\"q", "é\n"}) {
+		t.Errorf("escaped names: %q %v", columnsOf(l), err)
 	}
 }
 
@@ -165,14 +175,14 @@ func TestColumnsHeaderChecked(t *testing.T) {
 func TestColumnsInvalidUTF8(t *testing.T) {
 	d, _ := fitted(t)
 	names := []string{"temp\xe9", "b"}
-	if err := SetColumns(d, names); err != nil {
+	if err := detector.SetColumns(d, names); err != nil {
 		t.Fatal(err)
 	}
 	l, _ := saveLoad(t, d)
-	if err := CheckColumns(l, names); err != nil {
+	if err := detector.CheckColumns(l, names); err != nil {
 		t.Errorf("the fit's own names refused: %v", err)
 	}
-	if got := Columns(l); got[0] != "temp\ufffd" {
+	if got := columnsOf(l); got[0] != "temp\ufffd" {
 		t.Errorf("stored %q", got[0])
 	}
 }
@@ -191,7 +201,7 @@ func TestColumnsLoadMemory(t *testing.T) {
 	for j := range d {
 		X.Set(1, j, 1)
 	}
-	m, err := New("test-meandist", map[string]string{"scale": "none"})
+	m, err := detector.New("test-meandist", map[string]string{"scale": "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,23 +212,23 @@ func TestColumnsLoadMemory(t *testing.T) {
 	for j := range names {
 		names[j] = "x"
 	}
-	if err := SetColumns(m, names); err != nil {
+	if err := detector.SetColumns(m, names); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := Save(&buf, m); err != nil {
+	if err := detector.Save(&buf, m); err != nil {
 		t.Fatal(err)
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	l, err := Load(bytes.NewReader(buf.Bytes()))
+	l, err := detector.Load(bytes.NewReader(buf.Bytes()))
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(Columns(l)) != d {
-		t.Fatalf("%d names loaded", len(Columns(l)))
+	if len(columnsOf(l)) != d {
+		t.Fatalf("%d names loaded", len(columnsOf(l)))
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; float64(alloc) > 4*float64(buf.Len()) {
 		t.Errorf("loading a %d-byte model allocated %d bytes (%.1f×), over 4×", buf.Len(), alloc, float64(alloc)/float64(buf.Len()))
@@ -230,50 +240,15 @@ func TestColumnsLoadMemory(t *testing.T) {
 func TestColumnsTooLong(t *testing.T) {
 	const d = 2
 	X := mat.NewDense(2, d, []float64{0, 1, 1, 0})
-	m, _ := New("test-meandist", nil)
+	m, _ := detector.New("test-meandist", nil)
 	if err := m.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
-	long := strings.Repeat("n", maxColumnsJSON/2)
-	var te *ColumnsTooLongError
-	if err := SetColumns(m, []string{long, long}); !errors.As(err, &te) {
+	long := strings.Repeat("n", detector.MaxColumnsJSON/2)
+	if err := detector.SetColumns(m, []string{long, long}); !errors.Is(err, detector.ErrColumnsTooLong) {
 		t.Fatalf("got %v", err)
 	}
-	if Columns(m) != nil {
+	if columnsOf(m) != nil {
 		t.Error("names kept")
-	}
-}
-
-// TestColumnsJSONLen: SetColumns measures the names as Save writes them
-// (encoding/json), without encoding the plain ones.
-func TestColumnsJSONLen(t *testing.T) {
-	names := []string{"a", "plain_name-1.5", "", "a\"b", `back\slash`, "<tag>&", "é", "tab\t", "\x00", "\u2028", "bad\xff", "ok ok"}
-	total := 1
-	for i, n := range names {
-		names[i] = validUTF8(n) // as SetColumns keeps them
-		j, _ := json.Marshal(names[i])
-		if got := jsonLen(names[i]); got != len(j) {
-			t.Errorf("jsonLen(%q) = %d, encoding/json writes %d bytes", n, got, len(j))
-		}
-		total += len(j) + 1
-	}
-	j, _ := json.Marshal(names)
-	if total != len(j) {
-		t.Errorf("total %d, encoding/json %d", total, len(j))
-	}
-}
-
-// TestIsModel: a saved model is recognised from its first line, and data
-// that only begin like one (or are shorter than the line) are not.
-func TestIsModel(t *testing.T) {
-	d, _ := fitted(t)
-	_, saved := saveLoad(t, d)
-	if !IsModel(bytes.NewReader(saved)) {
-		t.Error("a saved model: IsModel false")
-	}
-	for _, s := range []string{"", "ANOMALY-MODEL", "ANOMALY-MODEL,x\n", "a,b\n1,2\n"} {
-		if IsModel(strings.NewReader(s)) {
-			t.Errorf("%q: IsModel true", s)
-		}
 	}
 }

@@ -29,18 +29,6 @@ func train() *mat.Dense {
 // queries are two rows: one among the training rows, one far from them.
 var queries = mat.NewDense(2, 2, []float64{0.1, 0.1, 6, -4})
 
-// Turn training scores into a threshold for a 20% contamination rate and
-// label new scores against it.
-func ExampleThresholdFromScores() {
-	train := []float64{0.1, 0.4, 0.2, 0.9, 0.3, 0.5, 0.2, 1.5, 0.3, 0.4}
-	t := detector.ThresholdFromScores(train, 0.2)
-	fmt.Printf("threshold %.2f\n", t)
-	fmt.Println(detector.Label(nil, []float64{0.3, 0.95, 2.0}, t))
-	// Output:
-	// threshold 0.58
-	// [0 1 1]
-}
-
 // Build a detector by name with key=value parameters (what the command
 // line's --set gives), fit it and score new rows: higher is more
 // anomalous.
@@ -57,8 +45,8 @@ func ExampleNew() {
 		panic(err)
 	}
 	fmt.Println("the far row scores higher:", scores[1] > scores[0])
-	name, params, _ := detector.Describe(d)
-	fmt.Println(name, "contamination", params["contamination"], "scale", params["scale"])
+	desc, _ := detector.Describe(d)
+	fmt.Println(desc.Method, "contamination", desc.Params["contamination"], "scale", desc.Params["scale"])
 	// Output:
 	// the far row scores higher: true
 	// gauss contamination 0.05 scale standard

@@ -183,8 +183,8 @@ func TestLoadSeeds(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		m, p, _ := detector.Describe(d)
-		e, err := detector.New(m, p)
+		desc, _ := detector.Describe(d)
+		e, err := detector.New(desc.Method, desc.Params)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,38 +3,23 @@ package detector
 import (
 	"bufio"
 	"bytes"
-	"encoding"
 	"encoding/binary"
-	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kernelad/anomaly/detector/internal/kit"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
-
-	"gonum.org/v1/gonum/mat"
 )
 
-// EnvelopeFormat is the version of the model file layout written by Save.
+// envelopeFormat is the version of the model file layout written by Save.
 // Format 2 added the Base section (scale stage, threshold); Load reads
 // only this format. The header's optional "columns" (the names of the
 // fitted columns, see SetColumns) came later within format 2: a loader
 // that predates it ignores the field, as encoding/json does unknown keys,
 // and this one reads files without it as models without names.
-const EnvelopeFormat = 2
-
-const magic = "ANOMALY-MODEL\n"
-
-// IsModel reports whether the bytes r begins with are a model file's
-// first line (what Save writes first): tools that must not write over a
-// model check it. It reads at most that line's length from r.
-func IsModel(r io.Reader) bool {
-	b := make([]byte, len(magic))
-	n, _ := io.ReadFull(r, b)
-	return n == len(b) && string(b) == magic
-}
+const envelopeFormat = 2
 
 // Limits that keep Load from allocating without bound on a hostile file.
 const (
@@ -109,25 +94,9 @@ func countKeys(b []byte) int {
 	return n
 }
 
-// baseOf returns the Base d embeds; who prefixes the error of a detector
-// that embeds none.
-func baseOf(d Detector, who string) (*Base, error) {
-	md, ok := d.(model)
-	if !ok {
-		return nil, fmt.Errorf("%s: %T does not embed detector.Base", who, d)
-	}
-	return md.base(), nil
-}
-
-// model is a detector that embeds Base.
-type model interface {
-	Detector
-	base() *Base
-}
-
 // kitModel is what this package needs of a detector built on package
-// detector/method's Base, which provides every method: Save and Load, the
-// column names, Describe, Warning and Memory go through it.
+// detector/method's Base, which every method embeds: Save and Load, the
+// column names and Describe go through it.
 type kitModel interface {
 	Detector
 	// Describe returns the method's name and resolved parameters.
@@ -157,39 +126,22 @@ func Save(w io.Writer, d Detector) error {
 		bs, state []byte
 		err       error
 	)
-	if km, ok := d.(kitModel); ok {
-		method, params = km.Describe()
-		if columns, bs, state, err = km.MarshalModel(); err != nil {
-			if errors.Is(err, ErrNotFitted) {
-				return err
-			}
-			return fmt.Errorf("save %s: %w", method, err)
-		}
-	} else {
-		b, err := baseOf(d, "save")
-		if err != nil {
+	km, ok := d.(kitModel)
+	if !ok {
+		return fmt.Errorf("save: %T was not built by a registered method (New or Load)", d)
+	}
+	method, params = km.Describe()
+	if columns, bs, state, err = km.MarshalModel(); err != nil {
+		if errors.Is(err, ErrNotFitted) {
 			return err
 		}
-		if !b.fitted {
-			return ErrNotFitted
-		}
-		bm, ok := d.(encoding.BinaryMarshaler)
-		if !ok {
-			return fmt.Errorf("save: method %s cannot be saved (no MarshalBinary)", b.method)
-		}
-		method, params, columns = b.method, b.params, b.columns
-		if state, err = bm.MarshalBinary(); err != nil {
-			return fmt.Errorf("save %s: %w", b.method, err)
-		}
-		if bs, err = EncodeState(b.method, b.saveState()); err != nil {
-			return fmt.Errorf("save: %w", err)
-		}
+		return fmt.Errorf("save %s: %w", method, err)
 	}
 	m, ok := Lookup(method)
 	if !ok {
 		return fmt.Errorf("save: method %q is not registered", method)
 	}
-	h, err := json.Marshal(header{Format: EnvelopeFormat, Method: method, Version: m.Version, Params: paramMap(params), Columns: columns})
+	h, err := json.Marshal(header{Format: envelopeFormat, Method: method, Version: m.Version, Params: paramMap(params), Columns: columns})
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
@@ -200,7 +152,7 @@ func Save(w io.Writer, d Detector) error {
 	bw := bufio.NewWriter(w)
 	out := io.MultiWriter(bw, crc)
 	var n8 [8]byte
-	io.WriteString(out, magic)
+	io.WriteString(out, kit.Magic)
 	binary.LittleEndian.PutUint32(n8[:4], uint32(len(h)))
 	out.Write(n8[:4])
 	out.Write(h)
@@ -214,10 +166,6 @@ func Save(w io.Writer, d Detector) error {
 	return bw.Flush()
 }
 
-// ErrCorrupt is wrapped by Load's errors for files that are not intact model
-// files.
-var ErrCorrupt = errors.New("not a valid model file")
-
 // Load reads a model written by Save and returns the fitted detector
 // (Describe gives its method and parameters). A truncated, corrupt or
 // other-version file is an error.
@@ -226,8 +174,8 @@ func Load(r io.Reader) (Detector, error) {
 	tr := io.TeeReader(bufio.NewReader(r), crc)
 	corrupt := func(what string) error { return fmt.Errorf("%w: %s", ErrCorrupt, what) }
 
-	mg := make([]byte, len(magic))
-	if _, err := io.ReadFull(tr, mg); err != nil || string(mg) != magic {
+	mg := make([]byte, len(kit.Magic))
+	if _, err := io.ReadFull(tr, mg); err != nil || string(mg) != kit.Magic {
 		return nil, corrupt("missing the model header (is this a model written by 'anomaly fit'?)")
 	}
 	var n8 [8]byte
@@ -273,8 +221,8 @@ func Load(r io.Reader) (Detector, error) {
 		return nil, corrupt("unreadable header")
 	}
 	hb = bytes.Buffer{}
-	if h.Format != EnvelopeFormat {
-		return nil, fmt.Errorf("model file format %d is not supported by this build (it reads format %d; refit the model)", h.Format, EnvelopeFormat)
+	if h.Format != envelopeFormat {
+		return nil, fmt.Errorf("model file format %d is not supported by this build (it reads format %d; refit the model)", h.Format, envelopeFormat)
 	}
 	var sections [2]bytes.Buffer
 	for i, what := range []string{"shared state", "model state"} {
@@ -309,98 +257,17 @@ func Load(r io.Reader) (Detector, error) {
 	if h.Version != m.Version {
 		return nil, fmt.Errorf("model of method %s has state version %d; this build reads version %d (refit the model)", h.Method, h.Version, m.Version)
 	}
-	det, err := m.New(h.Params, Options{})
+	e, _ := kit.Lookup(h.Method)
+	det, err := build(e, h.Params, nil)
 	if err != nil {
 		return nil, fmt.Errorf("model parameters: %w", err)
 	}
-	if km, ok := det.(kitModel); ok {
-		if err := km.UnmarshalModel(h.Columns, sections[0].Bytes(), sections[1].Bytes()); err != nil {
-			return nil, corrupt(fmt.Sprintf("method %s %v", h.Method, err))
-		}
-		return det, nil
-	}
-	md, ok := det.(model)
+	km, ok := det.(kitModel)
 	if !ok {
-		return nil, fmt.Errorf("method %s cannot be loaded (it does not embed detector.Base)", h.Method)
+		return nil, fmt.Errorf("method %s cannot be loaded (its detector does not embed method.Base)", h.Method)
 	}
-	bu, ok := det.(encoding.BinaryUnmarshaler)
-	if !ok {
-		return nil, fmt.Errorf("method %s cannot be loaded (no UnmarshalBinary)", h.Method)
-	}
-	var bs baseState
-	if err := decodeState(sections[0].Bytes(), &bs); err != nil {
-		return nil, corrupt(fmt.Sprintf("method %s shared state: %v", h.Method, err))
-	}
-	if err := md.base().restoreState(bs); err != nil {
-		return nil, corrupt(fmt.Sprintf("method %s shared state: %v", h.Method, err))
-	}
-	if len(h.Columns) > 0 {
-		if len(h.Columns) != bs.Dim {
-			return nil, corrupt(fmt.Sprintf("the header names %d columns, the model has %d", len(h.Columns), bs.Dim))
-		}
-		md.base().columns = h.Columns
-	}
-	if err := bu.UnmarshalBinary(sections[1].Bytes()); err != nil {
-		return nil, corrupt(fmt.Sprintf("method %s state: %v", h.Method, err))
+	if err := km.UnmarshalModel(h.Columns, sections[0].Bytes(), sections[1].Bytes()); err != nil {
+		return nil, corrupt(fmt.Sprintf("method %s %v", h.Method, err))
 	}
 	return det, nil
-}
-
-// EncodeState encodes the state of a fitted model of the named method, a
-// struct of numbers, strings, slices and structs of them, in the raw
-// layout (see rawMagic): the body of a method's MarshalBinary once it has
-// built its state. It allocates one buffer of the encoded size.
-func EncodeState(method string, state any) ([]byte, error) {
-	b, err := encodeRaw(state)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encoding state: %w", method, err)
-	}
-	return b, nil
-}
-
-// DecodeState decodes data written by EncodeState into state, a pointer to
-// the method's state type: the start of a method's UnmarshalBinary, which
-// then checks what it decoded. States gob-encoded by earlier builds are
-// read too.
-func DecodeState(method string, data []byte, state any) error {
-	if err := decodeState(data, state); err != nil {
-		return fmt.Errorf("%s: decoding state: %w", method, err)
-	}
-	return nil
-}
-
-func decodeState(data []byte, state any) error {
-	if bytes.HasPrefix(data, []byte(rawMagic)) {
-		return decodeRaw(data, state)
-	}
-	return gob.NewDecoder(bytes.NewReader(data)).Decode(state)
-}
-
-// Finite reports whether every value of the slices is finite (neither NaN
-// nor ±Inf), as an UnmarshalBinary requires of the arrays it decoded.
-func Finite(vs ...[]float64) bool {
-	for _, v := range vs {
-		for _, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// RowMajor returns m's values row by row for a state: m's own array when
-// its rows are contiguous (no copy: EncodeState only reads it), else a
-// copy.
-func RowMajor(m *mat.Dense) []float64 {
-	r, c := m.Dims()
-	raw := m.RawMatrix()
-	if raw.Stride == c || r <= 1 {
-		return raw.Data[: r*c : r*c]
-	}
-	out := make([]float64, 0, r*c)
-	for i := range r {
-		out = append(out, m.RawRowView(i)...)
-	}
-	return out
 }

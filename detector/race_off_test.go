@@ -1,5 +1,5 @@
 //go:build !race
 
-package detector
+package detector_test
 
 const raceEnabled = false

@@ -1,6 +1,6 @@
 //go:build race
 
-package detector
+package detector_test
 
 // raceEnabled says the race detector is on: it allocates beside the
 // program, so the allocation bounds are checked without it (make

@@ -2,24 +2,19 @@ package detector
 
 import (
 	"fmt"
-	"math"
+	"github.com/kernelad/anomaly/detector/internal/kit"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/tensor"
 )
 
-// Param documents one parameter of a method, for `anomaly methods` and
-// error messages.
-type Param = param.Param
-
-// Info is what a method says about itself when it registers.
-type Info struct {
+// Method describes a registered method, for listings (`anomaly methods`)
+// and for checking parameters before a fit.
+type Method struct {
 	// Name is the registry key, lower case (expose, ocsvm, r1stm, ...).
 	Name string
 	// Summary is a one-line description.
@@ -27,111 +22,46 @@ type Info struct {
 	// Version is the version of the method's saved state; Load refuses a
 	// model written with another version.
 	Version int
-	// Scale is the method's default scale stage rule; "" means
-	// DefaultScale.
+	// Scale is the method's default scale rule (the scale parameter's
+	// default).
 	Scale string
 	// MinRows is the fewest training rows a fit needs (a mean and a
-	// spread, a tree split); 0 means one. Base checks it before the scale
-	// stage, with the same message for every method.
+	// spread, a tree split); 0 means one.
 	MinRows int
 	// Lighter is the parameter settings, if any, under which the method
 	// fits in much less memory (kpca's method=nystrom: n × m instead of
 	// n × n). A front end that refuses a fit over its memory budget
 	// offers them when they would fit it.
 	Lighter map[string]string
-}
-
-// Size describes the data an operation runs on.
-type Size struct {
-	Rows, Cols int
-	// NonZeros is the number of stored values: Rows·Cols for a dense
-	// matrix, the non-zeros of a sparse one.
-	NonZeros int64
-	// Sparse says the matrix is sparse (a *sparse.CSR).
-	Sparse bool
-}
-
-// Bytes returns the memory of a matrix of size s: 8 bytes a value when
-// it is dense; for a sparse (CSR) one its values, column indices and row
-// pointers.
-func (s Size) Bytes() float64 {
-	if s.Sparse {
-		return 16*float64(s.NonZeros) + 8*float64(s.Rows+1)
-	}
-	return 8 * float64(s.NonZeros)
-}
-
-// SizeOf returns the Size of X.
-func SizeOf(X interface{ Dims() (int, int) }) Size {
-	r, c := X.Dims()
-	s := Size{Rows: r, Cols: c, NonZeros: int64(r) * int64(c)}
-	if nz, ok := X.(interface{ NNZ() int }); ok {
-		s.NonZeros, s.Sparse = int64(nz.NNZ()), true
-	}
-	return s
-}
-
-// Op is the operation a memory estimate is for.
-type Op int
-
-const (
-	// FitOp is Fit (or FitLabeled) on the data.
-	FitOp Op = iota
-	// ScoreOp is Score of the data with a fitted model.
-	ScoreOp
-)
-
-// SaveFactor is the peak bytes of saving a model (Save: the encoded state,
-// one buffer of its size, and the copy of its arrays a MarshalBinary may
-// make in building its state; most hand over their own arrays) in
-// multiples of the model's float64 arrays, which a fit's estimate adds
-// (the command line saves every model it fits). Measured as the bytes
-// Save allocates with the collector off: 1.0× for expose (a 320 MB model,
-// D = 2000 × 20,000 columns), r1svm (1.6 GB), kde, ocsvm and iforest;
-// 1.9× for kpca and 2.0× for gauss, which copy the projection and the
-// Cholesky factor. Gob, before the raw layout, took 6.1–7.5×.
-const SaveFactor = 2
-
-// Method describes a registered detector.
-type Method struct {
-	Info
 	// Params lists the declared parameters with their defaults.
-	Params []Param
+	Params []param.Param
 	// Labeled says the method's detectors are LabeledFitters
 	// (semi-supervised).
 	Labeled bool
 
-	// New builds an unfitted detector from key=value parameters.
-	New func(params map[string]string, opts Options) (Detector, error)
-	// Parse parses params as New would and reports the first unknown
-	// key, unparsable value or value out of its declared range, without
-	// building a detector.
-	Parse func(params map[string]string) error
-	// Estimate is the method's estimate of the peak bytes op allocates
-	// on data of size s with d, beyond the data itself (Memory adds the
-	// threshold's sorted scores and the chunk the scale stage scores
-	// through).
-	Estimate func(d Detector, op Op, s Size) float64
-
-	legacy bool // the method embeds the legacy Base, which scales a whole copy
+	parse func(params map[string]string) error
 }
 
 // Check parses params as the method's constructor would and reports the
 // first unknown key, unparsable value or value out of its declared range,
 // without building a detector (checks between parameters, and against the
 // data, come when it is built).
-func (m Method) Check(params map[string]string) error { return m.Parse(params) }
+func (m Method) Check(params map[string]string) error { return m.parse(params) }
 
 // Has reports whether the method declares a parameter of that name.
 func (m Method) Has(name string) bool {
-	return slices.ContainsFunc(m.Params, func(p Param) bool { return p.Name == name })
+	return slices.ContainsFunc(m.Params, func(p param.Param) bool { return p.Name == name })
 }
 
 // Options carries what a caller of New sets besides the method's
 // parameters.
 type Options struct {
-	// Progress receives the fit's progress reports (see ProgressFunc).
-	Progress ProgressFunc
+	// Progress, when set, receives the fit's progress reports: the
+	// stage's name, the work done so far and the stage's total (≤ 0
+	// when unknown); see the package documentation for every method's
+	// stages. It is called from the fitting goroutine and must return
+	// quickly.
+	Progress func(stage string, done, total int)
 	// Seed, when not nil, is the seed of the run: it becomes the
 	// method's seed parameter unless the parameters name one (a method
 	// that makes no random choice ignores it).
@@ -143,78 +73,17 @@ type Options struct {
 	Shape []int
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Method{}
-)
-
-// RegisterLegacy registers a method that embeds the legacy Base (see
-// package detector/method for Base and Register).
-func RegisterLegacy[C any, P interface {
-	*C
-	Config
-}, D Detector](info Info, New func(C) (D, error), memory func(d D, op Op, s Size) float64) {
-	if info.Name == "" || New == nil || memory == nil {
-		panic("detector: Register needs a name, a constructor and a memory estimate")
-	}
-	var zero C
-	m := Method{Info: info, Params: bindWith(info.Name, info.Scale, P(&zero)).Params()}
-	var d D
-	_, m.Labeled = any(d).(LabeledFitter)
-	m.New = func(params map[string]string, opts Options) (Detector, error) {
-		var cfg C
-		if err := bindWith(info.Name, info.Scale, P(&cfg)).Apply(params); err != nil {
-			return nil, err
-		}
-		P(&cfg).Shared().Progress = opts.Progress
-		return New(cfg)
-	}
-	m.Parse = func(params map[string]string) error {
-		var cfg C
-		return bindWith(info.Name, info.Scale, P(&cfg)).Apply(params)
-	}
-	m.Estimate = func(d Detector, op Op, s Size) float64 {
-		return memory(d.(D), op, s)
-	}
-	m.legacy = true
-	Register(m)
-}
-
-// Register adds a method to the registry, under m.Name; package
-// detector/method's Register builds m from a method's typed
-// configuration. It panics if the name is empty or taken or a function
-// of m is nil: registration happens in init functions, where such a
-// mistake is a programming error.
-func Register(m Method) {
-	if m.Name == "" || m.New == nil || m.Parse == nil || m.Estimate == nil {
-		panic("detector: Register needs a name, New, Parse and Estimate")
-	}
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[m.Name]; dup {
-		panic("detector: method " + m.Name + " registered twice")
-	}
-	registry[m.Name] = m
-}
-
 // Names returns the registered method names in sorted order.
-func Names() []string {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return kit.Names() }
 
 // Lookup returns the registered method with the given name.
 func Lookup(name string) (Method, bool) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	m, ok := registry[name]
-	return m, ok
+	e, ok := kit.Lookup(name)
+	if !ok {
+		return Method{}, false
+	}
+	return Method{Name: e.Name, Summary: e.Summary, Version: e.Version, Scale: e.Scale, MinRows: e.MinRows,
+		Lighter: e.Lighter, Params: e.Params, Labeled: e.Labeled, parse: e.Parse}, true
 }
 
 // New builds an unfitted detector of the named method from key=value
@@ -225,6 +94,7 @@ func Lookup(name string) (Method, bool) {
 // errors naming the method and the key.
 func New(name string, params map[string]string, opts ...Options) (Detector, error) {
 	m, ok := Lookup(name)
+	e, _ := kit.Lookup(name)
 	if !ok {
 		return nil, &UnknownMethodError{Name: name, Suggest: suggestMethod(name), Available: Names()}
 	}
@@ -254,7 +124,16 @@ func New(name string, params map[string]string, opts ...Options) (Detector, erro
 			p["shape"] = tensor.FormatShape(o.Shape)
 		}
 	}
-	return m.New(p, o)
+	return build(e, p, o.Progress)
+}
+
+// build builds a detector of the registered method e.
+func build(e kit.Entry, params map[string]string, progress func(string, int, int)) (Detector, error) {
+	d, err := e.New(params, progress)
+	if err != nil {
+		return nil, err
+	}
+	return d.(Detector), nil
 }
 
 // UnknownMethodError is New's error for a method name this build does not
@@ -337,69 +216,29 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// Memory estimates the peak bytes that op allocates on data of size s with
-// detector d (built by the registry, or by a method's New): the method's
-// own estimate plus the scale stage's copy of the data and, for a fit, the
-// threshold's copy of the training scores. Score estimates
-// need a fitted detector. An estimate beyond int64's range is
-// math.MaxInt64.
-func Memory(d Detector, op Op, s Size) (int64, error) {
-	name, params, ok := Describe(d)
-	if !ok {
-		return 0, fmt.Errorf("detector: %T was not built by a registered method", d)
-	}
-	m, ok := Lookup(name)
-	if !ok {
-		return 0, fmt.Errorf("detector: method %q is not registered", name)
-	}
-	est := m.Estimate(d, op, s)
-	if op == FitOp {
-		// finish sorts a copy of the training scores for the threshold
-		// (ThresholdFromScores): at most one per row. Uncounted, a gauss
-		// fit of 10,000,000 × 2 rows held 610 MB live against 576.
-		est += 8 * float64(s.Rows)
-	}
-	if rule := params["scale"]; rule != "" && rule != "none" {
-		copied := s.Bytes()
-		if !m.legacy {
-			// Base scales the rows a chunk at a time: a method that
-			// holds every scaled row counts them in its own estimate.
-			copied = 0
-			if op == ScoreOp && s.Rows > 0 {
-				copied = s.Bytes() * math.Min(1, float64(ChunkRows(s.Cols))/float64(s.Rows))
-			}
-		}
-		est += copied
-	}
-	if !(est < math.MaxInt64) { // +Inf and NaN too
-		return math.MaxInt64, nil
-	}
-	return int64(max(est, 0)), nil
+// Description is what a detector built by New or Load says about
+// itself.
+type Description struct {
+	// Method is the registered name of the detector's method.
+	Method string
+	// Params holds the resolved parameters it was built with, as
+	// key=value text, defaults included (a copy).
+	Params map[string]string
+	// Columns names the columns it was fitted on (SetColumns, or the
+	// model file's), or is nil.
+	Columns []string
+	// Warning describes a degenerate fit (every training score equal,
+	// a solver stopped at its limit), "" otherwise.
+	Warning string
 }
 
-// Describe returns the method name and resolved parameters of a detector
-// built by the registry or by a method's New.
-func Describe(d Detector) (method string, params map[string]string, ok bool) {
-	if km, ok := d.(kitModel); ok {
-		method, params = km.Describe()
-		return method, params, true
-	}
-	md, ok := d.(model)
+// Describe describes d; false when d was not built by a registered
+// method (New or Load).
+func Describe(d Detector) (Description, bool) {
+	km, ok := d.(kitModel)
 	if !ok {
-		return "", nil, false
+		return Description{}, false
 	}
-	b := md.base()
-	return b.method, b.Params(), true
-}
-
-// Warning returns the warning of a fit whose model is degenerate (every
-// training score equal), "" otherwise.
-func Warning(d Detector) string {
-	if km, ok := d.(kitModel); ok {
-		return km.Warning()
-	}
-	if md, ok := d.(model); ok {
-		return md.base().warning
-	}
-	return ""
+	method, params := km.Describe()
+	return Description{Method: method, Params: params, Columns: km.Columns(), Warning: km.Warning()}, true
 }

@@ -76,7 +76,7 @@ func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64,
 	if _, ok := fm.(cosineMap); !ok {
 		return nil, fmt.Errorf("expose: feature map %T cannot be saved", fm)
 	}
-	if !detector.Finite(w) {
+	if !method.Finite(w) {
 		return nil, errors.New("expose: embedding holds non-finite values")
 	}
 	mean := append([]float64(nil), w...)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/kernelad/anomaly/detector"
+
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/expose"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -31,7 +33,7 @@ func Example() {
 	}
 	Y := mat.NewDense(2, 2, []float64{0.1, -0.2, 6, 6})
 	scores, _ := d.Score(nil, Y)
-	labels := detector.Label(nil, scores, d.Threshold())
+	labels := method.Label(nil, scores, d.Threshold())
 	fmt.Println("far point scores higher:", scores[1] > scores[0])
 	fmt.Println("labels:", labels)
 	// Output:

@@ -134,7 +134,6 @@ type EXPoSE struct {
 }
 
 var _ detector.Detector = (*EXPoSE)(nil)
-var _ detector.PartialFitter = (*EXPoSE)(nil)
 
 // MaxIterations bounds T, given or from epsilon: at the default D = 2000
 // an iteration takes about 10 µs here, so 10⁹ are hours of fitting; more
@@ -401,7 +400,7 @@ func (d *EXPoSE) widthRows(ctx context.Context, f *method.Fitting) (float64, *ce
 
 // passRows is the chunk of rows of the width rule's passes: 1 MiB of
 // values, so that the scaled chunk each pass allocates stays small beside
-// the model (detector.ChunkRows' 8 MiB, three passes in a row, held 25 MB
+// the model (method.ChunkRows' 8 MiB, three passes in a row, held 25 MB
 // of garbage at the peak of a fit of 100,000 × 20 rows).
 func passRows(dim int) int { return max(256, (1<<20)/(8*max(dim, 1))) }
 

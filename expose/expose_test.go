@@ -252,8 +252,8 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := detectortest.Reload(t, d)
-	if name, _, _ := detector.Describe(l); name != "expose" {
-		t.Fatalf("loaded a %q model", name)
+	if desc, _ := detector.Describe(l); desc.Method != "expose" {
+		t.Fatalf("loaded a %q model", desc.Method)
 	}
 	a, _ := d.Score(nil, X)
 	b, _ := l.Score(nil, X)

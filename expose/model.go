@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/parallel"
@@ -58,9 +57,9 @@ func (m *model) stepRows() int {
 
 // scanRows is the chunk of rows a pass that maps them asks for: about
 // 2²² feature values (some tens of milliseconds of work between progress
-// reports), at least a block for every core, at most detector.ChunkRows.
+// reports), at least a block for every core, at most method.ChunkRows.
 func (m *model) scanRows() int {
-	return max(runtime.GOMAXPROCS(0)*m.block(), min(detector.ChunkRows(m.fm.InputDim()), (1<<22)/m.fm.Dim()))
+	return max(runtime.GOMAXPROCS(0)*m.block(), min(method.ChunkRows(m.fm.InputDim()), (1<<22)/m.fm.Dim()))
 }
 
 // Score writes −⟨φ(y), w⟩ for every row y of X into dst, a block of rows at

@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 )
 
@@ -12,7 +11,7 @@ import (
 const StateVersion = 2
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "expose",
 		Summary: "EXPoSE kernel mean embedding on random features; batch or constant-time SGD (Schneider et al.)",
 		Version: StateVersion,
@@ -43,18 +42,18 @@ func init() {
 // 200,000 × 50 rows, 54.4 MB against 57.0 MB. Two terms make it higher
 // than a fit alone: the saving (2.6 MB of the 10.9 MB estimated for a
 // batch fit at D = 16384 of 20,000 × 10 rows, which held 5.9 MB), and the
-// 8 bytes per row detector.Memory adds for the threshold's sorted scores
+// 8 bytes per row method.Memory adds for the threshold's sorted scores
 // (8 MB of the 19.2 MB for an SGD fit of 10⁶ × 10 rows, which held 11.0
 // MB; the fit sorts 10,000). The block was counted at ChunkRows rows,
 // which at D = 10,000 put a fit of 20,000 × 20 rows, peak 29 MB, at
 // 113 MB.
-func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
+func memory(d *EXPoSE, op method.Op, s method.Size) float64 {
 	D, cols, n := float64(d.cfg.Features), float64(s.Cols), float64(s.Rows)
 	workers := float64(runtime.GOMAXPROCS(0))
 	chunk := min(d.cfg.ChunkRows, max(s.Rows, 1)) // a block never holds more rows than the data
 	block := float64(cacheChunk(chunk, d.cfg.Features))
 	est := 2*8*D*cols + 3*8*D + workers*8*block*D
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		return est + 8*n
 	}
 	row := 8 * cols // the bytes of a row, dense or (s.Sparse) its non-zeros
@@ -69,7 +68,7 @@ func memory(d *EXPoSE, op detector.Op, s detector.Size) float64 {
 		if n <= cautionRows {
 			return row*n + 8*n
 		}
-		pass := math.Max(float64(passRows(s.Cols)), float64(max(runtime.GOMAXPROCS(0)*int(block), min(detector.ChunkRows(s.Cols), (1<<22)/d.cfg.Features))))
+		pass := math.Max(float64(passRows(s.Cols)), float64(max(runtime.GOMAXPROCS(0)*int(block), min(method.ChunkRows(s.Cols), (1<<22)/d.cfg.Features))))
 		return row*pass + 2*row*cautionRows
 	}
 	if d.cfg.Solver == SGD {

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+
+	"github.com/kernelad/anomaly/detector/method"
 )
 
 // rowSource is a data set of n rows of d columns read as a
@@ -79,7 +81,7 @@ func (s indexSource) ReadRows(_ context.Context, idx []int) (mat.Matrix, error) 
 	return X, nil
 }
 
-var _ detector.RowReader = indexSource{}
+var _ method.RowReader = indexSource{}
 
 // TestSGDReadsSampleAndSteps (issue 32, must-show 3): an SGD fit of
 // T = 1,000 steps from 2,000,000 rows that can be read by index reads the

@@ -13,8 +13,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/james-bowman/sparse"
-
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/fastmath"
@@ -157,7 +155,7 @@ func (m *model) trainScores(ctx context.Context, f *method.Fitting) ([]float64, 
 		return train, m.Score(ctx, train, X)
 	}
 	train := make([]float64, n)
-	err := f.Scan(ctx, detector.ChunkRows(d), func(lo int, X mat.Matrix) error {
+	err := f.Scan(ctx, method.ChunkRows(d), func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
 		f.Report("score", lo+r, n)
 		return m.Score(ctx, train[lo:lo+r], X)
@@ -187,7 +185,7 @@ func centre(xc *mat.Dense) []float64 {
 // squared norms.
 func moments(ctx context.Context, f *method.Fitting, m *model) (*mat.SymDense, float64, error) {
 	n, d := f.Dims()
-	chunk := detector.ChunkRows(d)
+	chunk := method.ChunkRows(d)
 	mean := make([]float64, d)
 	err := f.Scan(ctx, chunk, func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
@@ -407,7 +405,13 @@ func (m *model) setLowRank(xc *mat.Dense, G *mat.SymDense, a, c float64) error {
 	// M = (a/c)·I + G, in G's storage: the fit has no other use for G.
 	M := G
 	for i := 0; i < n; i++ {
-		M.SetSym(i, i, M.At(i, i)+a/c)
+		v := M.At(i, i) + a/c
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			// ‖x_i‖² overflowed (only a crafted model's rows can: a fit
+			// refuses a covariance that is not finite first).
+			return errors.New("the covariance is not finite; scale the features (scale=standard)")
+		}
+		M.SetSym(i, i, v)
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(M) {
@@ -415,6 +419,9 @@ func (m *model) setLowRank(xc *mat.Dense, G *mat.SymDense, a, c float64) error {
 	}
 	m.chol = &ch
 	m.logDet = float64(d)*math.Log(a) + ch.LogDet() - float64(n)*math.Log(a/c)
+	if math.IsInf(m.logDet, 0) || math.IsNaN(m.logDet) {
+		return errors.New("the covariance's determinant is not finite; scale the features (scale=standard)")
+	}
 	return nil
 }
 
@@ -670,7 +677,7 @@ func (g *Gauss) decode(b []byte, dim int) (*model, error) {
 // ends with, on at most ThresholdRows rows) holds each worker's block of
 // centred rows and, in the low-rank form, their products with the
 // training rows.
-func memory(g *Gauss, op detector.Op, s detector.Size) float64 {
+func memory(g *Gauss, op method.Op, s method.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
 	lowRank := d > n
@@ -680,10 +687,10 @@ func memory(g *Gauss, op detector.Op, s detector.Size) float64 {
 		d += float64(nt) // the block's products with the training rows
 	}
 	block := workers * 8 * scoreBlock * d
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		return 8*n + block
 	}
-	chunk := 8 * math.Min(n, float64(detector.ChunkRows(s.Cols))) * d
+	chunk := 8 * math.Min(n, float64(method.ChunkRows(s.Cols))) * d
 	train := 8 * math.Min(n, ThresholdRows)
 	if lowRank {
 		return 8*n*d + 2*8*n*n + train + block + workers*8*scoreBlock*n + method.SaveFactor*8*n*d // and saving the rows
@@ -700,7 +707,7 @@ func boolf(b bool) float64 {
 }
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "gauss",
 		Summary: "parametric Gaussian with Ledoit–Wolf covariance shrinkage; score the squared Mahalanobis distance or −log density (a reference detector)",
 		Version: 1,

@@ -77,8 +77,8 @@ func (c *Classifier) Detector() detector.Detector { return c.det }
 // String names the method and its parameters.
 func (c *Classifier) String() string {
 	if c.det != nil {
-		if m, p, ok := detector.Describe(c.det); ok {
-			return fmt.Sprintf("anomaly.Classifier(%s%s)", m, formatParams(p))
+		if desc, ok := detector.Describe(c.det); ok {
+			return fmt.Sprintf("anomaly.Classifier(%s%s)", desc.Method, formatParams(desc.Params))
 		}
 	}
 	return fmt.Sprintf("anomaly.Classifier(%s%s)", c.Method, formatParams(c.Params))
@@ -506,7 +506,8 @@ func (c *Classifier) LoadWithPrefix(r *base.ClassifierDeserializer, prefix strin
 	if err := r.GetJSONForKey(r.Prefix(prefix, "ATTRIBUTES"), &attrs); err != nil {
 		return err
 	}
-	method, params, _ := detector.Describe(det)
+	desc, _ := detector.Describe(det)
+	method, params := desc.Method, desc.Params
 	m := md.ClassifierMetadata
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	labeled, _ := m["labeled"].(bool)

@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/nprand"
@@ -553,7 +552,7 @@ func (m *model) trainScores(ctx context.Context, ft *method.Fitting, all mat.Mat
 	if all != nil {
 		return train, m.score(ctx, train, all, func(done int) { ft.Report("score", done, n) })
 	}
-	err := ft.Scan(ctx, detector.ChunkRows(d), func(lo int, X mat.Matrix) error {
+	err := ft.Scan(ctx, method.ChunkRows(d), func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
 		return m.score(ctx, train[lo:lo+r], X, func(done int) { ft.Report("score", lo+done, n) })
 	})
@@ -729,7 +728,7 @@ func avgPath(m int) float64 {
 }
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "iforest",
 		Summary: "Isolation Forest (Liu, Ting & Zhou 2008): 100 trees on 256-row subsamples; score 2^(−E[h(x)]/c(ψ)) (a reference detector)",
 		Version: 2,

@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 )
 
@@ -112,14 +111,14 @@ func checkTree(t []node, psi, d int32, depth []int32) bool {
 // Saving the trees allocates their encoded size, 48 bytes a node. Score
 // holds the scores and each worker's block of path sums (and of rows
 // rounded to float32, in single precision).
-func memory(f *IForest, op detector.Op, s detector.Size) float64 {
+func memory(f *IForest, op method.Op, s method.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
 	rowBuf := workers * scoreBlock * 32 // each worker's path sums and rows
 	if f.cfg.Precision == Single {
 		rowBuf += workers * 8 * math.Min(scoreBlock*d, copiedValues) // and its rows rounded
 	}
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		return 8*n + rowBuf
 	}
 	trees := float64(f.cfg.Trees)
@@ -162,7 +161,7 @@ func memory(f *IForest, op detector.Op, s detector.Size) float64 {
 	case n > ThresholdRows:
 		thresh = rowsBytes(ThresholdRows)
 	case scaled && held == 0: // a chunk scaled at a time
-		thresh = 8 * math.Min(n, float64(detector.ChunkRows(s.Cols))) * d
+		thresh = 8 * math.Min(n, float64(method.ChunkRows(s.Cols))) * d
 	}
 	return forest + held + math.Max(math.Max(draw+read+8*u+grow, thresh+train), save)
 }

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/testmat"
 )
@@ -170,7 +172,7 @@ func TestThresholdRows(t *testing.T) {
 		Q.SetRow(i, X.RawRowView(int(int64(i)*n/ThresholdRows)))
 	}
 	s, _ := f.Score(nil, Q)
-	if want := detector.ThresholdFromScores(s, detector.DefaultContamination); f.Threshold() != want {
+	if want := method.ThresholdFromScores(s, method.DefaultContamination); f.Threshold() != want {
 		t.Errorf("threshold %v, want %v (the quantile of the evenly spaced rows' scores)", f.Threshold(), want)
 	}
 }

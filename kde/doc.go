@@ -24,7 +24,7 @@
 // exponential) kernel instead of underflowing to +Inf. Under a
 // finite-support kernel (tophat, epanechnikov, linear, cosine) a point with
 // no training row closer than h has density exactly zero and scores +Inf;
-// package eval and detector.ThresholdFromScores accept infinite scores.
+// package eval and method.ThresholdFromScores accept infinite scores.
 //
 // # Bandwidth
 //

@@ -207,7 +207,7 @@ func TestThresholdRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := capped.Threshold(), detector.ThresholdFromScores(s, 0.1); got != want {
+	if got, want := capped.Threshold(), method.ThresholdFromScores(s, 0.1); got != want {
 		t.Errorf("threshold_rows=%d: threshold %v, want the quantile of the %d rows' scores %v", m, got, m, want)
 	}
 	all, _ := New(Config{ThresholdRows: -1})

@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 )
 
@@ -17,7 +16,7 @@ import (
 const stateVersion = 1
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "kde",
 		Summary: "kernel density estimate; score −log p̂(x) (six kernels, scale_scott/scale/scott/silverman/cv bandwidth, exact or kd-tree)",
 		Version: stateVersion,
@@ -99,7 +98,7 @@ func (k *KDE) decode(b []byte, dim int) (*model, error) {
 //
 // A score scales its rows a chunk at a time (a sparse chunk densified
 // first) and holds the workers' blocks against the model's n rows.
-func memory(k *KDE, op detector.Op, s detector.Size) float64 {
+func memory(k *KDE, op method.Op, s method.Size) float64 {
 	rows, d := float64(s.Rows), float64(s.Cols)
 	tree := k.useTree()
 	blocks := func(rows, n float64) float64 {
@@ -108,7 +107,7 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 		}
 		return scoreBlock(rows, n, d)
 	}
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		n := rows // a model not yet fitted: as many training rows as rows
 		if m, ok := k.Model(); ok {
 			r, _ := m.x.Dims()
@@ -116,7 +115,7 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 		}
 		est := 8*rows + blocks(rows, n)
 		if s.Sparse {
-			est += 2 * 8 * math.Min(rows, float64(detector.ChunkRows(s.Cols))) * d // densified, then scaled
+			est += 2 * 8 * math.Min(rows, float64(method.ChunkRows(s.Cols))) * d // densified, then scaled
 		}
 		return est
 	}
@@ -146,7 +145,7 @@ func memory(k *KDE, op detector.Op, s detector.Size) float64 {
 		work += 8 * n // the build's row order, beside pos
 	}
 	if s.Sparse {
-		work += 8 * math.Min(n, float64(detector.ChunkRows(s.Cols))) * d // the stage's densified chunk
+		work += 8 * math.Min(n, float64(method.ChunkRows(s.Cols))) * d // the stage's densified chunk
 	}
 	return model + work + save
 }

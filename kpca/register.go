@@ -8,17 +8,16 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
 )
 
-// stateVersion is the version of the saved state (detector.Info.Version).
+// stateVersion is the version of the saved state (method.Info.Version).
 const stateVersion = 1
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "kpca",
 		Summary: "kernel PCA; score = squared reconstruction error of the centred φ(x) in feature space (exact or Nyström)",
 		Version: stateVersion,
@@ -44,15 +43,15 @@ func init() {
 // A score holds, per worker, the kernel block of Score (blockRows rows
 // against the training rows or landmarks) and its scratch; sparse rows
 // add their densified chunk.
-func memory(p *KPCA, op detector.Op, s detector.Size) float64 {
+func memory(p *KPCA, op method.Op, s method.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
 	kind := p.cfg.Kernel.Kind
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		sparse := 0.0
 		if s.Sparse {
 			// The chunk Base densifies, and the stage's copy of it
-			// (detector.Memory counts the sparse chunk's bytes).
-			sparse = 2 * 8 * math.Min(n, float64(detector.ChunkRows(s.Cols))) * d
+			// (method.Memory counts the sparse chunk's bytes).
+			sparse = 2 * 8 * math.Min(n, float64(method.ChunkRows(s.Cols))) * d
 		}
 		m, ok := p.Model()
 		if !ok {
@@ -65,7 +64,7 @@ func memory(p *KPCA, op detector.Op, s detector.Size) float64 {
 	if s.Sparse {
 		// The scale stage's two passes over the rows densify a chunk
 		// each (resident until the collector returns it).
-		rows += 2 * 8 * math.Min(n, float64(detector.ChunkRows(s.Cols))) * d
+		rows += 2 * 8 * math.Min(n, float64(method.ChunkRows(s.Cols))) * d
 	}
 	if p.cfg.Method == Nystrom {
 		mi := min(p.cfg.Landmarks, s.Rows)

@@ -110,5 +110,5 @@
 // for dense rows their transpose), the kernel column cache (cache_mb, at
 // most the whole n × n matrix in float32) and a few vectors per row; the
 // model keeps the support vectors (at least a share ν of the rows). The
-// registered estimate (detector.Memory) counts these.
+// registered estimate (method.Memory) counts these.
 package ocsvm

@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/smo"
 )
 
@@ -33,7 +32,7 @@ const gramBlock = 64
 // gonum's blocked right-looking Cholesky spelled out (lapack64.Potrf on
 // the diagonal blocks, a triangular solve for the panel, products for the
 // trailing rows), so that the context is heard between the products.
-func checkGram(ctx context.Context, K mat.Matrix, report detector.ProgressFunc) error {
+func checkGram(ctx context.Context, K mat.Matrix, report func(stage string, done, total int)) error {
 	n, c := K.Dims()
 	if n != c {
 		return fmt.Errorf("precomputed kernel must be square, got %d × %d", n, c)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
-	"github.com/kernelad/anomaly/internal/oneclass"
+	"github.com/kernelad/anomaly/detector/method/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/scale"
@@ -333,7 +333,7 @@ func (m *OCSVM) decode(data []byte, dim int) (*model, error) {
 }
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "ocsvm",
 		Summary: "Schölkopf's ν one-class SVM (kernel dual solved by the smo package); score ρ − Σα_i k(x_i, x)",
 		Version: 2,
@@ -347,7 +347,7 @@ func init() {
 // the solver reads the matrix itself; a sparse kernel matrix is
 // densified, whole for the fit and a chunk at a time for a score
 // (Hooks.Densify).
-func memory(m *OCSVM, op detector.Op, s detector.Size) float64 {
+func memory(m *OCSVM, op method.Op, s method.Size) float64 {
 	if m.cfg.Kernel.Kind != "precomputed" {
 		return oneclass.Memory(op, s, m.cfg.Solver.CacheMB, m.SupportVectors(), m.cfg.Scale != scale.None)
 	}
@@ -356,8 +356,8 @@ func memory(m *OCSVM, op detector.Op, s detector.Size) float64 {
 	if s.Sparse {
 		dense = 8 * n * cols
 	}
-	if op == detector.ScoreOp {
-		return 8*n + min(dense, 8*float64(detector.ChunkRows(s.Cols))*cols)
+	if op == method.ScoreOp {
+		return 8*n + min(dense, 8*float64(method.ChunkRows(s.Cols))*cols)
 	}
-	return dense + 8*n*n + oneclass.Memory(op, detector.Size{Rows: s.Rows}, m.cfg.Solver.CacheMB, 0, false)
+	return dense + 8*n*n + oneclass.Memory(op, method.Size{Rows: s.Rows}, m.cfg.Solver.CacheMB, 0, false)
 }

@@ -81,7 +81,7 @@ func TestPersistAndScore(t *testing.T) {
 			}
 			s1 := testmat.FitScore(t, d, X, X)
 			// The threshold flags about the contamination share of rows.
-			lab := detector.Label(nil, s1, d.Threshold())
+			lab := method.Label(nil, s1, d.Threshold())
 			var k int
 			for _, v := range lab {
 				k += v

@@ -29,6 +29,6 @@
 // by a Bind that looks at the other field.
 //
 // Shared groups of parameters are reusable binders: kernel.Spec.Bind (kernel
-// and width), smo.Settings.Bind (the solver), detector.Common
+// and width), smo.Settings.Bind (the solver), method.Common
 // (contamination and the scale stage) and Seed (a seeded random source).
 package param

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/dataset"
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/plot"
 	"gonum.org/v1/gonum/mat"
@@ -48,7 +48,7 @@ func (centre) Fit(context.Context, mat.Matrix) error { return nil }
 func (centre) Threshold() float64                    { return 0 }
 func (centre) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 	r, _ := X.Dims()
-	dst = detector.ScoreDst(dst, r)
+	dst = method.ScoreDst(dst, r)
 	for i := range dst {
 		dst[i] = X.At(i, 0)*X.At(i, 0) + X.At(i, 1)*X.At(i, 1)
 	}

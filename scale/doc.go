@@ -28,7 +28,7 @@
 // a rule (standard, robust, minmax or none) from training rows, and
 // Stage.Apply maps any matrix with the same columns. A stage fitted on
 // sparse input does not centre (Offset is nil), so it keeps sparse input
-// sparse. detector.Base fits the stage on the training rows, saves it with
+// sparse. method.Base fits the stage on the training rows, saves it with
 // the model and applies it before every score, so a detector's scores do
 // not depend on the units its features were measured in.
 package scale

@@ -57,7 +57,7 @@ func Fit(rule string, X mat.Matrix) (*Stage, error) {
 // deviation of all those entries over the training rows, so a channel
 // keeps its waveform and channels of different units become comparable.
 // With no shape (vector samples) channel is standard: each column is its
-// own channel. (detector.NewBase refuses channel for a method that reads
+// own channel. (method.NewBase refuses channel for a method that reads
 // vector rows, where asking for it means the user expects channels.)
 func FitShape(rule string, X mat.Matrix, shape []int) (*Stage, error) {
 	return FitRows(rule, rowsOf(X), shape)

@@ -96,7 +96,7 @@
 // all of them) and the n × D features. With --sample N (Common.Sample)
 // any of them fits on N rows drawn from the file.
 //
-// Progress stages (detector.ProgressFunc): cp-als (samples factorised, of
+// Progress stages (detector.Options.Progress): cp-als (samples factorised, of
 // n), then for 1STM gradient (smo's initial gradient, rows of n) and smo
 // (solver iterations, no total), for R1STM and R1SVM features (samples
 // mapped, of n) and linear (passes of the linear machine, of max_pass; the
@@ -144,7 +144,7 @@
 //
 // The scale stage of 1STM and R1STM defaults to min-max per entry of the
 // flattened sample (TensorScale), fitted on the training rows; R1SVM, a
-// vector method, standardises (detector.DefaultScale) and takes ν = 0.9
+// vector method, standardises (method.DefaultScale) and takes ν = 0.9
 // (DefaultR1SVMNu), and its width rule is scale_scott, the scale width
 // shrunk at Scott's rate, γ = n^(2/(d+4))/(d·Var(X)), as kde, expose,
 // ocsvm and svdd have it (gamma=median gives the median rule above). On

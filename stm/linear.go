@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -89,7 +88,7 @@ func (z *rows) mulVec(ctx context.Context, dst, w []float64, alpha float64) erro
 //
 // It returns w and ρ of the Σα = 1 form (divided by νn), so the score of a
 // sample is ρ − ⟨w, z⟩, and the number of passes.
-func linearOC(ctx context.Context, Z *rows, nu, tol float64, maxPass int, progress detector.ProgressFunc) (w []float64, rho float64, passes int, err error) {
+func linearOC(ctx context.Context, Z *rows, nu, tol float64, maxPass int, progress func(stage string, done, total int)) (w []float64, rho float64, passes int, err error) {
 	n, D := Z.n, Z.D
 	row := Z.row
 	// With νn ≤ 1 the bound of the Σα = 1 form, 1/(νn), is at least 1 and

@@ -13,8 +13,8 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
+	"github.com/kernelad/anomaly/detector/method/oneclass"
 	"github.com/kernelad/anomaly/internal/fastmath"
-	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/smo"

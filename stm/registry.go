@@ -4,7 +4,6 @@ import (
 	"runtime"
 
 	"github.com/kernelad/anomaly/cpd"
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/scale"
 	"github.com/kernelad/anomaly/smo"
@@ -24,19 +23,19 @@ import (
 const TensorScale = scale.MinMaxRule
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "1stm",
 		Summary: "one-class support tensor machine: CP factors, the kernel of eq. 4.18, the OC-SVM dual through smo; score ρ − Σα_i K(X_i, X)",
 		Version: 2,
 		Scale:   TensorScale,
 	}, NewOneSTM, memoryOneSTM)
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "r1stm",
 		Summary: "randomised one-class support tensor machine: random Fourier features of the CP components, linear one-class machine; score ρ − ⟨w, z(X)⟩",
 		Version: 2,
 		Scale:   TensorScale,
 	}, NewR1STM, memoryR1STM)
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "r1svm",
 		Summary: "randomised one-class SVM: random Fourier features of the rows, linear one-class machine (the R1SVM baseline)",
 		Version: 2,
@@ -49,7 +48,7 @@ func init() {
 // saveFactor is the peak bytes of saving a fitted model in multiples of
 // its arrays, which a fit's estimate adds (the command line saves every
 // model it fits): the encoded state alone, as the models' MarshalBinary
-// hand over their own arrays (detector.SaveFactor, 2, is the bound over
+// hand over their own arrays (method.SaveFactor, 2, is the bound over
 // every method; it measured 1.0× for r1svm). With 2 the estimate of an
 // r1svm fit of 400 × 50,000 rows was 1.63× its peak (1,763 MB against
 // 1,080), with 1 it is 1.26×.
@@ -61,7 +60,7 @@ func workers() float64 { return float64(runtime.GOMAXPROCS(0)) }
 // fitChunkMemory is what a fit's pass over the rows of size s holds a
 // chunk of c rows at a time: the scaled chunk and, for sparse input
 // (densified, Hooks.Densify), its dense copy.
-func fitChunkMemory(c float64, s detector.Size) float64 {
+func fitChunkMemory(c float64, s method.Size) float64 {
 	if s.Sparse {
 		return 2 * 8 * c * float64(s.Cols)
 	}
@@ -70,12 +69,12 @@ func fitChunkMemory(c float64, s detector.Size) float64 {
 
 // stageChunkMemory is what Base holds fitting the scale stage of rule on
 // sparse input, which the methods densify (Hooks.Densify): a densified
-// chunk of detector.ChunkRows rows, at least 256 (102 MB for 50,000
+// chunk of method.ChunkRows rows, at least 256 (102 MB for 50,000
 // columns); on dense rows in memory, or under rule none, nothing. It is freed before
 // the method reads the rows, but a fit's peak was seen to hold it beside
 // them (121 MB for a tensor fit of 400 × 50,000 sparse rows whose own
 // chunk and component vectors are 20 MB).
-func stageChunkMemory(s detector.Size, rule string) float64 {
+func stageChunkMemory(s method.Size, rule string) float64 {
 	if s.Sparse && rule != scale.None {
 		return 8 * scoreRows(s) * float64(s.Cols)
 	}
@@ -83,10 +82,10 @@ func stageChunkMemory(s detector.Size, rule string) float64 {
 }
 
 // scoreChunkMemory is what Base's Score holds of a chunk beyond what
-// detector.Memory adds for it (a chunk of the input as it is): for
+// method.Memory adds for it (a chunk of the input as it is): for
 // sparse input, densified (Hooks.Densify) and then scaled, two dense
 // copies of the chunk's rows.
-func scoreChunkMemory(s detector.Size) float64 {
+func scoreChunkMemory(s method.Size) float64 {
 	if s.Sparse {
 		return 2 * 8 * scoreRows(s) * float64(s.Cols)
 	}
@@ -98,27 +97,27 @@ func scoreChunkMemory(s detector.Size) float64 {
 // of n rows for a fit, of a chunk for Score), and the Kruskal tensors of
 // a batch of at most cpBatch of the chunk's rows and each worker's
 // unfoldings and Gram matrices.
-func cpMemory(r resolved, s detector.Size, keep, c float64) float64 {
+func cpMemory(r resolved, s method.Size, keep, c float64) float64 {
 	R, d, dim := float64(r.rank), float64(s.Cols), float64(r.dim)
 	return 8*keep*R*dim + min(c, cpBatch)*float64(cpd.KruskalBytes(r.shape, r.rank)) + workers()*8*(3*d+4*R*dim)
 }
 
 // cpFitMemory is cpMemory of a fit, with its chunk and the scale stage's
 // (rule).
-func cpFitMemory(r resolved, s detector.Size, rule string) float64 {
+func cpFitMemory(r resolved, s method.Size, rule string) float64 {
 	c := min(float64(s.Rows), float64(fitChunk(s.Cols)))
 	return cpMemory(r, s, float64(s.Rows), c) + fitChunkMemory(c, s) + stageChunkMemory(s, rule)
 }
 
 // cpScoreMemory is cpMemory of a Score, with Base's chunk.
-func cpScoreMemory(r resolved, s detector.Size) float64 {
+func cpScoreMemory(r resolved, s method.Size) float64 {
 	return cpMemory(r, s, scoreRows(s), scoreRows(s)) + scoreChunkMemory(s)
 }
 
 // scoreRows is the number of rows Score sees at a time: Base scales a
 // chunk at a time.
-func scoreRows(s detector.Size) float64 {
-	return min(float64(s.Rows), float64(detector.ChunkRows(s.Cols)))
+func scoreRows(s method.Size) float64 {
+	return min(float64(s.Rows), float64(method.ChunkRows(s.Cols)))
 }
 
 // memoryOneSTM: the component vectors (never the rows: they are
@@ -128,9 +127,9 @@ func scoreRows(s detector.Size) float64 {
 // float32) and per-sample arrays, and the support components kept and
 // saved (at most all). Scoring: a chunk's component vectors and the
 // kernel values of a block of them against the support components.
-func memoryOneSTM(m *OneSTM, op detector.Op, s detector.Size) float64 {
+func memoryOneSTM(m *OneSTM, op method.Op, s method.Size) float64 {
 	n, R, dim := float64(s.Rows), float64(m.r.rank), float64(m.r.dim)
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		sv := 0
 		if mod, ok := m.Model(); ok {
 			sv = mod.exp.Len()
@@ -163,7 +162,7 @@ func linearMemory(n, R, in, D float64) float64 {
 // inputs per sample): the scores, a block of scoreBlock rows' features
 // and each worker's feature rows (rank above 1). The frequencies'
 // transposed copy is made by the fit or by Decode, never by Score.
-func linearScoreMemory(s detector.Size, R, D float64) float64 {
+func linearScoreMemory(s method.Size, R, D float64) float64 {
 	block := min(float64(s.Rows), scoreBlock)
 	var per float64
 	if R > 1 {
@@ -187,11 +186,11 @@ func permodeMemory(r resolved, rows, Dm, D float64) float64 {
 // memoryR1STM: the component vectors and a chunk's factorisation (never
 // the rows), the summed features and the linear machine; scoring, a
 // chunk's component vectors and a block's features.
-func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
+func memoryR1STM(m *R1STM, op method.Op, s method.Size) float64 {
 	n, R, D := float64(s.Rows), float64(m.r.rank), float64(m.cfg.Features)
 	dim := float64(m.r.dim)
 	var est float64
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		est = cpScoreMemory(m.r, s) + linearScoreMemory(s, R, D)
 	} else {
 		est = cpFitMemory(m.r, s, m.cfg.Scale) + linearMemory(n, R, dim, D)
@@ -200,7 +199,7 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 		Dm := float64(m.cfg.ModeFeatures)
 		rows := workers() * 256 * R
 		est += permodeMemory(m.r, rows, Dm, D)
-		if op == detector.FitOp { // saving the maps
+		if op == method.FitOp { // saving the maps
 			est += saveFactor * permodeMemory(m.r, 0, Dm, D)
 		}
 	}
@@ -212,9 +211,9 @@ func memoryR1STM(m *R1STM, op detector.Op, s detector.Size) float64 {
 // scale=none), the summed features and the linear machine; scoring, a
 // chunk's densified and scaled copies (sparse input) and a block's
 // features.
-func memoryR1SVM(m *R1SVM, op detector.Op, s detector.Size) float64 {
+func memoryR1SVM(m *R1SVM, op method.Op, s method.Size) float64 {
 	n, d, D := float64(s.Rows), float64(s.Cols), float64(m.cfg.Features)
-	if op == detector.ScoreOp {
+	if op == method.ScoreOp {
 		return linearScoreMemory(s, 1, D) + scoreChunkMemory(s)
 	}
 	var rows float64

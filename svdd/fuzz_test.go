@@ -9,7 +9,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
-	"github.com/kernelad/anomaly/internal/oneclass"
+	"github.com/kernelad/anomaly/detector/method/oneclass"
 	"github.com/kernelad/anomaly/internal/testmat"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
+	"github.com/kernelad/anomaly/detector/method/oneclass"
 	"github.com/kernelad/anomaly/internal/csr"
-	"github.com/kernelad/anomaly/internal/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/scale"
@@ -358,7 +358,7 @@ func (m *SVDD) decode(data []byte, dim int) (*model, error) {
 }
 
 func init() {
-	method.Register(detector.Info{
+	method.Register(method.Info{
 		Name:    "svdd",
 		Summary: "support vector data description (kernel SVDD dual by the smo package; fit --labeled uses labelled anomalies); score ‖φ(x)−c‖² − R²",
 		Version: 2,
@@ -369,13 +369,13 @@ func init() {
 // the scaled copy of the rows, the kernel matrix's copy, the column
 // cache; scoring, the expansion's work), and in a fit the labels, bounds,
 // linear term and diagonal.
-func memory(m *SVDD, op detector.Op, s detector.Size) float64 {
+func memory(m *SVDD, op method.Op, s method.Size) float64 {
 	sv := 0
 	if md, ok := m.Model(); ok {
 		sv = md.exp.Len()
 	}
 	est := oneclass.Memory(op, s, m.cfg.Solver.CacheMB, sv, m.cfg.Scale != scale.None)
-	if op == detector.FitOp {
+	if op == method.FitOp {
 		est += 4 * 8 * float64(s.Rows)
 	}
 	return est

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/expose"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
@@ -87,7 +88,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	}
 	rule := cfg.Scale
 	if rule == "" {
-		rule = detector.DefaultScale
+		rule = method.DefaultScale
 	}
 	if rule != scale.None && rule != scale.Standardize {
 		return nil, fmt.Errorf("exposebeam: scale=%s needs per-column order statistics, which the distributed fit does not compute; use scale=standard or none", rule)
@@ -327,7 +328,7 @@ func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAc
 	if err != nil {
 		return err
 	}
-	thr := detector.ThresholdFromScores(s, probe.Config().Contamination)
+	thr := method.ThresholdFromScores(s, probe.Config().Contamination)
 	d, err := expose.FromEmbedding(cfg, f.Map.stage(), fm, acc.Mean(), int(acc.N), f.Gamma, thr)
 	if err != nil {
 		return err
@@ -335,8 +336,7 @@ func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAc
 	if len(f.Columns) == int(f.Map.Cols) {
 		// Names too long for a model file's header are left out, as
 		// 'anomaly fit' does (it prints a note; a worker cannot).
-		var te *detector.ColumnsTooLongError
-		if err := detector.SetColumns(d, f.Columns); err != nil && !errors.As(err, &te) {
+		if err := detector.SetColumns(d, f.Columns); err != nil && !errors.Is(err, detector.ErrColumnsTooLong) {
 			return err
 		}
 	}

@@ -87,11 +87,11 @@ func loadModel(t testing.TB, path string) (map[string]string, *expose.EXPoSE) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, params, _ := detector.Describe(d)
-	if name != "expose" {
-		t.Fatalf("model method %q, want expose", name)
+	desc, _ := detector.Describe(d)
+	if desc.Method != "expose" {
+		t.Fatalf("model method %q, want expose", desc.Method)
 	}
-	return params, d.(*expose.EXPoSE)
+	return desc.Params, d.(*expose.EXPoSE)
 }
 
 // maxAbsDiff returns max_i |a_i − b_i| (+Inf when the lengths differ).

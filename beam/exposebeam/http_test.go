@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/dataset"
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/shareddata"
 	"gonum.org/v1/gonum/mat"
 )
@@ -145,7 +145,7 @@ func TestHTTPShards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lab := detector.Label(nil, ref, det.Threshold())
+		lab := method.Label(nil, ref, det.Threshold())
 		ids, got, an := readScores(t, sf)
 		if len(got) != len(ref) {
 			t.Fatalf("%s: %d scores, the shard has %d rows", sf, len(got), len(ref))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 )
 
 func init() {
@@ -164,7 +165,7 @@ func (f *scoreFn) ProcessElement(b Block, model []byte, emit func(int64, ScoredB
 	if err != nil {
 		return fmt.Errorf("shard %d rows %d…: %w", b.Shard, b.Start, err)
 	}
-	lab := detector.Label(nil, scores, f.det.Threshold())
+	lab := method.Label(nil, scores, f.det.Threshold())
 	an := make([]int64, len(lab))
 	for i, l := range lab {
 		an[i] = int64(l)

@@ -90,10 +90,10 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"features=10^9: refused by the estimate", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},
 		// kpca's estimates on 3,000 rows: exact 117 MB (a 72 MB Gram
 		// matrix and the eigensolver's), Nyström at its default 500
-		// landmarks 43 MB, at 3,000 landmarks 656 MB (detector.Memory,
+		// landmarks 43 MB, at 3,000 landmarks 656 MB (method.Memory,
 		// since kpca moved to the method kit). Over a 100 MB budget
 		// the refusal names the lighter setting kpca declares
-		// (detector.Info.Lighter) when that fits.
+		// (method.Info.Lighter) when that fits.
 		{"kpca exact over the budget: nystrom offered", []string{"fit", "--method", "kpca", "--data", d3k, "--out", out, "--max-memory", "100MB"}, cli.ExitUsage, "with --set method=nystrom it needs about"},
 		{"kpca nystrom with n landmarks over the budget", []string{"fit", "--method", "kpca", "--data", d3k, "--out", out, "--max-memory", "100MB", "--set", "method=nystrom", "--set", "landmarks=3000"}, cli.ExitUsage, "make it so; lower them (at the method's defaults with --set method=nystrom it needs about"},
 		{"features=10^9 beside parameters that cost nothing: only features named", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000", "--set", "map=orf", "--set", "radius=2"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},

@@ -64,8 +64,8 @@ func TestFitSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, params, _ := detector.Describe(d); params["sample"] != "40" || params["sample_seed"] != "5" {
-		t.Errorf("the model's parameters %v, want sample=40 sample_seed=5", params)
+	if desc, _ := detector.Describe(d); desc.Params["sample"] != "40" || desc.Params["sample_seed"] != "5" {
+		t.Errorf("the model's parameters %v, want sample=40 sample_seed=5", desc.Params)
 	}
 	if code, _, stderr := runMain("fit", "--method", "gauss", "--data", train, "--out", filepath.Join(dir, "d.bin"), "--sample", "-3"); code != cli.ExitUsage || !strings.Contains(stderr, "--sample -3") {
 		t.Errorf("--sample -3: exit %d, stderr %q", code, stderr)

@@ -15,7 +15,7 @@ import (
 	"github.com/kernelad/anomaly/cmd/anomaly/internal/cli"
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/method"
-	"github.com/kernelad/anomaly/internal/oneclass"
+	"github.com/kernelad/anomaly/detector/method/oneclass"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/ocsvm"
 	"github.com/kernelad/anomaly/svdd"

@@ -34,8 +34,8 @@ func TestModelsBeforeColumnNames(t *testing.T) {
 			t.Errorf("%s: %v", m, err)
 			continue
 		}
-		if got := detector.Columns(d); got != nil {
-			t.Errorf("%s: names %q", m, got)
+		if desc, _ := detector.Describe(d); desc.Columns != nil {
+			t.Errorf("%s: names %q", m, desc.Columns)
 		}
 		if err := detector.CheckColumns(d, ds.Columns); err != nil {
 			t.Errorf("%s: %v", m, err)

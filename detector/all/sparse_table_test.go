@@ -11,13 +11,14 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 )
 
 // TestSparseTable prints, for every registered method at its defaults,
 // the table of issue 31's item 4: the peak memory of a fit and a score of
 // a 400 × 50,000 CSR matrix beside the method's estimate
-// (detector.Memory), and the largest difference between the scores of the
+// (method.Memory), and the largest difference between the scores of the
 // CSR matrix and of its dense copy. It runs two densities: 8,000
 // non-zeros in all (20 a row) and 8,000 a row. The peaks are measured as
 // the conformance suite's Memory check measures them
@@ -58,8 +59,8 @@ func TestSparseTable(t *testing.T) {
 				if err != nil {
 					return "", err
 				}
-				size := detector.SizeOf(S)
-				fe, err := detector.Memory(ds, detector.FitOp, size)
+				size := method.SizeOf(S)
+				fe, err := method.Memory(ds, method.FitOp, size)
 				if err != nil {
 					return "", err
 				}
@@ -67,7 +68,7 @@ func TestSparseTable(t *testing.T) {
 				if err != nil {
 					return "", err
 				}
-				se, err := detector.Memory(ds, detector.ScoreOp, size)
+				se, err := method.Memory(ds, method.ScoreOp, size)
 				if err != nil {
 					return "", err
 				}

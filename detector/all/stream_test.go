@@ -12,6 +12,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 )
 
@@ -35,7 +36,7 @@ func (s smallChunks) Scan(ctx context.Context, _ int, fn func(lo int, X mat.Matr
 // The streaming path gives the in-memory path's scores bit for bit for
 // every method (issue 32): an .npy file of 4,500 rows of 256 values,
 // opened with dataset.Open and read a chunk at a time by
-// detector.ScoreSource (two chunks of detector.ChunkRows), against Score
+// detector.ScoreSource (two chunks of method.ChunkRows), against Score
 // of the same rows in one matrix. Chunks of 7 rows give the same scores
 // for a method that scores each row on its own; one whose arithmetic
 // depends on how many rows a call scores (a BLAS product blocked by the
@@ -43,8 +44,8 @@ func (s smallChunks) Scan(ctx context.Context, _ int, fn func(lo int, X mat.Matr
 func TestStreamingScoresEqual(t *testing.T) {
 	X := testmat.NormalSeed(300, 256, 11)
 	Q := testmat.NormalSeed(4500, 256, 12)
-	if detector.ChunkRows(256) >= 4500 {
-		t.Fatalf("4,500 rows are one chunk of %d: the test needs two", detector.ChunkRows(256))
+	if method.ChunkRows(256) >= 4500 {
+		t.Fatalf("4,500 rows are one chunk of %d: the test needs two", method.ChunkRows(256))
 	}
 	path := filepath.Join(t.TempDir(), "q.npy")
 	if err := os.WriteFile(path, npy(Q), 0o644); err != nil {

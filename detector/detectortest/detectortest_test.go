@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
@@ -94,8 +93,8 @@ func decodeCentroid(b []byte, dim int) (centroidModel, error) {
 }
 
 func init() {
-	method.Register(detector.Info{Name: "test-centroid", Summary: "distance to the training mean (detectortest's own test)", Version: 1},
-		newCentroid, func(*centroid, detector.Op, detector.Size) float64 { return 0 })
+	method.Register(method.Info{Name: "test-centroid", Summary: "distance to the training mean (detectortest's own test)", Version: 1},
+		newCentroid, func(*centroid, method.Op, method.Size) float64 { return 0 })
 }
 
 // TestRun runs the suite on the centroid detector, which is deterministic.

@@ -51,7 +51,7 @@
 //     of the cancel.
 //   - Memory: a fit and a score (2,000 rows by default, Options.Memory)
 //     hold at their peak no more than 1.25 times the method's estimate
-//     (detector.Memory, which the command line compares with its memory
+//     (method.Memory, which the command line compares with its memory
 //     budget before it allocates) plus 4 MB, counting the Go heap and, on
 //     Linux, the resident set (buffers mapped outside the heap). It skips
 //     itself under -race; make test runs it without.
@@ -76,7 +76,7 @@
 //
 // # The contamination rule
 //
-// detector.ThresholdFromScores returns the (1−c) quantile q of the n
+// method.ThresholdFromScores returns the (1−c) quantile q of the n
 // training scores with linear interpolation between the order statistics
 // s₍lo₎ ≤ q ≤ s₍hi₎, lo = ⌊(1−c)(n−1)⌋, hi = lo+1. With distinct scores the
 // rows above q number n−1−lo = ⌈c·(n−1)⌉, which for c ≤ 0.5 lies in

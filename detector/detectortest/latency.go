@@ -165,9 +165,6 @@ func (s *suite) progressCheck(t *testing.T) {
 	X := mat.DenseCopyOf(dataset.GaussianMixture(rf.Rows, rf.Cols, s.c, rand.NewPCG(9, 9)).X)
 	rec := newRecorder()
 	d := s.build(t, s.withProgress(rf.Params, rec.report))
-	if _, kit := d.(detector.SourceFitter); !kit && os.Getenv("ANOMALY_STRICT") != "1" {
-		t.Skip("KNOWN FAILURE (issue 31; run with ANOMALY_STRICT=1): the method still embeds the legacy detector.Base; its progress moves with it to detector/method")
-	}
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatalf("Fit of %d×%d: %v", rf.Rows, rf.Cols, err)
 	}
@@ -262,7 +259,7 @@ func (r *recorder) check(t *testing.T) {
 
 // withProgress returns the suite's parameters with extra merged over them
 // and a progress callback to install.
-func (s *suite) withProgress(extra map[string]string, progress detector.ProgressFunc) built {
+func (s *suite) withProgress(extra map[string]string, progress func(stage string, done, total int)) built {
 	b := s.params2(extra)
 	b.progress = progress
 	return b
@@ -271,7 +268,7 @@ func (s *suite) withProgress(extra map[string]string, progress detector.Progress
 // built is what build makes a detector from.
 type built struct {
 	params   map[string]string
-	progress detector.ProgressFunc
+	progress func(stage string, done, total int)
 }
 
 func (s *suite) params2(extra map[string]string) built {

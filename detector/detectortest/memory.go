@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/dataset"
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 )
 
 // Memory is the fit (and score) of the Memory check: Rows × Cols rows of
@@ -28,7 +28,7 @@ type Memory struct {
 }
 
 // memorySlack is the fraction by which the heap a fit or score is seen to
-// hold may pass the method's estimate (detector.Memory) before the Memory
+// hold may pass the method's estimate (method.Memory) before the Memory
 // check fails, and memoryFloor the bytes it may pass it by in any case
 // (what the estimates leave out on purpose: O(n + d) vectors, the
 // goroutines' stacks, the collector's lag at a small heap).
@@ -41,7 +41,7 @@ const (
 // sampling the bytes held in heap objects, with the collector run at a
 // tenth of its usual lag so that the samples follow what is live, and
 // requires the peak above the starting heap to stay within memorySlack of
-// detector.Memory's estimate (plus memoryFloor). The command line refuses
+// method.Memory's estimate (plus memoryFloor). The command line refuses
 // runs whose estimate passes the memory budget on the strength of that
 // estimate, so one that is far too low lets a run exhaust the machine.
 func (s *suite) memory(t *testing.T) {
@@ -58,8 +58,8 @@ func (s *suite) memory(t *testing.T) {
 	}
 	X := mat.DenseCopyOf(dataset.GaussianMixture(rows, cols, s.c, rand.NewPCG(5, 5)).X)
 	d, p := s.newDet(t, mo.Params)
-	size := detector.SizeOf(X)
-	est, err := detector.Memory(d, detector.FitOp, size)
+	size := method.SizeOf(X)
+	est, err := method.Memory(d, method.FitOp, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func (s *suite) memory(t *testing.T) {
 		t.Fatalf("Fit(%v) on %d×%d: %v", p, rows, cols, err)
 	}
 	within(t, "Fit", rows, cols, est, peak)
-	est, err = detector.Memory(d, detector.ScoreOp, size)
+	est, err = method.Memory(d, method.ScoreOp, size)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -51,9 +50,6 @@ func (s *suite) transaction(t *testing.T) {
 	maps.Copy(params, rf.Params)
 
 	orig := s.fitted(t, rf.Params)
-	if _, kit := orig.(detector.SourceFitter); !kit && os.Getenv("ANOMALY_STRICT") != "1" {
-		t.Skip("KNOWN FAILURE (issue 31; run with ANOMALY_STRICT=1): the method still embeds the legacy detector.Base, whose fit is not a transaction; it moves to detector/method")
-	}
 	want := snapshotOf(t, orig, s.test)
 
 	// A full refit, measured on copies of the fitted detector: the
@@ -105,10 +101,6 @@ func (s *suite) transaction(t *testing.T) {
 
 	// An error late in the data: a source that fails at the end of its
 	// k-th pass (or row read), for every k a fit makes.
-	if _, ok := orig.(detector.SourceFitter); !ok {
-		t.Log("the detector does not fit from a Source: no late read error injected")
-		return
-	}
 	counter := &failingSource{X: X, failAt: -1}
 	if err := detector.FitSource(context.Background(), Reload(t, orig), counter); err != nil {
 		t.Fatalf("FitSource of %d×%d: %v", rf.Rows, rf.Cols, err)
@@ -182,7 +174,7 @@ func snapshotOf(t *testing.T, d detector.Detector, X mat.Matrix) snapshot {
 	if err != nil {
 		t.Fatalf("Predict: %v", err)
 	}
-	return snapshot{saved: buf.Bytes(), scores: sc, labels: lab, threshold: d.Threshold(), warning: detector.Warning(d)}
+	return snapshot{saved: buf.Bytes(), scores: sc, labels: lab, threshold: d.Threshold(), warning: warningOf(d)}
 }
 
 func (a snapshot) equal(b snapshot) bool {
@@ -213,7 +205,7 @@ func (a snapshot) diff(b snapshot) string {
 // errInjected is the read error of a failingSource.
 var errInjected = errors.New("detectortest: injected read error")
 
-// failingSource is a matrix as a detector.RowReader whose read number
+// failingSource is a matrix as a method.RowReader whose read number
 // failAt (a chunk that ends a Scan, or a ReadRows) fails; it counts its
 // reads (failAt < 0: none fails).
 type failingSource struct {
@@ -255,4 +247,10 @@ func (f *failingSource) ReadRows(_ context.Context, idx []int) (mat.Matrix, erro
 		copy(out.RawRowView(k), f.X.RawRowView(i))
 	}
 	return out, nil
+}
+
+// warningOf is the warning of d's fit (detector.Describe).
+func warningOf(d detector.Detector) string {
+	desc, _ := detector.Describe(d)
+	return desc.Warning
 }

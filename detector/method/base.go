@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/internal/kit"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/scale"
@@ -136,8 +137,8 @@ func NewBase[M Model](method string, cfg Config, hooks Hooks[M]) (Base[M], error
 		return Base[M]{}, &param.Error{Method: method, Name: "scale", Value: st.common.Scale,
 			Reason: "channel standardises per index of a tensor sample's first mode, and " + method + " reads vector rows (a tensor file is flattened for it): use scale=standard, which is what channel is on vector rows, or a tensor method (1stm, r1stm)"}
 	}
-	if m, ok := detector.Lookup(method); ok {
-		st.minRows = m.MinRows
+	if e, ok := kit.Lookup(method); ok {
+		st.minRows = e.MinRows
 	}
 	return Base[M]{s: st}, nil
 }
@@ -276,7 +277,7 @@ func (b *Base[M]) FitSource(ctx context.Context, src detector.Source) error {
 // fitMatrix checks X and fits on it.
 func (b *Base[M]) fitMatrix(ctx context.Context, X mat.Matrix, y []int, fit func(ctx context.Context, f *Fitting, y []int) (M, []float64, error)) error {
 	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
-	if err := detector.CheckMatrix(X, 0); err != nil {
+	if err := CheckMatrix(X, 0); err != nil {
 		return fmt.Errorf("%s: %w", b.s.method, err)
 	}
 	b.s.fitMu.Lock()
@@ -380,7 +381,7 @@ func (b *Base[M]) fitStage(ctx context.Context, f *Fitting) error {
 		f.stage = &scale.Stage{Rule: scale.None}
 		if f.rows < 0 {
 			f.rows = 0
-			err = f.scanRaw(ctx, detector.ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
+			err = f.scanRaw(ctx, ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
 				r, _ := X.Dims()
 				f.rows += r
 				return nil
@@ -397,7 +398,7 @@ func (b *Base[M]) fitStage(ctx context.Context, f *Fitting) error {
 
 // fitStageMatrix fits the stage on the rows of a matrix in memory. Rule
 // robust sorts whole columns (scale.FitShape); the other rules read the
-// matrix as passes of detector.ChunkRows rows (scale.FitRows, the same
+// matrix as passes of ChunkRows rows (scale.FitRows, the same
 // stage bit for bit) with ctx checked between chunks, so that a fit
 // cancelled in its scale stage returns within a chunk's work.
 func fitStageMatrix(ctx context.Context, rule string, X mat.Matrix, shape []int) (*scale.Stage, error) {
@@ -406,7 +407,7 @@ func fitStageMatrix(ctx context.Context, rule string, X mat.Matrix, shape []int)
 	}
 	n, c := X.Dims()
 	_, sp := csr.Input(X).(*sparse.CSR)
-	step := detector.ChunkRows(c)
+	step := ChunkRows(c)
 	rows := scale.Rows{Cols: c, Sparse: sp, Pass: func(fn func(X mat.Matrix) error) error {
 		for lo := 0; lo < n; lo += step {
 			if err := ctx.Err(); err != nil {
@@ -442,7 +443,7 @@ func (b *Base[M]) fitStageSource(ctx context.Context, f *Fitting, shape []int) (
 	total := f.rows
 	rows := scale.Rows{Cols: f.cols, Sparse: f.Sparse(), Pass: func(fn func(X mat.Matrix) error) error {
 		n, pass := 0, 0
-		err := f.scanRaw(ctx, detector.ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
+		err := f.scanRaw(ctx, ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
 			r, _ := X.Dims()
 			n += r
 			if pass++; pass%16 == 0 {
@@ -477,7 +478,7 @@ func drawSample(ctx context.Context, f *Fitting, k int, rng *rand.Rand) (mat.Mat
 		return X, idx, nil
 	}
 	res := newReservoir(k, f.cols, f.Sparse(), rng)
-	err := f.scanRaw(ctx, detector.ChunkRows(f.cols), func(lo int, X mat.Matrix) error {
+	err := f.scanRaw(ctx, ChunkRows(f.cols), func(lo int, X mat.Matrix) error {
 		res.add(lo, X)
 		f.Report("sample", res.seen, -1)
 		return nil
@@ -503,7 +504,7 @@ func (b *Base[M]) settleTies(ctx context.Context, f *Fitting, model M, train []f
 	if !b.s.hooks.Settle || len(train) != f.rows || hasNaN(train) || !(b.s.common.Contamination > 0) {
 		return train, nil // finish reports NaN scores
 	}
-	thr := detector.ThresholdFromScores(train, b.s.common.Contamination)
+	thr := ThresholdFromScores(train, b.s.common.Contamination)
 	var scale float64
 	for _, v := range train {
 		if !math.IsInf(v, 0) {
@@ -576,7 +577,7 @@ func (b *Base[M]) tieCause() (cause, hint string) {
 }
 
 // PartialFitWith folds more rows into a model, for a method that updates
-// a fitted model from a stream (detector.PartialFitter): fit receives the
+// a fitted model from a stream (a PartialFit method): fit receives the
 // published model (and fitted = false before the first fit) and returns
 // the updated one with the scores of the rows of X, from which the
 // threshold is re-estimated. On an unfitted detector the scale stage is
@@ -590,7 +591,7 @@ func (b *Base[M]) PartialFitWith(ctx context.Context, X mat.Matrix, fit func(ctx
 	defer s.fitMu.Unlock()
 	prev := s.cur.Load()
 	if prev == nil {
-		if err := detector.CheckMatrix(X, 0); err != nil {
+		if err := CheckMatrix(X, 0); err != nil {
 			return fmt.Errorf("%s: %w", s.method, err)
 		}
 		var zero M
@@ -598,7 +599,7 @@ func (b *Base[M]) PartialFitWith(ctx context.Context, X mat.Matrix, fit func(ctx
 			return fit(ctx, f, zero, false)
 		})
 	}
-	if err := detector.CheckMatrix(X, prev.dim); err != nil { // a later batch may be a single row
+	if err := CheckMatrix(X, prev.dim); err != nil { // a later batch may be a single row
 		return fmt.Errorf("%s: %w", s.method, err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -651,11 +652,11 @@ func (b *Base[M]) PredictContext(ctx context.Context, dst []int, X mat.Matrix) (
 	if err != nil {
 		return nil, err
 	}
-	return detector.Label(dst, scores, cur.threshold), nil
+	return Label(dst, scores, cur.threshold), nil
 }
 
 // score scores X with the published state cur: the rows are checked,
-// then scaled and scored a chunk at a time (detector.ChunkRows), so that
+// then scaled and scored a chunk at a time (ChunkRows), so that
 // scoring holds the scaled copy of a chunk, never of all of X. A panic of
 // the method's Score (a defect, or a model file whose sizes its Decode
 // did not check) is returned as an error, not a crash of the process.
@@ -663,11 +664,11 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 	defer recoverAs(b.s.method, "scoring", &err)
 	X = csr.Input(X) // any james-bowman/sparse format, rows sorted
 	method := b.s.method
-	if err := detector.CheckMatrix(X, cur.dim); err != nil {
+	if err := CheckMatrix(X, cur.dim); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	n, cols := X.Dims()
-	dst = detector.ScoreDst(dst, n)
+	dst = ScoreDst(dst, n)
 	sp, _ := X.(*sparse.CSR)
 	densify := sp != nil && b.s.hooks.Densify
 	// Always these chunks, as detector.ScoreSource reads a source: a
@@ -675,7 +676,7 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 	// BLAS product blocks by the matrix's size) then scores a file
 	// streamed from disk as it scores the same rows in memory, bit for
 	// bit.
-	chunk := detector.ChunkRows(cols)
+	chunk := ChunkRows(cols)
 	var buf, dense mat.Dense
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)
@@ -694,7 +695,7 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 			}
-			return nil, detector.OffsetRows(fmt.Errorf("%s: %w", method, err), lo)
+			return nil, offsetRows(fmt.Errorf("%s: %w", method, err), lo)
 		}
 	}
 	if err := nanRows(method, dst, false); err != nil {

@@ -1,6 +1,7 @@
 package method_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	_ "github.com/kernelad/anomaly/gauss"
 )
 
@@ -48,5 +50,26 @@ func TestTypedFitErrors(t *testing.T) {
 	err = d.Fit(ctx, mat.NewDense(3, 1, []float64{1, 2, 3}))
 	if !errors.Is(err, context.Canceled) || err.Error() != "gauss: context canceled" {
 		t.Errorf("a cancelled fit: %q, want \"gauss: context canceled\"", err)
+	}
+}
+
+// TestIsModel: a saved model is recognised from its first line, and data
+// that only begin like one (or are shorter than the line) are not.
+func TestIsModel(t *testing.T) {
+	d, _ := detector.New("gauss", nil)
+	if err := d.Fit(context.Background(), mat.NewDense(3, 1, []float64{1, 2, 4})); err != nil {
+		t.Fatal(err)
+	}
+	var saved bytes.Buffer
+	if err := detector.Save(&saved, d); err != nil {
+		t.Fatal(err)
+	}
+	if !method.IsModel(bytes.NewReader(saved.Bytes())) {
+		t.Error("a saved model: IsModel false")
+	}
+	for _, s := range []string{"", "ANOMALY-MODEL", "ANOMALY-MODEL,x\n", "a,b\n1,2\n"} {
+		if method.IsModel(strings.NewReader(s)) {
+			t.Errorf("%q: IsModel true", s)
+		}
 	}
 }

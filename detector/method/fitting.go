@@ -38,7 +38,7 @@ type Fitting struct {
 	mem        mat.Matrix // the rows when they are a matrix in memory, else nil
 	stage      *scale.Stage
 	rows, cols int
-	progress   detector.ProgressFunc
+	progress   func(stage string, done, total int)
 	caution    string
 	densify    bool // Hooks.Densify: sparse rows are densified before the stage
 
@@ -112,7 +112,7 @@ func (f *Fitting) all(ctx context.Context) (mat.Matrix, error) {
 	}
 	if f.Sparse() {
 		b := csr.NewBuilder(f.cols)
-		err := f.Scan(ctx, detector.ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
+		err := f.Scan(ctx, ChunkRows(f.cols), func(_ int, X mat.Matrix) error {
 			sp := X.(*sparse.CSR)
 			r, _ := sp.Dims()
 			for i := range r {
@@ -129,7 +129,7 @@ func (f *Fitting) all(ctx context.Context) (mat.Matrix, error) {
 		return b.Build(f.cols), nil
 	}
 	out := mat.NewDense(max(f.rows, 1), f.cols, nil)
-	err := f.Scan(ctx, detector.ChunkRows(f.cols), func(lo int, X mat.Matrix) error {
+	err := f.Scan(ctx, ChunkRows(f.cols), func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
 		out.Slice(lo, lo+r, 0, f.cols).(*mat.Dense).Copy(X)
 		return nil
@@ -168,7 +168,7 @@ func (f *Fitting) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matri
 	err := f.scanRaw(ctx, max, func(lo int, X mat.Matrix) error {
 		Xs, err := f.stage.ApplyInto(&buf, X)
 		if err != nil {
-			return detector.OffsetRows(fmt.Errorf("%s: %w", f.method, err), lo)
+			return offsetRows(fmt.Errorf("%s: %w", f.method, err), lo)
 		}
 		return fn(lo, Xs)
 	})
@@ -230,8 +230,8 @@ func scanMatrix(ctx context.Context, X mat.Matrix, max int, fn func(lo int, X ma
 func scanChecked(ctx context.Context, method string, src detector.Source, max int, fn func(lo int, X mat.Matrix) error) error {
 	_, cols := src.Dims()
 	return src.Scan(ctx, max, func(lo int, X mat.Matrix) error {
-		if err := detector.CheckMatrix(X, cols); err != nil {
-			return detector.OffsetRows(fmt.Errorf("%s: %w", method, err), lo)
+		if err := CheckMatrix(X, cols); err != nil {
+			return offsetRows(fmt.Errorf("%s: %w", method, err), lo)
 		}
 		return fn(lo, X)
 	})
@@ -247,7 +247,7 @@ func (f *Fitting) ctxErr(ctx context.Context, err error) error {
 }
 
 // ByIndex reports whether Rows reads rows by index (the rows are in
-// memory, or the source is a detector.RowReader) rather than in a pass
+// memory, or the source is a RowReader) rather than in a pass
 // over the data: a method that reads many small sets of rows (EXPoSE's
 // SGD) then asks for them a few at a time; otherwise it asks for as many
 // as it can hold in one call, each call being a pass.
@@ -255,13 +255,13 @@ func (f *Fitting) ByIndex() bool {
 	if f.mem != nil {
 		return true
 	}
-	_, ok := f.src.(detector.RowReader)
+	_, ok := f.src.(RowReader)
 	return ok
 }
 
 // Rows returns the training rows idx (each in [0, rows), in any order,
 // repeats allowed), scaled, as a new matrix: read by index when the rows
-// are in memory or the source is a detector.RowReader, else in one pass.
+// are in memory or the source is a RowReader, else in one pass.
 func (f *Fitting) Rows(ctx context.Context, idx []int) (mat.Matrix, error) {
 	X, err := f.readRows(ctx, idx)
 	if err != nil {
@@ -271,7 +271,7 @@ func (f *Fitting) Rows(ctx context.Context, idx []int) (mat.Matrix, error) {
 	if err != nil {
 		var re *scale.RangeError
 		if errors.As(err, &re) && re.Row < len(idx) {
-			err = detector.OffsetRows(err, idx[re.Row]-re.Row)
+			err = offsetRows(err, idx[re.Row]-re.Row)
 		}
 		return nil, fmt.Errorf("%s: %w", f.method, err)
 	}
@@ -304,15 +304,15 @@ func (f *Fitting) readRows(ctx context.Context, idx []int) (mat.Matrix, error) {
 // RowReader, else in one pass that keeps the rows asked for.
 func readSource(ctx context.Context, method string, src detector.Source, idx []int) (mat.Matrix, error) {
 	_, cols := src.Dims()
-	if rr, ok := src.(detector.RowReader); ok {
+	if rr, ok := src.(RowReader); ok {
 		X, err := rr.ReadRows(ctx, idx)
 		if err != nil {
 			return nil, err
 		}
-		if err := detector.CheckMatrix(X, cols); err != nil {
+		if err := CheckMatrix(X, cols); err != nil {
 			var ve *detector.ValueError
 			if errors.As(err, &ve) {
-				err = detector.OffsetRows(err, idx[ve.Row]-ve.Row)
+				err = offsetRows(err, idx[ve.Row]-ve.Row)
 			}
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
@@ -327,7 +327,7 @@ func readSource(ctx context.Context, method string, src detector.Source, idx []i
 	rows := make([][]float64, len(idx)) // dense rows, or
 	inds := make([][]int, len(idx))     // the non-zeros of sparse ones
 	next := 0
-	err := scanChecked(ctx, method, src, detector.ChunkRows(cols), func(lo int, X mat.Matrix) error {
+	err := scanChecked(ctx, method, src, ChunkRows(cols), func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
 		for next < len(order) && idx[order[next]] < lo+r {
 			i := idx[order[next]] - lo

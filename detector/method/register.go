@@ -1,9 +1,15 @@
 package method
 
 import (
+	"context"
+	"fmt"
+	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/internal/kit"
 	"github.com/kernelad/anomaly/param"
 	"github.com/kernelad/anomaly/scale"
 )
@@ -23,7 +29,7 @@ const DefaultScale = scale.Standardize
 type Common struct {
 	// Contamination is the expected share of anomalies in the training
 	// data, in (0, 0.5]: the threshold flags that share of the training
-	// rows. 0 means detector.DefaultContamination.
+	// rows. 0 means DefaultContamination.
 	Contamination float64
 	// Scale is the rule of the scale stage fitted on the training rows in
 	// front of the method and applied to every matrix it scores: standard
@@ -45,7 +51,7 @@ type Common struct {
 	SampleSeed rand.Source
 	// Progress, when set, receives progress reports from long fits. It is
 	// called from the fitting goroutine and must return quickly.
-	Progress detector.ProgressFunc
+	Progress func(stage string, done, total int)
 }
 
 // Shared returns c; through embedding it gives the registry and NewBase
@@ -75,7 +81,7 @@ func (c *Common) bind(s *param.Set, scaleDefault string, tensor bool) {
 		// NewBase refuses channel for a method of vector rows.
 		help = "scale stage fitted on the training rows in front of the method: standard (mean, std), robust (median, IQR), minmax or none (channel is for the tensor methods)"
 	}
-	s.Float(&c.Contamination, "contamination", detector.DefaultContamination, param.Interval(0, 0.5, true, false),
+	s.Float(&c.Contamination, "contamination", DefaultContamination, param.Interval(0, 0.5, true, false),
 		"expected share of anomalies in the training data; the threshold flags that share of the training rows")
 	s.Choice(&c.Scale, "scale", scaleDefault, scale.Rules, nil, help)
 	s.Int(&c.Sample, "sample", 0, param.AtLeast(0), "fit on a uniform random sample of this many training rows (0: every row)")
@@ -95,8 +101,8 @@ type Config interface {
 // shared ones, with the registered method's default scale rule.
 func bindAll(method string, cfg Config) *param.Set {
 	var scaleDefault string
-	if m, ok := detector.Lookup(method); ok {
-		scaleDefault = m.Info.Scale
+	if e, ok := kit.Lookup(method); ok {
+		scaleDefault = e.Scale
 	}
 	return bindWith(method, scaleDefault, cfg)
 }
@@ -123,42 +129,133 @@ func ParseConfig[C any, P interface {
 	return cfg, err
 }
 
-// Register adds a method to the registry (detector.Register): its name,
-// summary and state version (info); New, its constructor from a typed
-// configuration whose Bind declares the parameters; and memory, its
+// Info is what a method says about itself when it registers; users read
+// it back as a detector.Method.
+type Info struct {
+	Name    string            // the registry key, lower case: what detector.New takes
+	Summary string            // one line, for `anomaly methods`
+	Version int               // of the saved state: raise it when the state's type changes, and Load refuses older files
+	Scale   string            // the default scale rule; "" means DefaultScale
+	MinRows int               // the fewest training rows a fit needs (Base checks it); 0 means one
+	Lighter map[string]string // settings under which a fit takes much less memory (kpca's method=nystrom), or nil
+}
+
+// Register adds a method to the registry that detector.New, detector.Load
+// and detector.Lookup read (as a database/sql driver registers itself):
+// its name, summary and state version (info); New, its constructor from a
+// typed configuration whose Bind declares the parameters; and memory, its
 // estimate of the peak bytes an operation allocates on data of a given
-// size, beyond the input itself and the scale stage's copy, which
-// detector.Memory adds. The estimate is float64 arithmetic: products of
-// parameters and data sizes that pass int64's range give a huge
-// estimate, or +Inf, not one wrapped round to a small or negative
-// number. Register panics if the name is empty or taken or a function is
-// nil: it runs in init functions, where such a mistake is a programming
-// error.
+// size, beyond the input itself, which Memory completes. The estimate is
+// float64 arithmetic: products of parameters and data sizes that pass
+// int64's range give a huge estimate, or +Inf, not one wrapped round to a
+// small or negative number. Register panics if the name is empty or taken
+// or a function is nil: it runs in init functions, where such a mistake
+// is a programming error.
 func Register[C any, P interface {
 	*C
 	Config
-}, D detector.Detector](info detector.Info, New func(C) (D, error), memory func(d D, op detector.Op, s detector.Size) float64) {
+}, D detector.Detector](info Info, New func(C) (D, error), memory func(d D, op Op, s Size) float64) {
 	if info.Name == "" || New == nil || memory == nil {
 		panic("method: Register needs a name, a constructor and a memory estimate")
 	}
 	var zero C
-	m := detector.Method{Info: info, Params: bindWith(info.Name, info.Scale, P(&zero)).Params()}
+	e := kit.Entry{Name: info.Name, Summary: info.Summary, Version: info.Version, Scale: info.Scale,
+		MinRows: info.MinRows, Lighter: info.Lighter, Params: bindWith(info.Name, info.Scale, P(&zero)).Params()}
 	var d D
-	_, m.Labeled = any(d).(detector.LabeledFitter)
-	m.New = func(params map[string]string, opts detector.Options) (detector.Detector, error) {
+	_, e.Labeled = any(d).(interface {
+		FitLabeled(ctx context.Context, X mat.Matrix, y []int) error
+	})
+	e.New = func(params map[string]string, progress func(string, int, int)) (any, error) {
 		var cfg C
 		if err := bindWith(info.Name, info.Scale, P(&cfg)).Apply(params); err != nil {
 			return nil, err
 		}
-		P(&cfg).Shared().Progress = opts.Progress
+		P(&cfg).Shared().Progress = progress
 		return New(cfg)
 	}
-	m.Parse = func(params map[string]string) error {
+	e.Parse = func(params map[string]string) error {
 		var cfg C
 		return bindWith(info.Name, info.Scale, P(&cfg)).Apply(params)
 	}
-	m.Estimate = func(d detector.Detector, op detector.Op, s detector.Size) float64 {
+	e.Estimate = estimate(func(d detector.Detector, op Op, s Size) float64 {
 		return memory(d.(D), op, s)
+	})
+	kit.Register(e)
+}
+
+// estimate is a registered method's memory estimate (kit.Entry.Estimate).
+type estimate func(d detector.Detector, op Op, s Size) float64
+
+// Size describes the data an operation runs on.
+type Size struct {
+	Rows, Cols int
+	// NonZeros is the number of stored values: Rows·Cols for a dense
+	// matrix, the non-zeros of a sparse one.
+	NonZeros int64
+	// Sparse says the matrix is sparse (a *sparse.CSR).
+	Sparse bool
+}
+
+// Bytes returns the memory of a matrix of size s: 8 bytes a value when
+// it is dense; for a sparse (CSR) one its values, column indices and row
+// pointers.
+func (s Size) Bytes() float64 {
+	if s.Sparse {
+		return 16*float64(s.NonZeros) + 8*float64(s.Rows+1)
 	}
-	detector.Register(m)
+	return 8 * float64(s.NonZeros)
+}
+
+// SizeOf returns the Size of X.
+func SizeOf(X interface{ Dims() (int, int) }) Size {
+	r, c := X.Dims()
+	s := Size{Rows: r, Cols: c, NonZeros: int64(r) * int64(c)}
+	if nz, ok := X.(interface{ NNZ() int }); ok {
+		s.NonZeros, s.Sparse = int64(nz.NNZ()), true
+	}
+	return s
+}
+
+// Op is the operation a memory estimate is for.
+type Op int
+
+const (
+	// FitOp is Fit (or FitLabeled) on the data.
+	FitOp Op = iota
+	// ScoreOp is Score of the data with a fitted model.
+	ScoreOp
+)
+
+// Memory estimates the peak bytes that op allocates on data of size s with
+// detector d (built by detector.New or Load, or by a method's New): the
+// method's own estimate plus, for a fit, the threshold's copy of the
+// training scores and, for a score, the chunk the scale stage scales.
+// Score estimates need a fitted detector. An estimate beyond int64's range
+// is math.MaxInt64. A front end checks it against its memory budget
+// before it reads the data.
+func Memory(d detector.Detector, op Op, s Size) (int64, error) {
+	desc, ok := detector.Describe(d)
+	if !ok {
+		return 0, fmt.Errorf("method: %T was not built by a registered method", d)
+	}
+	e, ok := kit.Lookup(desc.Method)
+	if !ok {
+		return 0, fmt.Errorf("method: method %q is not registered", desc.Method)
+	}
+	est := e.Estimate.(estimate)(d, op, s)
+	if op == FitOp {
+		// finish sorts a copy of the training scores for the threshold
+		// (ThresholdFromScores): at most one per row. Uncounted, a gauss
+		// fit of 10,000,000 × 2 rows held 610 MB live against 576.
+		est += 8 * float64(s.Rows)
+	}
+	if rule := desc.Params["scale"]; rule != "" && rule != "none" && op == ScoreOp && s.Rows > 0 {
+		// Base scales the rows a chunk at a time: a method that holds
+		// every scaled row counts them in its own estimate.
+		est += s.Bytes() * math.Min(1, float64(ChunkRows(s.Cols))/float64(s.Rows))
+	}
+	if !(est < math.MaxInt64) { // +Inf and NaN too
+		return math.MaxInt64, nil
+	}
+	return int64(max(est, 0)), nil
 }

@@ -2,18 +2,95 @@ package method
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/csr"
 )
 
+// DefaultContamination is the share of training rows flagged when a method's
+// configuration leaves the contamination rate at zero.
+const DefaultContamination = 0.1
+
+// ThresholdFromScores returns the (1−c) quantile of the training scores, with
+// linear interpolation between order statistics (NumPy's default percentile).
+// Rows scoring strictly above it are anomalies. Infinite scores are allowed
+// (finite-support kernel densities produce +Inf): when the quantile itself
+// is +Inf the threshold is the largest finite score, so every infinitely
+// anomalous row is flagged; the threshold is never infinite. NaN scores make it panic,
+// since a detector must never produce them. scores is not modified.
+func ThresholdFromScores(scores []float64, c float64) float64 {
+	if len(scores) == 0 {
+		panic("method: no training scores")
+	}
+	if !(c > 0 && c <= 0.5) {
+		panic(fmt.Sprintf("method: contamination %v out of (0, 0.5]", c))
+	}
+	return thresholdOfSorted(sortedScores(scores), c)
+}
+
+// sortedScores returns a sorted copy of training scores, panicking on a
+// NaN (Fit reports NaN scores before it sets a threshold).
+func sortedScores(scores []float64) []float64 {
+	s := append([]float64(nil), scores...)
+	for _, v := range s {
+		if math.IsNaN(v) {
+			panic("method: NaN training score")
+		}
+	}
+	sort.Float64s(s)
+	return s
+}
+
+// thresholdOfSorted is ThresholdFromScores of scores already sorted.
+func thresholdOfSorted(s []float64, c float64) float64 {
+	pos := (1 - c) * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := lo + 1
+	if hi >= len(s) {
+		return s[len(s)-1]
+	}
+	frac := pos - float64(lo)
+	a, b := s[lo], s[hi]
+	var q float64
+	switch {
+	case frac == 0 || a == b:
+		q = a
+	case math.IsInf(b, 1):
+		q = a
+	case math.IsInf(a, -1):
+		q = b
+	default:
+		q = a + frac*(b-a)
+	}
+	if math.IsInf(q, 1) {
+		// More than a share c of the rows score +Inf (finite-support
+		// densities): flag all of them by thresholding at the largest
+		// finite score.
+		q = -math.MaxFloat64
+		for i := len(s) - 1; i >= 0; i-- {
+			if !math.IsInf(s[i], 1) {
+				q = s[i]
+				break
+			}
+		}
+	}
+	if math.IsInf(q, -1) {
+		// Most rows score −Inf: every finite score is above this, the
+		// −Inf rows are not, as with a threshold of −Inf, and the
+		// threshold stays a finite number a model file can hold.
+		q = -math.MaxFloat64
+	}
+	return q
+}
+
 // thresholdAndWarning returns the threshold the training scores train
-// give at contamination c (detector.ThresholdFromScores) and the fit's
+// give at contamination c (ThresholdFromScores) and the fit's
 // warning: the method's caution, or a degenerate model the scores show
 // (every score equal, a tie larger than the unflagged share, a single
 // training row, too few scored rows for the contamination), or "". rows
@@ -24,7 +101,7 @@ func thresholdAndWarning(method string, c float64, caution string, train []float
 	if !(c > 0 && c <= 0.5) {
 		panic(fmt.Sprintf("method: contamination %v out of (0, 0.5]", c))
 	}
-	threshold := detector.ThresholdFromScores(train, c)
+	threshold := ThresholdFromScores(train, c)
 	switch {
 	case caution != "":
 		return threshold, caution

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/kernelad/anomaly/dataset"
-	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/eval"
 	"gonum.org/v1/gonum/mat"
 )
@@ -99,12 +98,20 @@ func SplitOrUniform(name string, ntrain, ntest, d int) (train, test *mat.Dense, 
 	return train, test, "uniform"
 }
 
+// Detector is what the protocol needs of a detector (a detector.Detector
+// has it; this package imports no detector package, so that it stays on
+// the floor of internal/ under the methods whose tests use it).
+type Detector interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+	Score(dst []float64, X mat.Matrix) ([]float64, error)
+}
+
 // ADBenchAUCs runs the ADBench protocol on adbench/<name>.npz for seeds
 // 1–3 (dataset.SplitADBench): a detector from newDet(seed) is fitted on
 // each train part and scores the test part. It returns the three test
 // AUC-ROCs in ascending order (the median is aucs[1]) and the total fit
 // time; a NaN score fails tb. tb is skipped when the file is absent.
-func ADBenchAUCs(tb testing.TB, name string, newDet func(seed uint64) detector.Detector) (aucs []float64, fit time.Duration) {
+func ADBenchAUCs[D Detector](tb testing.TB, name string, newDet func(seed uint64) D) (aucs []float64, fit time.Duration) {
 	tb.Helper()
 	ds := ADBench(tb, name)
 	for seed := uint64(1); seed <= 3; seed++ {
@@ -139,7 +146,7 @@ func ADBenchAUCs(tb testing.TB, name string, newDet func(seed uint64) detector.D
 // above tol fails tb, except for the data sets in exempt, which are
 // reported only. It logs one line a data set and returns the medians by
 // name. tb is skipped when the ADBench folder is absent.
-func ADBenchAnchors(tb testing.TB, anchors map[string]float64, tol float64, exempt []string, newDet func(seed uint64) detector.Detector) map[string]float64 {
+func ADBenchAnchors[D Detector](tb testing.TB, anchors map[string]float64, tol float64, exempt []string, newDet func(seed uint64) D) map[string]float64 {
 	tb.Helper()
 	Path(tb, "adbench")
 	names := make([]string, 0, len(anchors))

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kernelad/anomaly/detector"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,7 +81,7 @@ func (r *errorRecorder) Errorf(format string, a ...any) {
 // than the tolerance, and only reports an exempt one.
 func TestADBenchAnchorsFailsOffAnchor(t *testing.T) {
 	Path(t, "adbench/4_breastw.npz")
-	newDet := func(uint64) detector.Detector { return rowSum{} }
+	newDet := func(uint64) Detector { return rowSum{} }
 	first := ADBenchAnchors(&errorRecorder{TB: t}, map[string]float64{"4_breastw": 0.5}, 1, nil, newDet)
 	med := first["4_breastw"]
 	if med <= 0 || med > 1 {

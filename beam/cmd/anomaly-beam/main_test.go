@@ -45,7 +45,8 @@ func TestFitThenScore(t *testing.T) {
 	f.Close()
 	var params map[string]string
 	if err == nil {
-		_, params, _ = detector.Describe(d)
+		desc, _ := detector.Describe(d)
+		params = desc.Params
 	}
 	if err != nil || params["seed"] != "4" || params["features"] != "64" {
 		t.Fatalf("model: params %v, error %v", params, err)
@@ -264,8 +265,9 @@ func TestColumnNames(t *testing.T) {
 	f, _ := os.Open(m)
 	d, err := detector.Load(f)
 	f.Close()
-	if err != nil || !slices.Equal(detector.Columns(d), []string{"a", "b", "c"}) {
-		t.Errorf("model's columns %v, %v", detector.Columns(d), err)
+	desc, _ := detector.Describe(d)
+	if err != nil || !slices.Equal(desc.Columns, []string{"a", "b", "c"}) {
+		t.Errorf("model's columns %v, %v", desc.Columns, err)
 	}
 	code, msg := command(t, context.Background(), "score", filepath.Join(dir, "x2.csv"), filepath.Join(dir, "s"), m)
 	if code != 2 || !strings.Contains(msg, "x2.csv") || !strings.Contains(msg, "another order") {

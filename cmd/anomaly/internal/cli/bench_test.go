@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/kernelad/anomaly/bench"
-	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
@@ -26,15 +26,17 @@ import (
 // benchVec is a test-only vector method (no shape parameter): meandist's
 // score, and parameters that make it fail or block, for the bench tests.
 type benchVec struct {
-	detector.Base
+	kit.Base[benchMean]
 	fail, block bool
-	mean        []float64
 }
+
+// benchMean is the training rows' mean.
+type benchMean []float64
 
 type benchVecConfig struct {
 	Fail, Block bool
 	Src         rand.Source
-	detector.Common
+	kit.Common
 }
 
 func (c *benchVecConfig) Bind(s *param.Set) {
@@ -44,34 +46,40 @@ func (c *benchVecConfig) Bind(s *param.Set) {
 }
 
 func init() {
-	detector.RegisterLegacy(detector.Info{Name: "benchvec", Summary: "test method: squared distance to the training mean (bench tests)", Version: 1},
+	kit.Register(kit.Info{Name: "benchvec", Summary: "test method: squared distance to the training mean (bench tests)", Version: 1},
 		func(c benchVecConfig) (*benchVec, error) {
-			b, err := detector.NewBase("benchvec", &c)
-			return &benchVec{Base: b, fail: c.Fail, block: c.Block}, err
-		}, func(*benchVec, detector.Op, detector.Size) float64 { return 0 })
+			d := &benchVec{fail: c.Fail, block: c.Block}
+			b, err := kit.NewBase("benchvec", &c, kit.Hooks[benchMean]{Fit: d.fit, Decode: func([]byte, int) (benchMean, error) {
+				return nil, errors.New("benchvec: not saved")
+			}})
+			d.Base = b
+			return d, err
+		}, func(*benchVec, kit.Op, kit.Size) float64 { return 0 })
 }
 
-func (d *benchVec) Fit(ctx context.Context, X mat.Matrix) error {
-	return d.FitWith(ctx, X, func(ctx context.Context, X mat.Matrix) ([]float64, error) {
-		if d.fail {
-			return nil, errors.New("benchvec: asked to fail")
-		}
-		if d.block {
-			select {} // a method that ignores ctx: only killing the process stops it
-		}
-		d.mean = testmat.ColMeans(X)
-		return d.score(nil, X)
-	})
-}
-
-func (d *benchVec) Score(dst []float64, X mat.Matrix) ([]float64, error) {
-	return d.ScoreWith(dst, X, d.score)
-}
-
-func (d *benchVec) score(dst []float64, X mat.Matrix) ([]float64, error) {
+func (d *benchVec) fit(ctx context.Context, f *kit.Fitting) (benchMean, []float64, error) {
+	if d.fail {
+		return nil, nil, errors.New("benchvec: asked to fail")
+	}
+	if d.block {
+		select {} // a method that ignores ctx: only killing the process stops it
+	}
+	X, err := f.Matrix(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := benchMean(testmat.ColMeans(X))
 	r, _ := X.Dims()
-	return testmat.SqDists(detector.ScoreDst(dst, r), X, d.mean), nil
+	train := make([]float64, r)
+	return m, train, m.Score(ctx, train, X)
 }
+
+func (m benchMean) Score(_ context.Context, dst []float64, X mat.Matrix) error {
+	testmat.SqDists(dst, X, m)
+	return nil
+}
+
+func (m benchMean) MarshalBinary() ([]byte, error) { return nil, errors.New("benchvec: not saved") }
 
 // benchCSV has 57 normal rows on a small grid around (0.5, 0.5) and 3
 // anomalies far away: squared distance to the mean ranks every anomaly

@@ -19,6 +19,7 @@ import (
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 )
 
 // budgetShare is the share of the memory available to the process (the
@@ -129,15 +130,15 @@ func parseBytes(s string) (int64, error) {
 // when the data alone does. The message names the estimate, the budget
 // and what to change. The estimate is the method's with what withData
 // adds (model is the size of a loaded model that scores, 0 for a fit).
-func checkMemory(d detector.Detector, op detector.Op, ds *dataset.Dataset, flag, method string, params map[string]string, model int64) error {
-	return checkBudget(d, op, detector.SizeOf(ds.X), ds.Source, true, false, flag, method, params, model)
+func checkMemory(d detector.Detector, op kit.Op, ds *dataset.Dataset, flag, method string, params map[string]string, model int64) error {
+	return checkBudget(d, op, kit.SizeOf(ds.X), ds.Source, true, false, flag, method, params, model)
 }
 
 // checkBudget is checkMemory on data of size s, named name: loaded says
 // the command holds the data (a loaded data set), else it reads it a
 // chunk at a time and holds two chunks; bound says s.Rows is a bound on
 // the rows (a text file's, from its size), not their count.
-func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name string, loaded, bound bool, flag, method string, params map[string]string, model int64) error {
+func checkBudget(d detector.Detector, op kit.Op, size kit.Size, name string, loaded, bound bool, flag, method string, params map[string]string, model int64) error {
 	budget, source, err := memoryBudget(flag)
 	if err != nil {
 		return err
@@ -146,7 +147,7 @@ func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name s
 		if loaded {
 			return withData(est, size, model)
 		}
-		chunk := sampleSize(size, detector.ChunkRows(size.Cols))
+		chunk := sampleSize(size, kit.ChunkRows(size.Cols))
 		return saturated(float64(est) + 2*chunk.Bytes() + bench.ProcessBytes + float64(model))
 	}
 	est, err := fitMemory(d, op, size, sampleRows(params))
@@ -157,11 +158,11 @@ func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name s
 		return nil
 	}
 	what := "fitting"
-	if op == detector.ScoreOp {
+	if op == kit.ScoreOp {
 		what = "scoring"
 	}
 	about := "about " + dataset.FormatBytes(est)
-	if est == math.MaxInt64 { // detector.Memory's ceiling
+	if est == math.MaxInt64 { // kit.Memory's ceiling
 		about = "more than " + dataset.FormatBytes(est)
 	}
 	upTo := ""
@@ -170,7 +171,7 @@ func checkBudget(d detector.Detector, op detector.Op, size detector.Size, name s
 	}
 	msg := fmt.Sprintf("%s %s%d × %d %s with %s needs %s, over the memory budget of %s (%s)",
 		what, upTo, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
-	if op != detector.FitOp {
+	if op != kit.FitOp {
 		return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, or raise --max-memory", name, msg))
 	}
 	// What would fit: the method's defaults (with its lighter settings
@@ -250,7 +251,7 @@ func sampleRows(params map[string]string) int {
 }
 
 // sampleSize returns s with n of its rows (its non-zeros in proportion).
-func sampleSize(s detector.Size, n int) detector.Size {
+func sampleSize(s kit.Size, n int) kit.Size {
 	if n <= 0 || n >= s.Rows {
 		return s
 	}
@@ -260,15 +261,15 @@ func sampleSize(s detector.Size, n int) detector.Size {
 	return out
 }
 
-// fitMemory is detector.Memory of op on data of size s, for a fit on a
+// fitMemory is kit.Memory of op on data of size s, for a fit on a
 // sample of n rows (n > 0): the method's estimate on the sample's size
 // and the sample's own copy.
-func fitMemory(d detector.Detector, op detector.Op, s detector.Size, n int) (int64, error) {
-	if op != detector.FitOp || n <= 0 || n >= s.Rows {
-		return detector.Memory(d, op, s)
+func fitMemory(d detector.Detector, op kit.Op, s kit.Size, n int) (int64, error) {
+	if op != kit.FitOp || n <= 0 || n >= s.Rows {
+		return kit.Memory(d, op, s)
 	}
 	ss := sampleSize(s, n)
-	est, err := detector.Memory(d, op, ss)
+	est, err := kit.Memory(d, op, ss)
 	if err != nil {
 		return 0, err
 	}
@@ -279,7 +280,7 @@ func fitMemory(d detector.Detector, op detector.Op, s detector.Size, n int) (int
 // rounded down to two significant digits) whose fit the budget admits
 // with the method's parameters, or 0 when there is none or the method
 // cannot fit on a sample.
-func sampleThatFits(method string, params map[string]string, s detector.Size, budget int64, loaded bool) int {
+func sampleThatFits(method string, params map[string]string, s kit.Size, budget int64, loaded bool) int {
 	m, ok := detector.Lookup(method)
 	if !ok || !m.Has("sample") || sampleRows(params) > 0 || s.Rows <= 1000 {
 		return 0
@@ -289,9 +290,9 @@ func sampleThatFits(method string, params map[string]string, s detector.Size, bu
 		return 0
 	}
 	fits := func(n int) bool {
-		e, err := fitMemory(d, detector.FitOp, s, n)
+		e, err := fitMemory(d, kit.FitOp, s, n)
 		if !loaded { // read a chunk at a time: two chunks, not the data
-			chunk := sampleSize(s, detector.ChunkRows(s.Cols))
+			chunk := sampleSize(s, kit.ChunkRows(s.Cols))
 			return err == nil && float64(e)+2*chunk.Bytes()+bench.ProcessBytes <= float64(budget)
 		}
 		return err == nil && withData(e, s, 0) <= budget
@@ -316,7 +317,7 @@ func sampleThatFits(method string, params map[string]string, s detector.Size, bu
 	return lo / p * p
 }
 
-// lighter returns the method's lighter settings (detector.Info.Lighter:
+// lighter returns the method's lighter settings (detector.Method.Lighter:
 // kpca's method=nystrom), whether params chose them all already, and
 // them as --set flags.
 func lighter(method string, params map[string]string) (light map[string]string, chosen bool, sets []string) {
@@ -338,14 +339,14 @@ func lighter(method string, params map[string]string) (light map[string]string, 
 // fitted under a 150 MB budget peaked at 267 MB) and model, the bytes of a
 // loaded model that stays resident while it scores (0 for a fit);
 // saturating at math.MaxInt64.
-func withData(est int64, s detector.Size, model int64) int64 {
+func withData(est int64, s kit.Size, model int64) int64 {
 	if t := float64(est) + s.Bytes() + bench.ProcessBytes + float64(model); t < math.MaxInt64 {
 		return int64(t)
 	}
 	return math.MaxInt64
 }
 
-func dataKind(s detector.Size) string {
+func dataKind(s kit.Size) string {
 	if s.Sparse {
 		return fmt.Sprintf("sparse rows (%d non-zeros)", s.NonZeros)
 	}

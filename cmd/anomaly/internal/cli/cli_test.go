@@ -159,8 +159,9 @@ func TestFitSummaryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, params, _ := detector.Describe(d)
-	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false", "block_score": "false", "scale": "standard"}
+	desc, _ := detector.Describe(d)
+	name, params := desc.Method, desc.Params
+	want := map[string]string{"contamination": "0.2", "seed": "7", "shape": "2x1", "block": "false", "block_score": "false", "scale": "standard", "sample": "0", "sample_seed": "0"}
 	if name != "meandist" || !mapsEqual(params, want) {
 		t.Errorf("model holds %s %v, want meandist %v", name, params, want)
 	}

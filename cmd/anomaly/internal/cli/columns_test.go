@@ -56,8 +56,8 @@ func TestColumnsRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := detector.Columns(d); len(got) != 2 || got[0] != "a" || got[1] != "b" {
-			t.Errorf("%s: the model's names are %q, want [a b]", tc.file, got)
+		if desc, _ := detector.Describe(d); len(desc.Columns) != 2 || desc.Columns[0] != "a" || desc.Columns[1] != "b" {
+			t.Errorf("%s: the model's names are %q, want [a b]", tc.file, desc.Columns)
 		}
 		same := write(t, filepath.Join(dir, "same.csv"), "label,a,b\n0,1,1\n1,4,4\n")
 		if code, _, stderr := run(context.Background(), "eval", "--model", model, "--data", same); code != ExitOK {

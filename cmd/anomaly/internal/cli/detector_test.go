@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/param"
 	"gonum.org/v1/gonum/mat"
@@ -19,16 +20,21 @@ import (
 // wait for cancellation, and block_score makes Score of new rows never
 // return, for the interruption tests.
 type meanDist struct {
-	detector.Base
+	kit.Base[*meanModel]
 	block, blockScore bool
-	mean              []float64
+}
+
+// meanModel is the training rows' mean.
+type meanModel struct {
+	mean       []float64
+	blockScore bool
 }
 
 type meanDistConfig struct {
 	Block, BlockScore bool
 	Shape             []int
 	Src               rand.Source
-	detector.Common
+	kit.Common
 }
 
 func (c *meanDistConfig) Bind(s *param.Set) {
@@ -39,48 +45,54 @@ func (c *meanDistConfig) Bind(s *param.Set) {
 }
 
 func newMeanDist(name string, c meanDistConfig) (*meanDist, error) {
-	b, err := detector.NewBase(name, &c)
-	return &meanDist{Base: b, block: c.Block, blockScore: c.BlockScore}, err
+	m := &meanDist{}
+	b, err := kit.NewBase(name, &c, kit.Hooks[*meanModel]{Fit: m.fit, Decode: m.decode})
+	m.Base, m.block, m.blockScore = b, c.Block, c.BlockScore
+	return m, err
 }
 
 func init() {
-	detector.RegisterLegacy(detector.Info{Name: "meandist", Summary: "test method: squared distance to the training mean", Version: 1},
+	kit.Register(kit.Info{Name: "meandist", Summary: "test method: squared distance to the training mean", Version: 1},
 		func(c meanDistConfig) (*meanDist, error) { return newMeanDist("meandist", c) },
-		func(*meanDist, detector.Op, detector.Size) float64 { return 0 })
-	detector.RegisterLegacy(detector.Info{Name: "meanlabeled", Summary: "test method: meandist fitted on the rows labelled normal", Version: 1},
+		func(*meanDist, kit.Op, kit.Size) float64 { return 0 })
+	kit.Register(kit.Info{Name: "meanlabeled", Summary: "test method: meandist fitted on the rows labelled normal", Version: 1},
 		func(c meanDistConfig) (*meanLabeled, error) {
 			d, err := newMeanDist("meanlabeled", c)
 			return &meanLabeled{d}, err
 		},
-		func(*meanLabeled, detector.Op, detector.Size) float64 { return 0 })
+		func(*meanLabeled, kit.Op, kit.Size) float64 { return 0 })
 }
 
-func (m *meanDist) Fit(ctx context.Context, X mat.Matrix) error {
-	return m.FitWith(ctx, X, m.fit)
-}
-
-func (m *meanDist) fit(ctx context.Context, X mat.Matrix) ([]float64, error) {
+func (m *meanDist) fit(ctx context.Context, f *kit.Fitting) (*meanModel, []float64, error) {
 	if m.block {
 		// The interruption test waits for this file before it signals.
 		if p := os.Getenv("ANOMALY_TEST_FITTING"); p != "" {
 			os.WriteFile(p, nil, 0o644)
 		}
 		<-ctx.Done()
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
+	X, err := f.Matrix(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.fitRows(X, f.Report)
+}
+
+// fitRows fits the mean of the rows of X and scores them.
+func (m *meanDist) fitRows(X mat.Matrix, report func(string, int, int)) (*meanModel, []float64, error) {
 	r, c := X.Dims()
 	mean := make([]float64, c)
 	for i := 0; i < r; i++ {
 		for j := range mean {
 			mean[j] += X.At(i, j) / float64(r)
 		}
-		m.Report("mean", i+1, r)
+		report("mean", i+1, r)
 	}
-	m.mean = mean
-	return m.score(nil, X)
+	return &meanModel{mean: mean, blockScore: m.blockScore}, testmat.SqDists(make([]float64, r), X, mean), nil
 }
 
-func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
+func (m *meanModel) Score(_ context.Context, dst []float64, X mat.Matrix) error {
 	if m.blockScore {
 		// The interruption test waits for this file before it signals.
 		if p := os.Getenv("ANOMALY_TEST_SCORING"); p != "" {
@@ -88,37 +100,36 @@ func (m *meanDist) Score(dst []float64, X mat.Matrix) ([]float64, error) {
 		}
 		select {}
 	}
-	return m.ScoreWith(dst, X, m.score)
+	testmat.SqDists(dst, X, m.mean)
+	return nil
 }
 
-func (m *meanDist) score(dst []float64, X mat.Matrix) ([]float64, error) {
-	r, _ := X.Dims()
-	return testmat.SqDists(detector.ScoreDst(dst, r), X, m.mean), nil
-}
-
-func (m *meanDist) MarshalBinary() ([]byte, error) {
+func (m *meanModel) MarshalBinary() ([]byte, error) {
 	var b bytes.Buffer
 	err := gob.NewEncoder(&b).Encode(m.mean)
 	return b.Bytes(), err
 }
 
-func (m *meanDist) UnmarshalBinary(b []byte) error {
+func (m *meanDist) decode(b []byte, dim int) (*meanModel, error) {
 	var mean []float64
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&mean); err != nil {
-		return err
+		return nil, err
 	}
-	if len(mean) == 0 {
-		return errors.New("meandist: empty state")
+	if len(mean) != dim {
+		return nil, errors.New("meandist: bad state")
 	}
-	m.mean = mean
-	return nil
+	return &meanModel{mean: mean, blockScore: m.blockScore}, nil
 }
 
 // meanLabeled is meanDist with FitLabeled: it fits on the rows labelled 0.
 type meanLabeled struct{ *meanDist }
 
 func (m *meanLabeled) FitLabeled(ctx context.Context, X mat.Matrix, y []int) error {
-	return m.FitLabeledWith(ctx, X, y, func(ctx context.Context, X mat.Matrix, y []int) ([]float64, error) {
+	return m.FitLabeledWith(ctx, X, y, func(ctx context.Context, f *kit.Fitting, y []int) (*meanModel, []float64, error) {
+		X, err := f.Matrix(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
 		var keep []int
 		for i, v := range y {
 			if v == 0 {
@@ -127,7 +138,7 @@ func (m *meanLabeled) FitLabeled(ctx context.Context, X mat.Matrix, y []int) err
 		}
 		_, c := X.Dims()
 		if len(keep) == 0 {
-			return nil, &detector.EmptyError{Rows: 0, Cols: c}
+			return nil, nil, &detector.EmptyError{Rows: 0, Cols: c}
 		}
 		sub := mat.NewDense(len(keep), c, nil)
 		for k, i := range keep {
@@ -135,6 +146,6 @@ func (m *meanLabeled) FitLabeled(ctx context.Context, X mat.Matrix, y []int) err
 				sub.Set(k, j, X.At(i, j))
 			}
 		}
-		return m.fit(ctx, sub)
+		return m.fitRows(sub, f.Report)
 	})
 }

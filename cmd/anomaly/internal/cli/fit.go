@@ -13,6 +13,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/tensor"
 	"github.com/spf13/cobra"
@@ -67,7 +68,7 @@ Tensor methods take the sample shape from --shape, or from an N-d array in a
 	// A string, read by the parameter layer as --set contamination is,
 	// so that both give the same messages (pflag's said "strconv.
 	// ParseFloat: parsing "1e999": value out of range").
-	f.StringVar(&o.contamination, "contamination", strconv.FormatFloat(detector.DefaultContamination, 'g', -1, 64), "expected share of anomalies in the training data, in (0, 0.5]")
+	f.StringVar(&o.contamination, "contamination", strconv.FormatFloat(kit.DefaultContamination, 'g', -1, 64), "expected share of anomalies in the training data, in (0, 0.5]")
 	f.Uint64Var(&o.seed, "seed", 0, "random seed (of the method, and of --sample's draw)")
 	f.IntVar(&o.sample, "sample", 0, "fit on a uniform random sample of this many rows, drawn with --seed (0: every row); the parameter sample")
 	f.IntVar(&o.normalClass, "normal-class", -1, "for files with class indices (tensor .npz): fit on the rows of this class only (-1: all rows)")
@@ -193,7 +194,7 @@ func (o fitOptions) build(in *fitInput, params map[string]string, shape []int, o
 		}
 	}
 	if in.ds != nil {
-		return d, checkMemory(d, detector.FitOp, in.ds, o.maxMemory, o.method, params, 0)
+		return d, checkMemory(d, kit.FitOp, in.ds, o.maxMemory, o.method, params, 0)
 	}
 	return d, checkFileMemory(d, in.file, o.data, o.maxMemory, o.method, params)
 }
@@ -270,10 +271,8 @@ func (o fitOptions) save(ctx context.Context, d detector.Detector, in fitInput, 
 	// can refuse data whose columns are others or in another order.
 	_, ncols := in.dims()
 	if names := in.columns(); len(names) == ncols {
-		var te *detector.ColumnsTooLongError
-		if err := detector.SetColumns(d, names); errors.As(err, &te) {
-			fmt.Fprintf(stderr, "anomaly: note: %s: its column names take %s, more than a model file holds (%s): the model is saved without them, and score will not check the names of the data it scores\n",
-				o.name(), dataset.FormatBytes(int64(te.Bytes)), dataset.FormatBytes(int64(te.Limit)))
+		if err := detector.SetColumns(d, names); errors.Is(err, detector.ErrColumnsTooLong) {
+			fmt.Fprintf(stderr, "anomaly: note: %s: %v: the model is saved without them, and score will not check the names of the data it scores\n", o.name(), err)
 		} else if err != nil {
 			return internalErr(fmt.Errorf("%s: %w", o.out, err))
 		}
@@ -308,8 +307,8 @@ func (o fitOptions) save(ctx context.Context, d detector.Detector, in fitInput, 
 // summary writes the fitted model's warning, if any, and the fit's
 // one-line summary to stderr.
 func (o fitOptions) summary(stderr io.Writer, d detector.Detector, in fitInput, secs float64) {
-	if w := detector.Warning(d); w != "" {
-		fmt.Fprintf(stderr, "anomaly: warning: %s\n", w)
+	if desc, _ := detector.Describe(d); desc.Warning != "" {
+		fmt.Fprintf(stderr, "anomaly: warning: %s\n", desc.Warning)
 	}
 	nrows, ncols := in.dims()
 	rows := fmt.Sprintf("%d rows", nrows)

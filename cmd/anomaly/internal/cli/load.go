@@ -13,6 +13,7 @@ import (
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/param"
@@ -168,8 +169,8 @@ func loadModel(path string) (name string, params map[string]string, d detector.D
 	if err != nil {
 		return "", nil, nil, dataErr(fmt.Errorf("%s: %w", path, err))
 	}
-	name, params, _ = detector.Describe(d)
-	return name, params, d, nil
+	desc, _ := detector.Describe(d)
+	return desc.Method, desc.Params, d, nil
 }
 
 // modelLoadFactor bounds the peak memory of loading a model, in multiples
@@ -235,7 +236,8 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	// The model's feature names are features in the file too (a model
 	// fitted on x, y beside a label column scores a file of x, y, whose
 	// y was taken for its labels).
-	ds, err := o.dataFlags.load(features, detector.Columns(d)...)
+	desc, _ := detector.Describe(d)
+	ds, err := o.dataFlags.load(features, desc.Columns...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,7 +255,7 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 	if err := checkShape(params, ds, o.name()); err != nil {
 		return nil, nil, err
 	}
-	if err := checkMemory(d, detector.ScoreOp, ds, o.maxMemory, name, nil, modelSize); err != nil {
+	if err := checkMemory(d, kit.ScoreOp, ds, o.maxMemory, name, nil, modelSize); err != nil {
 		return nil, nil, err
 	}
 	return d, ds, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kernelad/anomaly/detector"
 	"github.com/kernelad/anomaly/internal/output"
+	"github.com/kernelad/anomaly/param"
 	"github.com/spf13/cobra"
 )
 
@@ -17,10 +18,10 @@ type methodsOptions struct {
 }
 
 type methodInfo struct {
-	Name    string           `json:"name"`
-	Summary string           `json:"summary"`
-	Version int              `json:"version"`
-	Params  []detector.Param `json:"params"`
+	Name    string        `json:"name"`
+	Summary string        `json:"summary"`
+	Version int           `json:"version"`
+	Params  []param.Param `json:"params"`
 }
 
 func newMethodsCmd(out io.Writer) *cobra.Command {
@@ -52,7 +53,7 @@ func writeMethods(o methodsOptions, out io.Writer) error {
 		m, _ := detector.Lookup(name)
 		params := m.Params
 		if params == nil {
-			params = []detector.Param{}
+			params = []param.Param{}
 		}
 		ms = append(ms, methodInfo{Name: m.Name, Summary: m.Summary, Version: m.Version, Params: params})
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/output"
 )
 
@@ -73,12 +73,12 @@ func notOverModel(path, what string) error {
 }
 
 // isModelFile reports whether the regular file at path begins as a model
-// written by fit does (detector.IsModel); false when it cannot be read.
+// written by fit does (kit.IsModel); false when it cannot be read.
 func isModelFile(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	return detector.IsModel(f)
+	return kit.IsModel(f)
 }

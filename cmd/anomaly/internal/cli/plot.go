@@ -17,6 +17,7 @@ import (
 	"github.com/kernelad/anomaly/cpd"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/output"
 	aplot "github.com/kernelad/anomaly/plot"
 	"github.com/spf13/cobra"
@@ -323,7 +324,7 @@ func runMap(ctx context.Context, o mapOptions, stderr io.Writer) error {
 	// points with their scores and ranks, and the method's fit on the
 	// rows: --n has no upper bound but the memory budget (--n 3·10⁹ ran
 	// out of memory with a Go runtime trace).
-	size := detector.Size{Rows: o.n, Cols: 2, NonZeros: 2 * int64(o.n)}
+	size := kit.Size{Rows: o.n, Cols: 2, NonZeros: 2 * int64(o.n)}
 	base := 24*float64(o.n) + 40*float64(o.steps)*float64(o.steps)
 	if err := planMemory("plot map", "lower --n or --steps, or the method's parameters (--set)", o.maxMemory, base, d, size); err != nil {
 		return err
@@ -441,7 +442,7 @@ func (o sgdOptions) trace(ctx context.Context, train, test *dataset.Dataset) ([]
 	if err != nil {
 		return nil, 0, usageErr(err)
 	}
-	if err := planMemory("plot sgd", "lower --features, or use smaller --data", o.maxMemory, 0, ex, detector.SizeOf(train.X), detector.SizeOf(train.X)); err != nil {
+	if err := planMemory("plot sgd", "lower --features, or use smaller --data", o.maxMemory, 0, ex, kit.SizeOf(train.X), kit.SizeOf(train.X)); err != nil {
 		return nil, 0, err
 	}
 	type traced struct {
@@ -697,14 +698,14 @@ func statsPictures(cmps []bench.Comparison) (cd, bars *gplot.Plot, err error) {
 // 75% of the machine's, the container's or the address-space limit),
 // before anything is allocated. lower says which flags to lower (the
 // message named none: "make it smaller").
-func planMemory(what, lower, flag string, base float64, d detector.Detector, sizes ...detector.Size) error {
+func planMemory(what, lower, flag string, base float64, d detector.Detector, sizes ...kit.Size) error {
 	budget, source, err := memoryBudget(flag)
 	if err != nil {
 		return err
 	}
 	need := base + bench.ProcessBytes
 	for _, s := range sizes {
-		est, err := detector.Memory(d, detector.FitOp, s)
+		est, err := kit.Memory(d, kit.FitOp, s)
 		if err != nil {
 			return internalErr(err)
 		}

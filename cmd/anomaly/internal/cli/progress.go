@@ -34,7 +34,7 @@ type progressBar struct {
 
 func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
 
-// update is a detector.ProgressFunc.
+// update is a progress callback (detector.Options.Progress).
 func (b *progressBar) update(stage string, done, total int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

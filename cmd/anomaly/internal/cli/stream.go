@@ -14,6 +14,7 @@ import (
 	"github.com/kernelad/anomaly/bench"
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	kit "github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/tensor"
 )
@@ -92,7 +93,8 @@ func (o applyOptions) openApply(progress func(done, total int64)) (detector.Dete
 	if dm, ok := d.(interface{ Dim() int }); ok {
 		features = dm.Dim()
 	}
-	f, err := o.dataFlags.open(progress, features, detector.Columns(d)...)
+	desc, _ := detector.Describe(d)
+	f, err := o.dataFlags.open(progress, features, desc.Columns...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,11 +120,11 @@ func (o applyOptions) openApply(progress func(done, total int64)) (detector.Dete
 	// chunk's scoring, two chunks of data (the one read ahead) and the
 	// model.
 	rows, cols := f.Dims()
-	chunk := detector.ChunkRows(cols)
+	chunk := kit.ChunkRows(cols)
 	if rows >= 0 {
 		chunk = min(chunk, rows)
 	}
-	size := detector.Size{Rows: chunk, Cols: cols, NonZeros: int64(chunk) * int64(cols), Sparse: f.Sparse()}
+	size := kit.Size{Rows: chunk, Cols: cols, NonZeros: int64(chunk) * int64(cols), Sparse: f.Sparse()}
 	if size.Sparse {
 		// A chunk's non-zeros: at most a quarter of the file's bytes
 		// ("i:v " is at least four), in proportion to its rows.
@@ -134,7 +136,7 @@ func (o applyOptions) openApply(progress func(done, total int64)) (detector.Dete
 			size.NonZeros = int64(min(nnz, float64(size.NonZeros)))
 		}
 	}
-	if est, err := detector.Memory(d, detector.ScoreOp, size); err == nil {
+	if est, err := kit.Memory(d, kit.ScoreOp, size); err == nil {
 		need := float64(est) + 2*size.Bytes() + bench.ProcessBytes + float64(modelSize)
 		if need > float64(budget) {
 			return fail(dataErr(fmt.Errorf("%s: scoring chunks of %d rows × %d with %s needs about %s, over the memory budget of %s (%s): the model is too large for the budget; raise --max-memory",
@@ -211,7 +213,9 @@ func (o fitOptions) input(params map[string]string, opts detector.Options) (fitI
 				f.Close()
 				return fitInput{}, paramOrDataErr(o.name(), err)
 			}
-			if _, ok := d.(detector.SourceFitter); ok {
+			if _, ok := d.(interface {
+				FitSource(context.Context, detector.Source) error
+			}); ok {
 				return fitInput{file: f, d: d}, nil
 			}
 			f.Close()
@@ -268,12 +272,12 @@ func checkFileMemory(d detector.Detector, f dataset.File, path, flag, method str
 		}
 		rows = int(min(st.Size()/int64(2*max(cols, 1)), math.MaxInt32))
 	}
-	size := detector.Size{Rows: rows, Cols: cols, NonZeros: int64(rows) * int64(cols)}
+	size := kit.Size{Rows: rows, Cols: cols, NonZeros: int64(rows) * int64(cols)}
 	if f.Sparse() {
 		size.Sparse = true
 		if st, err := os.Stat(path); err == nil {
 			size.NonZeros = min(size.NonZeros, st.Size()/4)
 		}
 	}
-	return checkBudget(d, detector.FitOp, size, f.Name(), false, bound, flag, method, params, 0)
+	return checkBudget(d, kit.FitOp, size, f.Name(), false, bound, flag, method, params, 0)
 }

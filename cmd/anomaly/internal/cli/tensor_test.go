@@ -72,7 +72,8 @@ func TestTensorFile(t *testing.T) {
 	d, err := detector.Load(testmat.ReadFile(t, model))
 	var params map[string]string
 	if err == nil {
-		_, params, _ = detector.Describe(d)
+		desc, _ := detector.Describe(d)
+		params = desc.Params
 	}
 	if err != nil || params["shape"] != "2x3" {
 		t.Errorf("model params %v (%v): want shape=2x3 from the file", params, err)

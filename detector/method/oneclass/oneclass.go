@@ -6,7 +6,7 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/smo"
 )
@@ -146,7 +146,7 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 			return nil, fmt.Errorf("expansion coefficient out of range")
 		}
 	}
-	if !detector.Finite(s.SV) {
+	if !method.Finite(s.SV) {
 		return nil, fmt.Errorf("support vector not finite")
 	}
 	var k kernel.Kernel = kernel.Linear{}
@@ -174,12 +174,12 @@ func Restore(s State, spec kernel.Spec) (*smo.Expansion, error) {
 // 16 rows of kernel values per worker (for sparse rows, a row scattered
 // per worker). Once it returns: the scaled copy,
 // the support vectors kept (at most every row) and saving them
-// (detector.SaveFactor). The estimate is the larger of the two.
+// (method.SaveFactor). The estimate is the larger of the two.
 //
 // Score against nSV support vectors: what smo's Expansion.Eval allocates
 // (smo.EvalBytes).
-func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int, scaled bool) float64 {
-	if op == detector.ScoreOp {
+func Memory(op method.Op, s method.Size, cacheMB float64, nSV int, scaled bool) float64 {
+	if op == method.ScoreOp {
 		return float64(smo.EvalBytes(s.Rows, s.Cols, nSV, s.Sparse))
 	}
 	n := float64(s.Rows)
@@ -205,6 +205,6 @@ func Memory(op detector.Op, s detector.Size, cacheMB float64, nSV int, scaled bo
 		// (smo's kernel columns of sparse RBF rows).
 		solve += 8 * workers * min(float64(s.Cols), 1<<18)
 	}
-	after := cp + rows + detector.SaveFactor*rows + 8*4*n
+	after := cp + rows + method.SaveFactor*rows + 8*4*n
 	return max(solve, after)
 }

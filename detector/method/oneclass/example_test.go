@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kernelad/anomaly/internal/oneclass"
+	"github.com/kernelad/anomaly/detector/method/oneclass"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/smo"
 	"gonum.org/v1/gonum/mat"

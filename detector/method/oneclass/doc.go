@@ -4,7 +4,10 @@
 // bounds of order 1 and Σ y_i α'_i = s) and returns the solution in the
 // Σ y_i α_i = 1 form the methods document, with its support-vector
 // statistics; it builds the ν one-class SVM dual; and it saves and restores
-// the kernel expansion a fitted model scores with.
+// the kernel expansion a fitted model scores with. It belongs to the
+// method author's kit (package detector/method): a one-class method built
+// on method.Base takes its solver, its saved expansion and its memory
+// estimate from here.
 //
 // # Formulation
 //

@@ -1,10 +1,15 @@
-package detector
+package method
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kernelad/anomaly/param"
 )
 
 // TestEncodeDecodeState round-trips a state through EncodeState and
@@ -51,20 +56,43 @@ func TestFinite(t *testing.T) {
 	}
 }
 
+// nopModel is a model that scores nothing, for tests of Base's state.
+type nopModel struct{}
+
+func (nopModel) Score(context.Context, []float64, mat.Matrix) error { return nil }
+func (nopModel) MarshalBinary() ([]byte, error)                     { return nil, nil }
+
+type nopConfig struct{ Common }
+
+func (*nopConfig) Bind(*param.Set) {}
+
 // TestInfiniteThresholdRefused: Fit never sets an infinite threshold, so a
 // model state holding one (crafted, or damaged past its checksum) is
 // refused on load, as is an Adopt of one.
 func TestInfiniteThresholdRefused(t *testing.T) {
-	b := Base{method: "m", rule: "none"}
+	b, err := NewBase("m", &nopConfig{Common{Scale: "none"}}, Hooks[nopModel]{
+		Fit:    func(context.Context, *Fitting) (nopModel, []float64, error) { return nopModel{}, nil, nil },
+		Decode: func([]byte, int) (nopModel, error) { return nopModel{}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := func(th float64) []byte {
+		s, err := EncodeState("m", baseState{Dim: 2, Threshold: th, Rule: "none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	for _, th := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
-		if err := b.restoreState(baseState{Dim: 2, Threshold: th, Rule: "none"}); err == nil {
+		if err := b.UnmarshalModel(nil, shared(th), nil); err == nil {
 			t.Errorf("threshold %v: state loaded", th)
 		}
-		if err := b.Adopt(nil, 2, th); err == nil {
+		if err := b.Adopt(nopModel{}, nil, 2, th); err == nil {
 			t.Errorf("threshold %v: adopted", th)
 		}
 	}
-	if err := b.restoreState(baseState{Dim: 2, Threshold: 1.5, Rule: "none"}); err != nil {
+	if err := b.UnmarshalModel(nil, shared(1.5), nil); err != nil {
 		t.Errorf("finite threshold: %v", err)
 	}
 }

@@ -1,0 +1,4 @@
+package detector
+
+// MaxColumnsJSON is maxColumnsJSON, for the external tests.
+const MaxColumnsJSON = maxColumnsJSON
