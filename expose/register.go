@@ -15,7 +15,7 @@ const StateVersion = 2
 func init() {
 	method.Register(detector.Info{
 		Name:    "expose",
-		Summary: "EXPoSE kernel mean embedding on random features; batch or constant-time SGD (Schneider et al.)",
+		Summary: "EXPoSE kernel mean embedding on random or Nyström features; batch or constant-time SGD (Schneider et al.)",
 		Version: StateVersion,
 	}, New, memory)
 }
