@@ -113,38 +113,6 @@ func TestNystromSGDTheorem1(t *testing.T) {
 	}
 }
 
-// TestNystromConformance runs the shared detector suite on map=nystrom,
-// both solvers, at 100 landmarks. The AUC floors are those of the random
-// map (TestConformance); a run of this test reached batch 0.9366, sgd
-// 0.9139 (T = 100). The cancelled fit (and the Latency check's) is
-// 20,000 × 16 rows with 2,000 landmarks and γ given: the landmarks'
-// eigendecomposition alone takes some seconds (randfeat), and the batch
-// sum 20,000 × 2,000 kernel values of 16 columns; the SGD fit then takes
-// T = 10,000 steps of 2,000 features each. The refit of the Transaction
-// check is 6,000 × 4 rows with 300 landmarks.
-func TestNystromConformance(t *testing.T) {
-	cfg := func(d detector.Detector) any { return d.(*EXPoSE).cfg }
-	for _, tc := range []struct {
-		solver string
-		floor  float64
-		T      string // the Cancel fit's iterations
-	}{
-		{Batch, 0.88, ""},
-		{SGD, 0.86, "10000"},
-	} {
-		t.Run(tc.solver, func(t *testing.T) {
-			cancel := map[string]string{"landmarks": "2000", "gamma": "0.05"}
-			if tc.T != "" {
-				cancel["iterations"] = tc.T
-			}
-			detectortest.Run(t, "expose", map[string]string{"solver": tc.solver, "map": Nystrom, "landmarks": "100", "iterations": "100"},
-				detectortest.Options{Random: true, AUCFloor: tc.floor, Config: cfg,
-					Cancel: detectortest.Cancel{Rows: 20000, Cols: 16, Params: cancel},
-					Refit:  detectortest.Cancel{Rows: 6000, Params: map[string]string{"landmarks": "300", "iterations": "10000"}}})
-		})
-	}
-}
-
 // TestNystromSaveLoad: a saved Nyström model (both solvers, and the batch
 // solver with l1, which saves the mean beside the embedding) loads to a
 // model that scores the same, bit for bit, without an eigendecomposition;
