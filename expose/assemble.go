@@ -118,6 +118,29 @@ func NystromEmbedding(ny *randfeat.Nystrom, sum []float64, n int) []float64 {
 	return w
 }
 
+// NystromKernelRows sets dst (allocated when empty, else rows × m) to the
+// kernel values k_m(x) of the rows of X against the landmarks of ny,
+// computed as a fit computes them, so that a distributed fit summing them
+// for NystromEmbedding adds the same values.
+func NystromKernelRows(dst *mat.Dense, ny *randfeat.Nystrom, X mat.Matrix) {
+	r, _ := X.Dims()
+	m := ny.Dim()
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, m)
+	}
+	if dr, dc := dst.Dims(); dr != r || dc != m {
+		panic(fmt.Sprintf("expose: NystromKernelRows dst is %d × %d, want %d × %d", dr, dc, r, m))
+	}
+	raw := dst.RawMatrix()
+	if raw.Stride == m {
+		_ = newLandmarkCross(ny).crossPar(context.Background(), raw.Data[:r*m], X) // no ctx: cannot fail
+		return
+	}
+	tmp := make([]float64, r*m)
+	_ = newLandmarkCross(ny).crossPar(context.Background(), tmp, X)
+	dst.Copy(mat.NewDense(r, m, tmp))
+}
+
 // FromEmbedding returns a fitted detector with scale stage stage (nil for
 // rule none; the rows were scaled with it before they were mapped), feature
 // map fm, embedding w (the mean of φ over the n training rows, from which

@@ -56,10 +56,17 @@
 //	⟨z(y), w⟩ = k_m(y)ᵀ α,   α = K_mm^{-1/2} w   (computed once per fit),
 //
 // m kernel values and a dot product: O(m·d) per row, not the features'
-// O(m·d + m²). Rows are scored in blocks of at most 1,024 (about 2¹⁸
-// kernel values), kernel.Cross on every core, the context looked at
-// between blocks. The batch sum likewise adds the kernel rows k_m(x_i) in
-// the rows' order and multiplies by K_mm^{-1/2} once. The batch solver
+// O(m·d + m²). For the rbf kernel the landmarks are prepared once
+// (centred, transposed, their squared norms), so a block of 32 rows costs
+// one register-blocked product, the exponents and a vectorised exp;
+// blocks run on every core, the context looked at between them. The batch
+// sum likewise adds the kernel rows k_m(x_i) in the rows' order (so that
+// it depends on neither the chunks nor the core count) and multiplies by
+// K_mm^{-1/2} once. On 32_shuttle (49,097 × 9 rows, 'anomaly fit' then
+// 'anomaly score' of every row, CPU seconds on a loaded 2-core machine)
+// m = 1,000 took 0.69 + 0.14 s and m = 500 0.20 + 0.08 s against the
+// random map's default D = 2,000 0.22 + 0.17 s: the scores cost less,
+// the fit pays K_mm's eigendecomposition. The batch solver
 // draws the landmarks from every training row (read by index after the
 // width rule), the SGD solver from its stage sample (so that it reads no
 // other row), PartialFit on an unfitted detector from its rows. The

@@ -28,6 +28,7 @@ type model struct {
 	// K_mm^{-1/2} w the weights of its landmarks' kernel values in a
 	// score (settle).
 	ny    *randfeat.Nystrom
+	cross *landmarkCross // ny's landmarks prepared for kernel values
 	alpha []float64
 	gamma float64
 	reg   regularizer

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/kernelad/anomaly/expose"
 	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/scale"
@@ -425,10 +426,13 @@ func (f *EmbedFn) featureMap() (randfeat.Map, error) {
 }
 
 // kernelRows maps rows to their kernel values against the landmarks of a
-// Nyström map, k_m(x): what EmbedFn sums for it.
+// Nyström map, k_m(x), as the fit in process computes them: what EmbedFn
+// sums for it.
 type kernelRows struct{ *randfeat.Nystrom }
 
-func (k kernelRows) Transform(dst *mat.Dense, X mat.Matrix) { kernel.Cross(dst, k.K, X, k.Landmarks) }
+func (k kernelRows) Transform(dst *mat.Dense, X mat.Matrix) {
+	expose.NystromKernelRows(dst, k.Nystrom, X) // the values the fit in process adds
+}
 
 func (f *EmbedFn) CreateAccumulator() EmbedAcc { return EmbedAcc{} }
 
