@@ -58,3 +58,39 @@ func BenchmarkBatchFitScore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNystromFitScore (issue 35, must-show 3): BenchmarkBatchFitScore
+// with map=nystrom at m = 500, 1,000 (the default) and 2,000 landmarks,
+// beside the random map's default D = 2000, back to back on the same
+// split: the fit includes K_mm's eigendecomposition.
+func BenchmarkNystromFitScore(b *testing.B) {
+	train, test := shareddata.ADBenchSplit(b, "32_shuttle", 1)
+	ntr, _ := train.X.Dims()
+	nte, _ := test.X.Dims()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"rff D=2000", Config{Features: 2000}},
+		{"nystrom m=500", Config{Map: Nystrom, Landmarks: 500}},
+		{"nystrom m=1000", Config{Map: Nystrom, Landmarks: 1000}},
+		{"nystrom m=2000", Config{Map: Nystrom, Landmarks: 2000}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var dst []float64
+			var err error
+			for i := 0; i < b.N; i++ {
+				cfg := tc.cfg
+				cfg.Src = rand.NewPCG(1, 1)
+				d := mustNew(b, cfg)
+				if err := d.Fit(context.Background(), train.X); err != nil {
+					b.Fatal(err)
+				}
+				if dst, err = d.Score(dst, test.X); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(ntr+nte)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

@@ -52,3 +52,31 @@ func Example_sgd() {
 	fmt.Println(d.(*expose.EXPoSE).Iterations())
 	// Output: 400
 }
+
+// Nyström features on 200 landmark rows: the scores rise from a point in
+// the cloud to one at its edge and one far from it, in the order of their
+// kernel means.
+func Example_nystrom() {
+	rng := rand.New(rand.NewPCG(1, 1))
+	X := mat.NewDense(500, 2, nil)
+	for i := 0; i < 500; i++ {
+		X.Set(i, 0, rng.NormFloat64())
+		X.Set(i, 1, rng.NormFloat64())
+	}
+	d, err := detector.New("expose", map[string]string{"map": "nystrom", "landmarks": "200", "gamma": "0.5", "scale": "none", "seed": "2"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		fmt.Println(err)
+		return
+	}
+	Y := mat.NewDense(3, 2, []float64{0.1, -0.2, 3, 3, 6, 6})
+	scores, _ := d.Score(nil, Y)
+	fmt.Println("ordered:", scores[0] < scores[1] && scores[1] < scores[2])
+	fmt.Println("labels:", method.Label(nil, scores, d.Threshold()))
+	// Output:
+	// ordered: true
+	// labels: [0 1 1]
+}

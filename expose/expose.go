@@ -38,10 +38,16 @@ type Config struct {
 	// scale_scott (default, DefaultWidthRule), scale (scikit-learn's
 	// γ = 1/(d·Var(X))) or median.
 	Kernel kernel.Spec
-	// Features is D, the number of random features (default 2000).
+	// Features is D, the number of random features (default 2000) of the
+	// maps rff and orf.
 	Features int
-	// Map is "rff" (default) or "orf".
+	// Map is "rff" (default), "orf" or "nystrom" (Nyström features on
+	// Landmarks training rows; see the package documentation).
 	Map string
+	// Landmarks is m, the number of landmark rows of map=nystrom (0 means
+	// DefaultLandmarks), drawn uniformly from the training rows (the SGD
+	// solver: from its stage sample) and capped at their number.
+	Landmarks int
 	// Solver is "batch" (default: the exact empirical mean embedding, one
 	// streaming pass) or "sgd" (Algorithm 1 of the paper).
 	Solver string
@@ -103,7 +109,8 @@ const DefaultStageRows = 10000
 func (c *Config) Bind(s *param.Set) {
 	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian"}, Rules: []string{DefaultWidthRule, kernel.ScaleRule, kernel.MedianRule}})
 	s.Int(&c.Features, "features", 2000, param.AtLeast(1), "number of random features D")
-	s.Choice(&c.Map, "map", RFF, []string{RFF, ORF}, nil, "random feature map: rff or orf (orthogonal, rbf only)")
+	s.Choice(&c.Map, "map", RFF, []string{RFF, ORF, Nystrom}, nil, "feature map: rff, orf (orthogonal, rbf only) or nystrom (landmark rows)")
+	s.Int(&c.Landmarks, "landmarks", DefaultLandmarks, param.AtLeast(1), "nystrom: landmark rows m, drawn from the training rows (capped at their number)")
 	s.Choice(&c.Solver, "solver", Batch, []string{Batch, SGD}, nil, "batch (exact mean embedding) or sgd (Algorithm 1)")
 	if c.Epsilon > 0 && c.Iterations == 0 {
 		s.OptionalInt(&c.Iterations, "iterations", param.Interval(1, MaxIterations, false, false), "SGD iterations T (from epsilon when that is set)")
@@ -166,6 +173,9 @@ func New(cfg Config) (*EXPoSE, error) {
 	if d.cfg.Map == ORF && d.cfg.Kernel.Kind == "laplacian" {
 		return nil, errors.New("expose: map orf needs an isotropic kernel (rbf); the laplacian kernel's spectrum is not rotation invariant")
 	}
+	if d.cfg.Map == Nystrom && d.cfg.Regularizer == Roughness && d.cfg.Lambda > 0 {
+		return nil, errors.New("expose: regularizer roughness needs the frequencies of a random map (rff or orf); the nystrom map has none")
+	}
 	d.Base, d.rng = b, rand.New(d.cfg.Src)
 	return d, nil
 }
@@ -194,8 +204,9 @@ func (d *EXPoSE) Gamma() float64 {
 	return 0
 }
 
-// FeatureMap returns the fitted random feature map (nil before Fit). It
-// must not be changed.
+// FeatureMap returns the fitted feature map (nil before Fit): a
+// *randfeat.Fourier or *randfeat.Orthogonal, or a *randfeat.Nystrom for
+// map=nystrom. It must not be changed.
 func (d *EXPoSE) FeatureMap() randfeat.Map {
 	if m, ok := d.Model(); ok {
 		return m.fm
@@ -226,6 +237,23 @@ func (d *EXPoSE) newModel(dim int, gamma float64, ce *centring) *model {
 	}
 	return &model{fm: fm, gamma: gamma, reg: newRegularizer(d.cfg.Regularizer, d.cfg.Lambda, fm),
 		w: make([]float64, fm.Dim()), chunk: d.cfg.ChunkRows}
+}
+
+// buildModel returns the model a fit starts from, with a zero embedding:
+// on a random map drawn for dim columns at width gamma, the centring ce
+// folded into its phases (newModel), or on a Nyström map whose landmarks
+// are drawn from S (the SGD solver's sample) or, when S is nil, from
+// every training row. A shift-invariant kernel does not see the centring
+// of sparse rows, so the Nyström map needs none.
+func (d *EXPoSE) buildModel(ctx context.Context, f *method.Fitting, dim int, gamma float64, ce *centring, S mat.Matrix) (*model, error) {
+	if d.cfg.Map != Nystrom {
+		return d.newModel(dim, gamma, ce), nil
+	}
+	L, err := d.drawLandmarks(ctx, f, S)
+	if err != nil {
+		return nil, err
+	}
+	return d.newNystromModel(ctx, f, gamma, L)
 }
 
 // rngSource lets the map draw from the detector's stream.
@@ -260,13 +288,17 @@ func (d *EXPoSE) fitBatch(ctx context.Context, f *method.Fitting) (*model, []flo
 	if err != nil {
 		return nil, nil, err
 	}
-	m := d.newModel(dim, gamma, ce)
+	m, err := d.buildModel(ctx, f, dim, gamma, ce, nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	sum, err := m.sumFeatures(ctx, f, func(done int) { f.Report("embedding", done, n) })
 	if err != nil {
 		return nil, nil, err
 	}
 	floats.Scale(1/float64(n), sum)
 	m.mean, m.w, m.n = sum, regularized(m.reg, sum), n
+	m.settle()
 	if lim := d.thresholdCap(); n > lim {
 		X, err := f.Rows(ctx, method.SampleIndices(d.rng, n, lim))
 		if err != nil {
@@ -302,11 +334,15 @@ func (d *EXPoSE) fitSGD(ctx context.Context, f *method.Fitting) (*model, []float
 	if err != nil {
 		return nil, nil, err
 	}
-	m := d.newModel(dim, gamma, ce)
+	m, err := d.buildModel(ctx, f, dim, gamma, ce, S)
+	if err != nil {
+		return nil, nil, err
+	}
 	smp := &sampler{rng: d.rng, n: n}
 	if err := m.sgdRows(ctx, f, d.cfg.Iterations, smp.next, d.cfg.Radius); err != nil {
 		return nil, nil, err
 	}
+	m.settle()
 	if S == nil {
 		train, err := d.scoreEveryRow(ctx, f, m)
 		return m, train, err
@@ -495,7 +531,9 @@ func (d *EXPoSE) partialFit(ctx context.Context, f *method.Fitting, prev *model,
 		if err != nil {
 			return nil, nil, err
 		}
-		m = d.newModel(dim, gamma, ce)
+		if m, err = d.buildModel(ctx, f, dim, gamma, ce, nil); err != nil {
+			return nil, nil, err
+		}
 		if d.cfg.Solver == Batch {
 			m.mean = make([]float64, len(m.w))
 		}
@@ -515,6 +553,7 @@ func (d *EXPoSE) partialFit(ctx context.Context, f *method.Fitting, prev *model,
 			return nil, nil, err
 		}
 	}
+	m.settle()
 	train, err := m.scoreScan(ctx, f)
 	return m, train, err
 }

@@ -19,7 +19,8 @@ import (
 // its own column count only, and save a state that decodes to a model
 // that scores the same. The corpus starts from the states of fitted
 // models: both solvers, the regularisers (l1 saves the mean beside the
-// embedding) and the orthogonal map.
+// embedding), the orthogonal map and the Nyström map (its landmarks,
+// K_mm^{-1/2} and rank; both solvers, l1).
 func FuzzDecodeEXPoSE(f *testing.F) {
 	X := testmat.NormalSeed(40, 3, 1)
 	for _, cfg := range []Config{
@@ -27,6 +28,9 @@ func FuzzDecodeEXPoSE(f *testing.F) {
 		{Features: 6, Solver: SGD, Iterations: 30, Map: ORF},
 		{Features: 5, Regularizer: L1, Lambda: 0.01},
 		{Features: 7, Regularizer: Roughness, Lambda: 0.1, Solver: SGD, Iterations: 20},
+		{Map: Nystrom, Landmarks: 6},
+		{Map: Nystrom, Landmarks: 5, Solver: SGD, Iterations: 30},
+		{Map: Nystrom, Landmarks: 7, Regularizer: L1, Lambda: 0.01},
 	} {
 		cfg.Src = rand.NewPCG(1, 1)
 		d := mustNew(f, cfg)
@@ -38,13 +42,24 @@ func FuzzDecodeEXPoSE(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b, uint8(3), uint8(cfg.Features), cfg.Solver == SGD, uint8(len(cfg.Regularizer)%3))
+		size := cfg.Features
+		if cfg.Map == Nystrom {
+			size = cfg.Landmarks
+		}
+		f.Add(b, uint8(3), uint8(size), cfg.Solver == SGD, uint8(len(cfg.Regularizer)%3), cfg.Map == Nystrom)
 	}
 	regs := []string{NoRegularizer, L1, Roughness}
-	f.Fuzz(func(t *testing.T, state []byte, dim, features uint8, sgd bool, reg uint8) {
+	f.Fuzz(func(t *testing.T, state []byte, dim, features uint8, sgd bool, reg uint8, nystrom bool) {
 		cfg := Config{Features: max(1, int(features)%64), Regularizer: regs[int(reg)%3], Lambda: 0.01}
 		if sgd {
 			cfg.Solver = SGD
+		}
+		if nystrom {
+			// features is then the landmark count; roughness needs frequencies
+			cfg.Map, cfg.Landmarks = Nystrom, cfg.Features
+			if cfg.Regularizer == Roughness {
+				cfg.Regularizer = L1
+			}
 		}
 		d, err := New(cfg)
 		if err != nil {

@@ -22,7 +22,13 @@ import (
 // drawn at and the embedding w the scores use. A fit builds it aside; once
 // published it is never changed (PartialFit continues a clone).
 type model struct {
-	fm    randfeat.Map // a cosine map (randfeat.Fourier or Orthogonal)
+	fm randfeat.Map // a cosine map (randfeat.Fourier or Orthogonal), or ny
+	// ny is the Nyström map (map=nystrom, nil otherwise) and alpha =
+	// K_mm^{-1/2} w the weights of its landmarks' kernel values in a
+	// score (settle).
+	ny    *randfeat.Nystrom
+	cross *landmarkCross // ny's landmarks prepared for kernel values
+	alpha []float64
 	gamma float64
 	reg   regularizer
 	w     []float64 // the (regularised) embedding the scores use
@@ -39,6 +45,7 @@ func (m *model) clone() *model {
 	c := *m
 	c.w = slices.Clone(m.w)
 	c.mean = slices.Clone(m.mean)
+	c.alpha = slices.Clone(m.alpha)
 	return &c
 }
 
@@ -65,6 +72,9 @@ func (m *model) scanRows() int {
 // Score writes −⟨φ(y), w⟩ for every row y of X into dst, a block of rows at
 // a time on every core, and returns ctx.Err() soon after ctx ends.
 func (m *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
+	if m.ny != nil {
+		return m.nyScore(ctx, dst, X)
+	}
 	n, _ := X.Dims()
 	D := m.fm.Dim()
 	B := m.block()
@@ -139,6 +149,9 @@ func (m *model) scoreScan(ctx context.Context, f *method.Fitting) ([]float64, er
 // (for a given core count). report is called with the rows done after
 // every chunk.
 func (m *model) sumFeatures(ctx context.Context, f *method.Fitting, report func(done int)) ([]float64, error) {
+	if m.ny != nil {
+		return m.nySum(ctx, f, report)
+	}
 	n, _ := f.Dims()
 	D, B := m.fm.Dim(), m.block()
 	W := max(1, min(runtime.GOMAXPROCS(0), (n+B-1)/B))
@@ -221,6 +234,10 @@ func (m *model) sgdRows(ctx context.Context, f *method.Fitting, T int, next func
 func (m *model) features(ctx context.Context, X mat.Matrix, buf *mat.Dense) (*mat.Dense, error) {
 	n, _ := X.Dims()
 	z := chunkBuf(buf, n, m.fm.Dim())
+	if m.ny != nil {
+		m.ny.Transform(z, X) // on every core itself
+		return z, ctx.Err()
+	}
 	B := m.block()
 	err := parallel.ForBlocksContext(ctx, (n+B-1)/B, func() func(b int) {
 		return func(b int) {

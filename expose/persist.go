@@ -25,6 +25,13 @@ type state struct {
 	// differ from it (batch solver), so PartialFit can go on from it.
 	Mean []float64
 	N    int
+	// Landmarks (m × Dim, row-major, scaled as the rows the model scores),
+	// Norm (K_mm^{-1/2}, m × m) and Rank are the Nyström map of
+	// map=nystrom, whose W and B are then empty; the embedding has m
+	// entries.
+	Landmarks []float64
+	Norm      []float64
+	Rank      int
 }
 
 // cosineMap is what a saveable feature map provides.
@@ -34,15 +41,19 @@ type cosineMap interface {
 
 // MarshalBinary encodes the fitted model.
 func (m *model) MarshalBinary() ([]byte, error) {
+	var mean []float64
+	if m.reg.active() {
+		mean = m.mean // only when a regulariser made it differ from w
+	}
+	if m.ny != nil {
+		return method.EncodeState("expose", state{Gamma: m.gamma, Dim: m.fm.InputDim(), Embedding: m.w, Mean: mean, N: m.n,
+			Landmarks: method.RowMajor(m.ny.Landmarks.(*mat.Dense)), Norm: method.RowMajor(m.ny.Norm), Rank: m.ny.Rank()})
+	}
 	cm, ok := m.fm.(cosineMap)
 	if !ok {
 		return nil, fmt.Errorf("expose: feature map %T cannot be saved", m.fm)
 	}
 	W, b := cm.Frequencies()
-	var mean []float64
-	if m.reg.active() {
-		mean = m.mean // only when a regulariser made it differ from w
-	}
 	return method.EncodeState("expose", state{Gamma: m.gamma, Dim: m.fm.InputDim(), W: method.RowMajor(W), B: b, Embedding: m.w, Mean: mean, N: m.n})
 }
 
@@ -59,6 +70,9 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 	if err := method.DecodeState("expose", data, &s); err != nil {
 		return nil, err
 	}
+	if d.cfg.Map == Nystrom {
+		return d.decodeNystrom(&s, dim)
+	}
 	D := len(s.B)
 	switch {
 	case D < 1 || s.Dim < 1:
@@ -67,7 +81,8 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 		return nil, fmt.Errorf("expose: model has %d features, its parameters say %d", D, d.cfg.Features)
 	case s.Dim != dim:
 		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
-	case len(s.W)%D != 0 || len(s.W)/D != s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D):
+	case len(s.W)%D != 0 || len(s.W)/D != s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D) ||
+		len(s.Landmarks) != 0 || len(s.Norm) != 0 || s.Rank != 0:
 		return nil, errors.New("expose: model arrays have inconsistent sizes")
 	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
 		return nil, errState
@@ -83,4 +98,43 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 		}
 	}
 	return m, nil
+}
+
+// decodeNystrom rebuilds a Nyström model (map=nystrom) from its state for
+// dim columns: m = len(Embedding) landmarks, 1 ≤ m ≤ Landmarks, of dim
+// values each and an m × m Norm (sizes compared by division, so that no
+// product of sizes read from the file can wrap), rank in [1, m], no
+// frequencies, every value finite, γ > 0 finite and N ≥ 1. The map is
+// restored from Norm (randfeat.RestoreNystrom): no eigendecomposition.
+func (d *EXPoSE) decodeNystrom(s *state, dim int) (*model, error) {
+	m := len(s.Embedding)
+	switch {
+	case m < 1 || s.Dim < 1:
+		return nil, errors.New("expose: model has no landmarks")
+	case m > d.cfg.Landmarks:
+		return nil, fmt.Errorf("expose: model has %d landmarks, its parameters at most %d", m, d.cfg.Landmarks)
+	case s.Dim != dim:
+		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
+	case len(s.W) != 0 || len(s.B) != 0 || len(s.Landmarks)%m != 0 || len(s.Landmarks)/m != s.Dim ||
+		len(s.Norm)%m != 0 || len(s.Norm)/m != m || (s.Mean != nil && len(s.Mean) != m) || s.Rank < 1 || s.Rank > m:
+		return nil, errors.New("expose: model arrays have inconsistent sizes")
+	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
+		return nil, errState
+	case !method.Finite(s.Landmarks, s.Norm, s.Embedding, s.Mean):
+		return nil, errors.New("expose: model holds non-finite values")
+	}
+	ny, err := randfeat.RestoreNystrom(d.kern(s.Gamma), mat.NewDense(m, s.Dim, s.Landmarks), mat.NewDense(m, m, s.Norm), s.Rank)
+	if err != nil {
+		return nil, fmt.Errorf("expose: %w", err)
+	}
+	md := d.nystromModel(ny, s.Gamma)
+	md.w, md.n = s.Embedding, s.N
+	if d.cfg.Solver == Batch {
+		md.mean = s.Mean
+		if md.mean == nil {
+			md.mean = md.w
+		}
+	}
+	md.settle()
+	return md, nil
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/kernelad/anomaly/detector/method"
+	"github.com/kernelad/anomaly/randfeat"
 )
 
 // StateVersion is the version of the saved model state.
@@ -13,7 +14,7 @@ const StateVersion = 2
 func init() {
 	method.Register(method.Info{
 		Name:    "expose",
-		Summary: "EXPoSE kernel mean embedding on random features; batch or constant-time SGD (Schneider et al.)",
+		Summary: "EXPoSE kernel mean embedding on random or Nyström features; batch or constant-time SGD (Schneider et al.)",
 		Version: StateVersion,
 	}, New, memory)
 }
@@ -47,7 +48,13 @@ func init() {
 // MB; the fit sorts 10,000). The block was counted at ChunkRows rows,
 // which at D = 10,000 put a fit of 20,000 × 20 rows, peak 29 MB, at
 // 113 MB.
+//
+// The Nyström map (map=nystrom) counts its own model and scratch instead
+// (nystromMemory); the rows a fit holds are the same.
 func memory(d *EXPoSE, op method.Op, s method.Size) float64 {
+	if d.cfg.Map == Nystrom {
+		return nystromMemory(d, op, s)
+	}
 	D, cols, n := float64(d.cfg.Features), float64(s.Cols), float64(s.Rows)
 	workers := float64(runtime.GOMAXPROCS(0))
 	chunk := min(d.cfg.ChunkRows, max(s.Rows, 1)) // a block never holds more rows than the data
@@ -62,28 +69,82 @@ func memory(d *EXPoSE, op method.Op, s method.Size) float64 {
 		est += 4 * 8 * cols // centring.go's column sums, minima, counts and squares
 	}
 	est += method.SaveFactor * 8 * D * cols
-	// every is what a fit that scores every row holds: the rows when they
-	// are few, else a scaled chunk as they stream and the caution's sample.
+	// the chunk of a pass that scores every row (scanRows)
+	pass := math.Max(float64(passRows(s.Cols)), float64(max(runtime.GOMAXPROCS(0)*int(block), min(method.ChunkRows(s.Cols), (1<<22)/d.cfg.Features))))
+	if d.cfg.Solver == SGD {
+		c := float64(min(d.cfg.ChunkRows, d.cfg.Iterations, max(runtime.GOMAXPROCS(0)*int(block), (1<<20)/d.cfg.Features))) // stepRows
+		est += 8*c*D + 2*row*c
+	} else {
+		est += workers * 8 * D // the sum's accumulators (its blocks are Score's)
+	}
+	return est + fitRows(d, s, row, pass)
+}
+
+// fitRows is the bytes of the training rows a fit holds beside its model,
+// row bytes each (memory's terms): the SGD solver's sample (or, without
+// one, what a fit that scores every row holds), the batch solver's
+// threshold rows and a scaled chunk of the pass over them, or every row
+// when there are at most cautionRows, else a chunk of pass rows as they
+// stream and the isolation caution's sample.
+func fitRows(d *EXPoSE, s method.Size, row, pass float64) float64 {
+	n := float64(s.Rows)
 	every := func() float64 {
 		if n <= cautionRows {
 			return row*n + 8*n
 		}
-		pass := math.Max(float64(passRows(s.Cols)), float64(max(runtime.GOMAXPROCS(0)*int(block), min(method.ChunkRows(s.Cols), (1<<22)/d.cfg.Features))))
 		return row*pass + 2*row*cautionRows
 	}
 	if d.cfg.Solver == SGD {
-		c := float64(min(d.cfg.ChunkRows, d.cfg.Iterations, max(runtime.GOMAXPROCS(0)*int(block), (1<<20)/d.cfg.Features))) // stepRows
-		est += 8*c*D + 2*row*c
 		if k, _ := d.stageSample(); k > 0 && float64(k) < n {
-			return est + 2*row*float64(k) + 8*float64(k)
+			return 2*row*float64(k) + 8*float64(k)
 		}
-		return est + every()
+		return every()
 	}
-	est += workers * 8 * D // the sum's accumulators (its blocks are Score's)
 	if lim := float64(d.thresholdCap()); n > lim {
-		return est + row*float64(passRows(s.Cols)) + 2*row*lim + 8*lim
+		return row*float64(passRows(s.Cols)) + 2*row*lim + 8*lim
 	}
-	return est + every()
+	return every()
+}
+
+// nystromMemory is memory for map=nystrom, with m landmarks (Landmarks,
+// capped at the rows a fit draws them from; a score counts Landmarks).
+// The model: the landmarks (dense, m × d), K_mm^{-1/2} (m × m), the
+// embedding, the mean and α. Scoring and the batch sum hold the kernel
+// values of nyRows rows against the landmarks and kernel.Cross's copies
+// (the block's rows and the landmarks centred, the landmarks transposed
+// from 1,024 of them on). The construction of the map
+// (randfeat.NystromBytes, the landmarks read and scaled beside it) comes
+// before the model's sum, the saving after it: the larger counts. The
+// SGD solver maps stepRows rows at a time (the features and their kernel
+// values, m each).
+func nystromMemory(d *EXPoSE, op method.Op, s method.Size) float64 {
+	mi := d.cfg.Landmarks
+	if op != method.ScoreOp {
+		mi = min(mi, max(s.Rows, 1))
+		if k, _ := d.stageSample(); k > 0 {
+			mi = min(mi, k)
+		}
+	}
+	m, cols, n := float64(mi), float64(s.Cols), float64(s.Rows)
+	R := float64(max(16, min(1024, (1<<18)/mi))) // nyRows
+	mdl := 8*m*cols + 8*m*m + 3*8*m
+	scratch := 8*R*m + 8*R*cols + 2*8*m*cols
+	if op == method.ScoreOp {
+		return mdl + scratch + 8*n
+	}
+	row := 8 * cols
+	if s.Sparse && s.Rows > 0 {
+		row = 16*float64(s.NonZeros)/n + 8
+		scratch += 4 * 8 * cols // centring.go's column sums, minima, counts and squares
+	}
+	build := float64(randfeat.NystromBytes(mi, s.Cols)) + 2*row*m + 8*m*cols
+	est := math.Max(build, mdl+scratch+method.SaveFactor*8*(m*cols+m*m))
+	if d.cfg.Solver == SGD {
+		c := float64(min(d.cfg.ChunkRows, d.cfg.Iterations, max(runtime.GOMAXPROCS(0)*cacheChunk(d.cfg.ChunkRows, mi), (1<<20)/mi))) // stepRows
+		est += 2*8*c*m + 2*row*c
+	}
+	pass := float64(max(passRows(s.Cols), min(method.ChunkRows(s.Cols), (1<<22)/mi))) // scanRows
+	return est + fitRows(d, s, row, pass)
 }
 
 // ConfigFromParams returns the Config the registry builds from params (the

@@ -89,22 +89,27 @@ var _ method.RowReader = indexSource{}
 // are fitted on, and the T rows of its steps: at most 11,000 rows, none of
 // them by a pass. From a source read in passes it reads the data once for
 // the sample (a reservoir, which also counts the rows) and once more, up
-// to the last row of its steps, for the T rows.
+// to the last row of its steps, for the T rows. The Nyström map (issue
+// 35) draws its landmarks from the same sample, so it reads no more.
 func TestSGDReadsSampleAndSteps(t *testing.T) {
 	const n, d, T = 2_000_000, 10, 1000
 	sample := max(T, DefaultStageRows)
-	for _, seq := range []bool{false, true} {
+	for _, tc := range []struct {
+		seq bool
+		fm  string // the Nyström map draws its landmarks from the sample
+	}{{false, RFF}, {true, RFF}, {false, Nystrom}, {true, Nystrom}} {
+		seq := tc.seq
 		rs := &rowSource{n: n, d: d, cut: 4096, unknown: seq}
 		var src detector.Source = indexSource{rs}
 		if seq {
 			src = rs
 		}
-		det := mustNew(t, Config{Solver: SGD, Iterations: T, Features: 200, Src: rand.NewPCG(1, 1)})
+		det := mustNew(t, Config{Solver: SGD, Iterations: T, Features: 200, Map: tc.fm, Landmarks: 200, Src: rand.NewPCG(1, 1)})
 		if err := det.FitSource(context.Background(), src); err != nil {
 			t.Fatal(err)
 		}
 		scanned, read := rs.scanned.Load(), rs.read.Load()
-		t.Logf("sequential %v: %d rows scanned, %d read by index (sample %d + T %d)", seq, scanned, read, sample, T)
+		t.Logf("%s, sequential %v: %d rows scanned, %d read by index (sample %d + T %d)", tc.fm, seq, scanned, read, sample, T)
 		switch {
 		case !seq && (scanned != 0 || read > int64(sample+T)):
 			t.Errorf("%d rows scanned and %d read by index, want none scanned and at most %d + %d read", scanned, read, sample, T)

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/kernelad/anomaly/expose"
+	"github.com/kernelad/anomaly/kernel"
 	"github.com/kernelad/anomaly/randfeat"
 	"github.com/kernelad/anomaly/scale"
 	"gonum.org/v1/gonum/floats"
@@ -266,16 +268,27 @@ func pathOf(paths []string, i int) string {
 	return fmt.Sprintf("shard %d", i)
 }
 
-// MapState is a random Fourier feature map in a form that travels in the
-// pipeline: the D × Cols frequencies W (row-major) and the D phases B of
-// z(x) = √(2/D) cos(Wx + b). The launcher draws the map once from the seed
-// (expose.PlanBatch) and every worker decodes these same arrays; nothing is
-// redrawn on a worker. encoding/json, which Beam uses for the fields of
-// DoFns and CombineFns, writes float64 values so they read back exactly.
+// MapState is a feature map in a form that travels in the pipeline: for a
+// random Fourier map, the D × Cols frequencies W (row-major) and the D
+// phases B of z(x) = √(2/D) cos(Wx + b); for a Nyström map (map=nystrom),
+// its m landmarks (m × Cols, scaled), K_mm^{-1/2} (Norm, m × m), its rank,
+// and the kernel and width. The launcher draws the random map once from
+// the seed (expose.PlanBatch), or builds the Nyström map once on the
+// landmark rows the seed picks (expose.PlanNystrom, NystromMap), and
+// every worker decodes these same arrays; nothing is redrawn or
+// decomposed on a worker. encoding/json, which Beam uses for the fields
+// of DoFns and CombineFns, writes float64 values so they read back
+// exactly.
 type MapState struct {
 	Cols int64
 	W    []float64
 	B    []float64
+	// The Nyström map: empty for a random map.
+	Landmarks []float64
+	Norm      []float64
+	Rank      int64
+	Kernel    string
+	Gamma     float64
 	// Offset and Divisor are the scale stage applied to the rows before
 	// the map (x − Offset)/Divisor; both empty for scale=none.
 	Offset  []float64
@@ -293,6 +306,23 @@ func (m MapState) stage() *scale.Stage {
 // NewMapState captures a cosine feature map (randfeat.Fourier or
 // randfeat.Orthogonal).
 func NewMapState(fm randfeat.Map) (MapState, error) {
+	if ny, ok := fm.(*randfeat.Nystrom); ok {
+		L, dense := ny.Landmarks.(*mat.Dense)
+		var kind string
+		var gamma float64
+		switch k := ny.K.(type) {
+		case kernel.RBF:
+			kind, gamma = "rbf", k.Gamma
+		case kernel.Laplacian:
+			kind, gamma = "laplacian", k.Gamma
+		}
+		if !dense || kind == "" {
+			return MapState{}, fmt.Errorf("exposebeam: Nyström map of kernel %T and landmarks %T", ny.K, ny.Landmarks)
+		}
+		m, c := L.Dims()
+		st := MapState{Cols: int64(c), Landmarks: flatten(L), Norm: flatten(ny.Norm), Rank: int64(ny.Rank()), Kernel: kind, Gamma: gamma}
+		return st, checkSquare(ny.Norm, m)
+	}
 	cm, ok := fm.(interface {
 		Frequencies() (*mat.Dense, []float64)
 	})
@@ -300,16 +330,60 @@ func NewMapState(fm randfeat.Map) (MapState, error) {
 		return MapState{}, fmt.Errorf("exposebeam: feature map %T is not a cosine map", fm)
 	}
 	W, b := cm.Frequencies()
-	r, c := W.Dims()
-	flat := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		flat = append(flat, W.RawRowView(i)...)
-	}
-	return MapState{Cols: int64(c), W: flat, B: append([]float64(nil), b...)}, nil
+	_, c := W.Dims()
+	return MapState{Cols: int64(c), W: flatten(W), B: append([]float64(nil), b...)}, nil
 }
 
-// Map rebuilds the feature map.
-func (m MapState) Map() (*randfeat.Fourier, error) {
+// flatten returns the rows of M one after the other.
+func flatten(M *mat.Dense) []float64 {
+	r, c := M.Dims()
+	flat := make([]float64, 0, r*c)
+	for i := 0; i < r; i++ {
+		flat = append(flat, M.RawRowView(i)...)
+	}
+	return flat
+}
+
+// checkSquare reports a Norm that is not m × m.
+func checkSquare(M *mat.Dense, m int) error {
+	if r, c := M.Dims(); r != m || c != m {
+		return fmt.Errorf("exposebeam: Nyström matrix of %d × %d for %d landmarks", r, c, m)
+	}
+	return nil
+}
+
+// nystrom reports whether the state is a Nyström map.
+func (m MapState) nystrom() bool { return len(m.Landmarks) > 0 }
+
+// Map rebuilds the feature map: a *randfeat.Fourier, or a
+// *randfeat.Nystrom restored from its K_mm^{-1/2} (no eigendecomposition).
+func (m MapState) Map() (randfeat.Map, error) {
+	if m.nystrom() {
+		return m.nystromMap()
+	}
+	return m.fourier()
+}
+
+// nystromMap rebuilds a Nyström map.
+func (m MapState) nystromMap() (*randfeat.Nystrom, error) {
+	c := int(m.Cols)
+	if c < 1 || len(m.Landmarks)%c != 0 {
+		return nil, errors.New("exposebeam: malformed feature map state")
+	}
+	k := len(m.Landmarks) / c
+	if len(m.Norm) != k*k {
+		return nil, errors.New("exposebeam: malformed feature map state")
+	}
+	var kern kernel.Kernel = kernel.RBF{Gamma: m.Gamma}
+	if m.Kernel == "laplacian" {
+		kern = kernel.Laplacian{Gamma: m.Gamma}
+	}
+	return randfeat.RestoreNystrom(kern, mat.NewDense(k, c, append([]float64(nil), m.Landmarks...)),
+		mat.NewDense(k, k, append([]float64(nil), m.Norm...)), int(m.Rank))
+}
+
+// fourier rebuilds a random Fourier map.
+func (m MapState) fourier() (*randfeat.Fourier, error) {
 	D := len(m.B)
 	if D == 0 || m.Cols < 1 || len(m.W) != D*int(m.Cols) {
 		return nil, errors.New("exposebeam: malformed feature map state")
@@ -318,7 +392,10 @@ func (m MapState) Map() (*randfeat.Fourier, error) {
 }
 
 // EmbedAcc is the accumulator of the embedding: the sum of φ(x) over the
-// rows seen and their count. The embedding is Sum / N.
+// rows seen and their count. The embedding is Sum / N. For a Nyström map
+// Sum is the sum of the kernel rows k_m(x) against the landmarks, and the
+// embedding K_mm^{-1/2} Sum / N (expose.NystromEmbedding), as the fit in
+// process computes it.
 type EmbedAcc struct {
 	Sum []float64
 	N   int64
@@ -326,21 +403,35 @@ type EmbedAcc struct {
 
 // EmbedFn is the CombineFn that computes the EXPoSE batch embedding: it
 // maps each Block with the feature map it carries, Chunk rows at a time
-// (default 512), and adds the rows' features to the accumulator. The map is
-// decoded once per instance.
+// (default 512), and adds the rows' features (for a Nyström map, their
+// kernel rows) to the accumulator. The map is decoded once per instance.
 type EmbedFn struct {
 	Map   MapState
 	Chunk int64
 
 	once sync.Once
-	fm   *randfeat.Fourier
+	fm   randfeat.Map
 	err  error
 	buf  mat.Dense
 }
 
-func (f *EmbedFn) featureMap() (*randfeat.Fourier, error) {
-	f.once.Do(func() { f.fm, f.err = f.Map.Map() })
+func (f *EmbedFn) featureMap() (randfeat.Map, error) {
+	f.once.Do(func() {
+		f.fm, f.err = f.Map.Map()
+		if ny, ok := f.fm.(*randfeat.Nystrom); ok {
+			f.fm = kernelRows{ny}
+		}
+	})
 	return f.fm, f.err
+}
+
+// kernelRows maps rows to their kernel values against the landmarks of a
+// Nyström map, k_m(x), as the fit in process computes them: what EmbedFn
+// sums for it.
+type kernelRows struct{ *randfeat.Nystrom }
+
+func (k kernelRows) Transform(dst *mat.Dense, X mat.Matrix) {
+	expose.NystromKernelRows(dst, k.Nystrom, X) // the values the fit in process adds
 }
 
 func (f *EmbedFn) CreateAccumulator() EmbedAcc { return EmbedAcc{} }

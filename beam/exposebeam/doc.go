@@ -23,9 +23,23 @@
 // MapState (the arrays themselves, JSON-encoded exactly), so no worker draws
 // anything.
 //
+// # The Nyström map
+//
+// With map=nystrom (expose's Nyström features on landmark rows) the map
+// depends on the data: the launcher draws the landmark rows and the
+// threshold sample with expose.PlanNystrom (Fit's draws), a pass gathers
+// the landmark rows (landmarksFn), and the launcher scales them and builds
+// the map once with expose.NystromMap (K_mm's eigendecomposition). The
+// landmarks, K_mm^{-1/2} and its rank travel as MapState; EmbedFn sums the
+// rows' kernel values against the landmarks, and the embedding is
+// K_mm^{-1/2}·Sum/N (expose.NystromEmbedding) as in process, where a sum
+// of features multiplied row by row would round differently (by 2.6e-13
+// in expose's test). The threshold rows are scored by the detector
+// assembled from the embedding, as the saved model scores them.
+//
 // # Passes
 //
-// Fit runs two pipelines. The statistics pass (MomentsFn, a CombineFn over
+// Fit runs two pipelines (three for map=nystrom). The statistics pass (MomentsFn, a CombineFn over
 // the rows' count per shard and the mean and squared deviations of all
 // entries and of every column, merged pairwise) gives n, the scale stage
 // and, for gamma = scale, γ = 1/(d·Var(X)) as kernel.ScaleGamma computes it

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 
@@ -23,7 +24,8 @@ import (
 )
 
 func init() {
-	registerTypes((*writeJSONFn)(nil), (*sampleFn)(nil), (*scoreSampleFn)(nil), (*writeModelFn)(nil))
+	registerTypes((*writeJSONFn)(nil), (*sampleFn)(nil), (*scoreSampleFn)(nil), (*writeModelFn)(nil),
+		(*LandmarkAcc)(nil), (*landmarksFn)(nil), (*writeLandmarksFn)(nil))
 }
 
 // FitOptions configures a distributed EXPoSE fit.
@@ -57,13 +59,19 @@ type FitReport struct {
 	Merges int64
 }
 
-// Fit runs the EXPoSE batch fit on the runner as two pipelines:
+// Fit runs the EXPoSE batch fit on the runner as two pipelines (three
+// for map=nystrom):
 //
 //  1. statistics: read the shards, combine (MomentsFn) the rows of each
 //     shard, the column count and the mean and M2 of all entries (for
 //     gamma = scale and scale_scott), and write them where the launcher
 //     reads them;
-//  2. embedding: the launcher draws the feature map and the threshold
+//  2. for map=nystrom only, landmarks: the launcher draws the landmark
+//     rows and the threshold sample from the seed (expose.PlanNystrom, the
+//     draws Fit makes), a pass gathers the landmark rows (landmarksFn), and
+//     the launcher scales them and builds the map on them once
+//     (expose.NystromMap: K_mm's eigendecomposition);
+//  3. embedding: the launcher draws the feature map and the threshold
 //     sample from the seed (expose.PlanBatch, the draws Fit makes); the map
 //     travels inside EmbedFn, which combines the sum of φ over all rows; the
 //     sampled training rows are scored with the embedding as a side input,
@@ -156,7 +164,23 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 			gamma = kernel.ScaleScottGamma(gamma, int(n), int(mom.Cols))
 		}
 	}
-	fm, rows, err := expose.PlanBatch(cfg, int(n), int(mom.Cols), gamma)
+	offsets := make([]int64, len(shards))
+	for i := 1; i < len(shards); i++ {
+		offsets[i] = offsets[i-1] + mom.ShardRows[i-1]
+	}
+	var stage *scale.Stage
+	if rule == scale.Standardize {
+		stage = mom.Stage()
+	}
+	var (
+		fm   randfeat.Map
+		rows []int
+	)
+	if cfg.Map == expose.Nystrom {
+		fm, rows, err = planNystrom(ctx, o, cfg, shards, offsets, stage, int(n), int(mom.Cols), gamma)
+	} else {
+		fm, rows, err = expose.PlanBatch(cfg, int(n), int(mom.Cols), gamma)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -164,13 +188,8 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rule == scale.Standardize {
-		st := mom.Stage()
-		ms.Offset, ms.Divisor = st.Offset, st.Divisor
-	}
-	offsets := make([]int64, len(shards))
-	for i := 1; i < len(shards); i++ {
-		offsets[i] = offsets[i-1] + mom.ShardRows[i-1]
+	if stage != nil {
+		ms.Offset, ms.Divisor = stage.Offset, stage.Divisor
 	}
 	sample := make([]int64, len(rows))
 	for i, r := range rows {
@@ -188,7 +207,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	chunk := int64(cfg.ChunkRows)
 	acc := beam.Combine(s2.Scope("Embedding"), &EmbedFn{Map: ms, Chunk: chunk}, blocks)
 	sampled := beam.ParDo(s2.Scope("ThresholdSample"), &sampleFn{Offsets: offsets, Rows: sample, All: rows == nil}, blocks)
-	scores := beam.ParDo(s2.Scope("ThresholdScores"), &scoreSampleFn{Map: ms, Chunk: chunk}, sampled, beam.SideInput{Input: acc})
+	scores := beam.ParDo(s2.Scope("ThresholdScores"), &scoreSampleFn{Map: ms, Chunk: chunk, Params: params, Gamma: gamma}, sampled, beam.SideInput{Input: acc})
 	model, err := newPending(o.Out, "")
 	if err != nil {
 		return nil, err
@@ -266,21 +285,42 @@ func (f *sampleFn) ProcessElement(b Block, emit func(Block)) error {
 }
 
 // scoreSampleFn scores blocks against the embedding (a side input):
-// −⟨φ(x), w⟩, w = Sum / N, as expose.EXPoSE.Score computes it.
+// −⟨φ(x), w⟩, w = Sum / N, as expose.EXPoSE.Score computes it. For a
+// Nyström map it scores with the detector the model file will hold
+// (expose.FromEmbedding of the embedding, its threshold not yet known),
+// so the scores are those of the saved model, k_m(x)ᵀα.
 type scoreSampleFn struct {
-	Map   MapState
-	Chunk int64
+	Map    MapState
+	Chunk  int64
+	Params map[string]string
+	Gamma  float64
 
 	once sync.Once
 	buf  mat.Dense
-	fm   *randfeat.Fourier
+	fm   randfeat.Map
+	det  *expose.EXPoSE
 	err  error
 }
 
 func (f *scoreSampleFn) ProcessElement(b Block, acc EmbedAcc, emit func(float64)) error {
-	f.once.Do(func() { f.fm, f.err = f.Map.Map() })
+	f.once.Do(func() {
+		if f.fm, f.err = f.Map.Map(); f.err != nil || !f.Map.nystrom() {
+			return
+		}
+		f.det, f.err = assemble(f.Params, f.Map, f.fm, acc, f.Gamma, 0)
+	})
 	if f.err != nil {
 		return f.err
+	}
+	if f.det != nil {
+		s, err := f.det.Score(nil, b.Matrix())
+		if err != nil {
+			return fmt.Errorf("exposebeam: shard %d: %w", b.Shard, err)
+		}
+		for _, v := range s {
+			emit(v)
+		}
+		return nil
 	}
 	if len(acc.Sum) != f.fm.Dim() || b.Cols != int64(f.fm.InputDim()) {
 		return errors.New("exposebeam: embedding, feature map and rows disagree")
@@ -329,7 +369,7 @@ func (f *writeModelFn) ProcessElement(ctx context.Context, _ []byte, acc EmbedAc
 		return err
 	}
 	thr := method.ThresholdFromScores(s, probe.Config().Contamination)
-	d, err := expose.FromEmbedding(cfg, f.Map.stage(), fm, acc.Mean(), int(acc.N), f.Gamma, thr)
+	d, err := assemble(f.Params, f.Map, fm, acc, f.Gamma, thr)
 	if err != nil {
 		return err
 	}
@@ -386,4 +426,141 @@ func removeFile(ctx context.Context, path string) {
 		}
 		return nil
 	})
+}
+
+// assemble returns the detector of the embedding acc on the map fm
+// (decoded from ms) at width gamma with threshold thr: the embedding is
+// Sum / N, or for a Nyström map K_mm^{-1/2} Sum / N, Sum holding the
+// kernel rows (expose.NystromEmbedding), as the fit in process computes
+// it.
+func assemble(params map[string]string, ms MapState, fm randfeat.Map, acc EmbedAcc, gamma, thr float64) (*expose.EXPoSE, error) {
+	cfg, err := expose.ConfigFromParams(params)
+	if err != nil {
+		return nil, err
+	}
+	if acc.N < 1 || len(acc.Sum) != fm.Dim() {
+		return nil, errors.New("exposebeam: embedding and feature map disagree, or no training rows reached the model")
+	}
+	w := acc.Mean()
+	if ny, ok := fm.(*randfeat.Nystrom); ok {
+		w = expose.NystromEmbedding(ny, acc.Sum, int(acc.N))
+	}
+	return expose.FromEmbedding(cfg, ms.stage(), fm, w, int(acc.N), gamma, thr)
+}
+
+// planNystrom plans a Nyström fit (expose.PlanNystrom: the landmark and
+// threshold rows Fit draws), gathers the landmark rows in a pass over the
+// shards, scales them with stage (nil for none) and builds the map on
+// them in the launcher (expose.NystromMap), once for every worker.
+func planNystrom(ctx context.Context, o FitOptions, cfg expose.Config, shards []Shard, offsets []int64, stage *scale.Stage,
+	n, cols int, gamma float64) (randfeat.Map, []int, error) {
+	lm, rows, err := expose.PlanNystrom(cfg, n, cols, gamma)
+	if err != nil {
+		return nil, nil, err
+	}
+	want := make([]int64, len(lm))
+	for i, r := range lm {
+		want[i] = int64(r) // ascending
+	}
+	staged, err := newPending(o.Out, ".landmarks.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer staged.discard(ctx)
+	p, s := beam.NewPipelineWithRoot()
+	acc := beam.Combine(s.Scope("Landmarks"), &landmarksFn{Offsets: offsets, Rows: want}, Read(s, shards, o.Label, 0))
+	beam.ParDo0(s, &writeLandmarksFn{Path: staged.Temp}, acc)
+	if _, err := runPipeline(ctx, o.Runner, p); err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("landmarks pipeline: %w", err)
+	}
+	var got LandmarkAcc
+	if err := readJSON(ctx, staged.Temp, &got); err != nil {
+		return nil, nil, err
+	}
+	if !slices.Equal(got.Index, want) || got.Cols != int64(cols) || len(got.X) != len(want)*cols {
+		return nil, nil, fmt.Errorf("exposebeam: the landmarks pass gathered %d of the %d landmark rows", len(got.Index), len(want))
+	}
+	var L mat.Matrix = mat.NewDense(len(want), cols, got.X)
+	if stage != nil {
+		if L, err = stage.Apply(L); err != nil {
+			return nil, nil, fmt.Errorf("exposebeam: landmarks: %w", err)
+		}
+	}
+	ny, err := expose.NystromMap(ctx, cfg, L, gamma)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ny, rows, nil
+}
+
+// LandmarkAcc holds landmark rows: their global indices (ascending once
+// extracted) and their values, Cols each, in the same order.
+type LandmarkAcc struct {
+	Index []int64
+	Cols  int64
+	X     []float64
+}
+
+// landmarksFn is the CombineFn that gathers the rows whose global index
+// (shard offset + row) is in the sorted list Rows, in ascending order.
+type landmarksFn struct {
+	Offsets []int64
+	Rows    []int64
+}
+
+func (f *landmarksFn) CreateAccumulator() LandmarkAcc { return LandmarkAcc{} }
+
+func (f *landmarksFn) AddInput(a LandmarkAcc, b Block) (LandmarkAcc, error) {
+	if b.Shard < 0 || b.Shard >= int64(len(f.Offsets)) {
+		return a, fmt.Errorf("exposebeam: block of unknown shard %d", b.Shard)
+	}
+	g0 := f.Offsets[b.Shard] + b.Start
+	i, _ := slices.BinarySearch(f.Rows, g0)
+	for ; i < len(f.Rows) && f.Rows[i] < g0+b.Rows; i++ {
+		r := f.Rows[i] - g0
+		a.Index = append(a.Index, f.Rows[i])
+		a.X = append(a.X, b.X[r*b.Cols:(r+1)*b.Cols]...)
+		a.Cols = b.Cols
+	}
+	return a, nil
+}
+
+func (f *landmarksFn) MergeAccumulators(a, b LandmarkAcc) LandmarkAcc {
+	if len(a.Index) == 0 {
+		return b
+	}
+	if len(b.Index) == 0 {
+		return a
+	}
+	return LandmarkAcc{Index: append(slices.Clone(a.Index), b.Index...), Cols: a.Cols, X: append(slices.Clone(a.X), b.X...)}
+}
+
+// ExtractOutput sorts the rows by their global index.
+func (f *landmarksFn) ExtractOutput(a LandmarkAcc) LandmarkAcc {
+	c := int(a.Cols)
+	order := make([]int, len(a.Index))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return a.Index[order[i]] < a.Index[order[j]] })
+	out := LandmarkAcc{Index: make([]int64, len(order)), Cols: a.Cols, X: make([]float64, 0, len(a.X))}
+	for k, i := range order {
+		out.Index[k] = a.Index[i]
+		out.X = append(out.X, a.X[i*c:(i+1)*c]...)
+	}
+	return out
+}
+
+// writeLandmarksFn writes the gathered landmark rows as JSON to Path.
+type writeLandmarksFn struct{ Path string }
+
+func (f *writeLandmarksFn) ProcessElement(ctx context.Context, a LandmarkAcc) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return writeFile(ctx, f.Path, b)
 }

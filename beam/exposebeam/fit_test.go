@@ -23,8 +23,8 @@ func gaussian(n, d int, seed uint64) *mat.Dense {
 
 // TestFitMatchesInProcess fits small synthetic data cut into shards on the
 // local runners and compares with the in-process fit of the same rows and
-// seed: the bound 1e-12 is the issue's; the expected difference is the
-// rounding of a reordered sum.
+// seed: the bound 1e-12 is the issue's (issue 35's for the Nyström map);
+// the expected difference is the rounding of a reordered sum.
 func TestFitMatchesInProcess(t *testing.T) {
 	X := gaussian(3000, 4, 7)
 	for _, tc := range []struct {
@@ -38,6 +38,9 @@ func TestFitMatchesInProcess(t *testing.T) {
 		{"direct orf", "direct", 3, map[string]string{"seed": "2", "features": "64", "map": "orf"}},
 		{"direct laplacian", "direct", 2, map[string]string{"seed": "6", "features": "80", "kernel": "laplacian"}},
 		{"prism scale", "prism", 4, map[string]string{"seed": "5", "features": "250", "threshold_rows": "1000", "contamination": "0.05"}},
+		{"direct nystrom scale", "direct", 3, map[string]string{"seed": "4", "map": "nystrom", "landmarks": "200"}},
+		{"prism nystrom laplacian gamma", "prism", 4, map[string]string{"seed": "9", "map": "nystrom", "landmarks": "300", "gamma": "0.2",
+			"kernel": "laplacian", "threshold_rows": "800", "scale": "none"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
