@@ -61,7 +61,10 @@ func memory(d *EXPoSE, op method.Op, s method.Size) float64 {
 	block := float64(cacheChunk(chunk, d.cfg.Features))
 	est := 2*8*D*cols + 3*8*D + workers*8*block*D
 	if op == method.ScoreOp {
-		return est + 8*n
+		// The model is loaded before a score: of the map's two copies
+		// (W and Wᵀ) a front end counts the one the model file holds,
+		// and this estimate the other.
+		return est - 8*D*cols + 8*n
 	}
 	row := 8 * cols // the bytes of a row, dense or (s.Sparse) its non-zeros
 	if s.Sparse && s.Rows > 0 {

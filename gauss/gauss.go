@@ -306,6 +306,17 @@ func shrink(S *mat.SymDense, rho float64) (*mat.Cholesky, float64, error) {
 		}
 		var c mat.Cholesky
 		if c.Factorize(sig) {
+			small, big := math.Inf(1), 0.0
+			u := c.RawU()
+			for i := 0; i < d; i++ {
+				small = math.Min(small, u.At(i, i))
+				for j := i; j < d; j++ {
+					big = math.Max(big, math.Abs(u.At(i, j)))
+				}
+			}
+			if !factorScores(small, big) {
+				return nil, 0, errors.New("the covariance's entries are too small for float64 (below 2⁻¹⁰⁰⁰); scale the features (scale=standard)")
+			}
 			return &c, r, nil
 		}
 		if r == 0 {
@@ -359,6 +370,30 @@ func (m *model) lowRank(xc *mat.Dense, G *mat.SymDense, shrinkage float64) error
 	rho = math.Max(rho, 1e-10)
 	m.rho = rho
 	return m.setLowRank(xc, G, rho*mu, (1-rho)/nf)
+}
+
+// factorScores reports whether a Cholesky factor U of Σ with smallest
+// diagonal entry small and largest entry big can score rows: the
+// triangular solve of a score divides by the diagonal, so it must not be
+// near 2⁻³⁰⁰ of the largest entry (for a factor of finite data it is
+// not: U_ii² is a Schur complement's pivot, at least λ_min(Σ)) nor below
+// 2⁻⁵⁰⁰ (then Σ's entries are below 2⁻¹⁰⁰⁰, near float64's least normal
+// number, and a fit refuses them). A model file's factor is held to the
+// same rule, so a crafted one cannot overflow a score into NaN.
+func factorScores(small, big float64) bool {
+	return small >= big*0x1p-300 && small >= 0x1p-500
+}
+
+// scoreRows is the rows of a block of Score: in the low-rank form each
+// row costs n·d multiply-adds (n training rows), so a block holds about
+// gramWork of them (at least 8 rows, which amortise the read of the
+// training rows).
+func (m *model) scoreRows() int {
+	if m.xc == nil || m.chol == nil {
+		return scoreBlock
+	}
+	n, d := m.xc.Dims()
+	return min(scoreBlock, max(8, gramWork/max(1, n*d)))
 }
 
 // gramWork is the multiply-adds of one step of gram and of a block of
@@ -450,13 +485,7 @@ func (m *model) Score(ctx context.Context, dst []float64, X mat.Matrix) error {
 		m.chol.LTo(&L)
 		lt = L.RawTriangular()
 	}
-	// A block of rows at a time; in the low-rank form each row costs n·d
-	// multiply-adds, so a block holds about gramWork of them (at least 8
-	// rows, which amortise the read of the n training rows).
-	blk := scoreBlock
-	if m.xc != nil && m.chol != nil {
-		blk = min(scoreBlock, max(8, gramWork/max(1, n*d)))
-	}
+	blk := m.scoreRows()
 	nb := (r + blk - 1) / blk
 	return parallel.ForBlocksContext(ctx, nb, func() func(b int) {
 		var z, v mat.Dense
@@ -657,11 +686,7 @@ func (g *Gauss) decode(b []byte, dim int) (*model, error) {
 		}
 		small = math.Min(small, s.U[i*d+i])
 	}
-	// A factor that Cholesky gave for finite data has no diagonal entry
-	// near 2⁻³⁰⁰ of its largest (U_ii² is a Schur complement's pivot,
-	// at least λ_min(Σ)); one that has would overflow the triangular
-	// solve of a score.
-	if small < big*0x1p-300 {
+	if !factorScores(small, big) {
 		return nil, errState
 	}
 	var c mat.Cholesky
@@ -681,13 +706,20 @@ func memory(g *Gauss, op method.Op, s method.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
 	lowRank := d > n
+	rows := float64(scoreBlock)
 	if m, ok := g.Model(); ok && m.xc != nil {
 		lowRank = true
 		nt, _ := m.xc.Dims()
 		d += float64(nt) // the block's products with the training rows
+		rows = float64(m.scoreRows())
 	}
-	block := workers * 8 * scoreBlock * d
+	block := workers * 8 * rows * d
 	if op == method.ScoreOp {
+		if s.Sparse {
+			// Base densifies a chunk of sparse rows, then scales it
+			// into a second dense chunk (Hooks.Densify).
+			block += 2 * 8 * math.Min(n, float64(method.ChunkRows(s.Cols))) * float64(s.Cols)
+		}
 		return 8*n + block
 	}
 	chunk := 8 * math.Min(n, float64(method.ChunkRows(s.Cols))) * d

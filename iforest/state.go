@@ -148,6 +148,9 @@ func memory(f *IForest, op method.Op, s method.Size) float64 {
 	train := 2*8*math.Min(n, ThresholdRows) + rowBuf
 	var held, read, thresh float64
 	switch {
+	case s.Resident && scaled:
+		read = rowsBytes(u) // the scaled copy of the rows in memory
+	case s.Resident: // the caller's rows, read in place
 	case u > n-0.5 && n <= ThresholdRows:
 		held = rowsBytes(n) // every row, read once and scored as read
 	case scaled:
