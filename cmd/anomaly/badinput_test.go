@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -62,6 +63,13 @@ func TestBadInputRealMethods(t *testing.T) {
 	}
 	d3k := filepath.Join(dir, "d3k.csv")
 	os.WriteFile(d3k, []byte(rows3k.String()), 0o644)
+	// A small gzip bomb: 14 kB of .csv.gz holding 1,000,000 rows.
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	zw.Write([]byte("a,b\n" + strings.Repeat("1.5,2.5\n", 1000000)))
+	zw.Close()
+	gzBomb := filepath.Join(dir, "bomb.csv.gz")
+	os.WriteFile(gzBomb, bomb.Bytes(), 0o644)
 	ragged := filepath.Join(dir, "ragged.csv")
 	os.WriteFile(ragged, []byte("a,b\n1,2\n3\n"), 0o644)
 	out := filepath.Join(dir, "m.bin")
@@ -144,6 +152,9 @@ func TestBadInputRealMethods(t *testing.T) {
 		// --shape the rows cannot hold is a usage error before any read.
 		{"ragged CSV, streamed fit: the file's error alone", []string{"fit", "--method", "expose", "--data", ragged, "--out", out}, cli.ExitData, "anomaly: " + ragged + ": row 3: has 1 fields, the header has 2"},
 		{"--shape whose product is not the row length, streamed fit", []string{"fit", "--method", "r1stm", "--data", train, "--out", out, "--shape", "3x3"}, cli.ExitUsage, "--shape 3x3 holds 9 values per sample, but the rows of " + train + " have 3"},
+		// A fit of a file whose row count only a pass can tell stops
+		// once the rows read so far pass the budget, not at the end.
+		{"gzip bomb: refused from the rows read so far", []string{"fit", "--method", "kde", "--data", gzBomb, "--out", out, "--max-memory", "60MB"}, cli.ExitData, "anomaly: " + gzBomb + ": fitting at least "},
 		{"fit onto its data", []string{"fit", "--method", "kde", "--data", train, "--out", train}, cli.ExitUsage, "write the output to another file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -131,14 +131,14 @@ func parseBytes(s string) (int64, error) {
 // and what to change. The estimate is the method's with what withData
 // adds (model is the size of a loaded model that scores, 0 for a fit).
 func checkMemory(d detector.Detector, op kit.Op, ds *dataset.Dataset, flag, method string, params map[string]string, model int64) error {
-	return checkBudget(d, op, kit.SizeOf(ds.X), ds.Source, true, false, flag, method, params, model)
+	return checkBudget(d, op, kit.SizeOf(ds.X), ds.Source, true, "", flag, method, params, model)
 }
 
 // checkBudget is checkMemory on data of size s, named name: loaded says
 // the command holds the data (a loaded data set), else it reads it a
 // chunk at a time and holds two chunks; bound says s.Rows is a bound on
 // the rows (a text file's, from its size), not their count.
-func checkBudget(d detector.Detector, op kit.Op, size kit.Size, name string, loaded, bound bool, flag, method string, params map[string]string, model int64) error {
+func checkBudget(d detector.Detector, op kit.Op, size kit.Size, name string, loaded bool, count, flag, method string, params map[string]string, model int64) error {
 	budget, source, err := memoryBudget(flag)
 	if err != nil {
 		return err
@@ -165,12 +165,8 @@ func checkBudget(d detector.Detector, op kit.Op, size kit.Size, name string, loa
 	if est == math.MaxInt64 { // kit.Memory's ceiling
 		about = "more than " + dataset.FormatBytes(est)
 	}
-	upTo := ""
-	if bound {
-		upTo = "up to "
-	}
 	msg := fmt.Sprintf("%s %s%d × %d %s with %s needs %s, over the memory budget of %s (%s)",
-		what, upTo, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
+		what, count, size.Rows, size.Cols, dataKind(size), method, about, dataset.FormatBytes(budget), source)
 	if op != kit.FitOp {
 		return dataErr(fmt.Errorf("%s: %s: the data is too large for the method; use fewer rows or columns, or raise --max-memory", name, msg))
 	}

@@ -247,7 +247,8 @@ func (o fitOptions) fit(ctx context.Context, d detector.Detector, in fitInput, b
 	_, err := beside(ctx, func() (struct{}, error) {
 		switch {
 		case in.file != nil:
-			return struct{}{}, detector.FitSource(ctx, d, in.file)
+			desc, _ := detector.Describe(d)
+			return struct{}{}, detector.FitSource(ctx, d, guardRows(d, in.file, o.maxMemory, o.method, desc.Params))
 		case o.labeled:
 			return struct{}{}, d.(detector.LabeledFitter).FitLabeled(ctx, in.ds.X, in.ds.Y)
 		}

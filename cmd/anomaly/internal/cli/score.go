@@ -150,7 +150,7 @@ func streamErr(path string, err error) error {
 	)
 	switch {
 	case errors.As(err, &ee):
-		return err
+		return ee // the command's own refusal, without the stages it passed through
 	case errors.As(err, &pe): // a parameter the data shows out of range
 		return usageErr(err)
 	case errors.As(err, &we) && errors.As(err, &de) && de.Line > 0:

@@ -279,5 +279,49 @@ func checkFileMemory(d detector.Detector, f dataset.File, path, flag, method str
 			size.NonZeros = min(size.NonZeros, st.Size()/4)
 		}
 	}
-	return checkBudget(d, kit.FitOp, size, f.Name(), false, bound, flag, method, params, 0)
+	count := ""
+	if bound {
+		count = "up to "
+	}
+	return checkBudget(d, kit.FitOp, size, f.Name(), false, count, flag, method, params, 0)
+}
+
+// budgetSource is a file of unknown row count (a text file, a gzip
+// stream) fitted under the memory budget: its passes count the rows, and
+// once the method's estimate for the rows read so far passes the budget
+// the fit stops with the refusal checkBudget gives before a fit, instead
+// of reading to the end of a stream that may never end or be a gzip bomb
+// (a 15 MB .csv.gz of 10 GB of rows took 400 s to read).
+type budgetSource struct {
+	dataset.File
+	check func(rows int) error
+}
+
+func (s budgetSource) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
+	return s.File.Scan(ctx, max, func(lo int, X mat.Matrix) error {
+		r, _ := X.Dims()
+		if err := s.check(lo + r); err != nil {
+			return err
+		}
+		return fn(lo, X)
+	})
+}
+
+// guardRows returns f as the source a fit reads: f itself when its row
+// count is known (checkFileMemory checked it), else f under the budget
+// for the rows read so far (checked at most every ChunkRows rows).
+func guardRows(d detector.Detector, f dataset.File, flag, method string, params map[string]string) detector.Source {
+	if rows, _ := f.Dims(); rows >= 0 {
+		return f
+	}
+	next := 0
+	return budgetSource{File: f, check: func(rows int) error {
+		if rows < next {
+			return nil
+		}
+		_, cols := f.Dims()
+		next = rows + kit.ChunkRows(cols)
+		size := kit.Size{Rows: rows, Cols: cols, NonZeros: int64(rows) * int64(cols), Sparse: f.Sparse()}
+		return checkBudget(d, kit.FitOp, size, f.Name(), false, "at least ", flag, method, params, 0)
+	}}
 }
