@@ -62,7 +62,7 @@ func BenchmarkBatchFitScore(b *testing.B) {
 // BenchmarkNystromFitScore (issue 35, must-show 3): BenchmarkBatchFitScore
 // with map=nystrom at m = 500, 1,000 (the default) and 2,000 landmarks,
 // beside the random map's default D = 2000, back to back on the same
-// split: the fit includes K_mm's eigendecomposition.
+// split: the fit includes K_mm's pivoted Cholesky factorisation.
 func BenchmarkNystromFitScore(b *testing.B) {
 	train, test := shareddata.ADBenchSplit(b, "32_shuttle", 1)
 	ntr, _ := train.X.Dims()

@@ -19,8 +19,8 @@ import (
 // its own column count only, and save a state that decodes to a model
 // that scores the same. The corpus starts from the states of fitted
 // models: both solvers, the regularisers (l1 saves the mean beside the
-// embedding), the orthogonal map and the Nyström map (its landmarks,
-// K_mm^{-1/2} and rank; both solvers, l1).
+// embedding), the orthogonal map and the Nyström map (its landmarks and
+// Cholesky factor; both solvers, l1).
 func FuzzDecodeEXPoSE(f *testing.F) {
 	X := testmat.NormalSeed(40, 3, 1)
 	for _, cfg := range []Config{

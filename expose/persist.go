@@ -25,11 +25,15 @@ type state struct {
 	// differ from it (batch solver), so PartialFit can go on from it.
 	Mean []float64
 	N    int
-	// Landmarks (m × Dim, row-major, scaled as the rows the model scores),
-	// Norm (K_mm^{-1/2}, m × m) and Rank are the Nyström map of
-	// map=nystrom, whose W and B are then empty; the embedding has m
-	// entries.
+	// Landmarks (r × Dim, row-major, scaled as the rows the model scores,
+	// the ones the pivoted Cholesky factorisation kept in its order) and
+	// Factor (its R, r × r upper triangular, row-major) are the Nyström
+	// map of map=nystrom, whose W and B are then empty; the embedding has
+	// r entries. Norm and Rank held the eigen form's K_mm^{-1/2} and rank
+	// in the first (unreleased) Nyström models: a state with them is
+	// refused.
 	Landmarks []float64
+	Factor    []float64
 	Norm      []float64
 	Rank      int
 }
@@ -47,7 +51,7 @@ func (m *model) MarshalBinary() ([]byte, error) {
 	}
 	if m.ny != nil {
 		return method.EncodeState("expose", state{Gamma: m.gamma, Dim: m.fm.InputDim(), Embedding: m.w, Mean: mean, N: m.n,
-			Landmarks: method.RowMajor(m.ny.Landmarks.(*mat.Dense)), Norm: method.RowMajor(m.ny.Norm), Rank: m.ny.Rank()})
+			Landmarks: method.RowMajor(m.ny.Landmarks.(*mat.Dense)), Factor: method.RowMajor(m.ny.Factor)})
 	}
 	cm, ok := m.fm.(cosineMap)
 	if !ok {
@@ -82,7 +86,7 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 	case s.Dim != dim:
 		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
 	case len(s.W)%D != 0 || len(s.W)/D != s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D) ||
-		len(s.Landmarks) != 0 || len(s.Norm) != 0 || s.Rank != 0:
+		len(s.Landmarks) != 0 || len(s.Factor) != 0 || len(s.Norm) != 0 || s.Rank != 0:
 		return nil, errors.New("expose: model arrays have inconsistent sizes")
 	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
 		return nil, errState
@@ -102,13 +106,16 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 
 // decodeNystrom rebuilds a Nyström model (map=nystrom) from its state for
 // dim columns: m = len(Embedding) landmarks, 1 ≤ m ≤ Landmarks, of dim
-// values each and an m × m Norm (sizes compared by division, so that no
-// product of sizes read from the file can wrap), rank in [1, m], no
-// frequencies, every value finite, γ > 0 finite and N ≥ 1. The map is
-// restored from Norm (randfeat.RestoreNystrom): no eigendecomposition.
+// values each and an m × m upper triangular Factor with a positive
+// diagonal (sizes compared by division, so that no product of sizes read
+// from the file can wrap), no frequencies, every value finite, γ > 0
+// finite and N ≥ 1. The map is restored from Factor
+// (randfeat.RestoreNystromCholesky): no factorisation.
 func (d *EXPoSE) decodeNystrom(s *state, dim int) (*model, error) {
 	m := len(s.Embedding)
 	switch {
+	case len(s.Norm) != 0 || s.Rank != 0:
+		return nil, errors.New("expose: the model holds the Nyström map of an earlier build (K_mm^{-1/2}, not its Cholesky factor): fit it again")
 	case m < 1 || s.Dim < 1:
 		return nil, errors.New("expose: model has no landmarks")
 	case m > d.cfg.Landmarks:
@@ -116,14 +123,14 @@ func (d *EXPoSE) decodeNystrom(s *state, dim int) (*model, error) {
 	case s.Dim != dim:
 		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
 	case len(s.W) != 0 || len(s.B) != 0 || len(s.Landmarks)%m != 0 || len(s.Landmarks)/m != s.Dim ||
-		len(s.Norm)%m != 0 || len(s.Norm)/m != m || (s.Mean != nil && len(s.Mean) != m) || s.Rank < 1 || s.Rank > m:
+		len(s.Factor)%m != 0 || len(s.Factor)/m != m || (s.Mean != nil && len(s.Mean) != m):
 		return nil, errors.New("expose: model arrays have inconsistent sizes")
 	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
 		return nil, errState
-	case !method.Finite(s.Landmarks, s.Norm, s.Embedding, s.Mean):
+	case !method.Finite(s.Landmarks, s.Factor, s.Embedding, s.Mean):
 		return nil, errors.New("expose: model holds non-finite values")
 	}
-	ny, err := randfeat.RestoreNystrom(d.kern(s.Gamma), mat.NewDense(m, s.Dim, s.Landmarks), mat.NewDense(m, m, s.Norm), s.Rank)
+	ny, err := randfeat.RestoreNystromCholesky(d.kern(s.Gamma), mat.NewDense(m, s.Dim, s.Landmarks), mat.NewDense(m, m, s.Factor))
 	if err != nil {
 		return nil, fmt.Errorf("expose: %w", err)
 	}
