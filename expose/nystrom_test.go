@@ -213,7 +213,7 @@ func TestNystromConfigErrors(t *testing.T) {
 	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(fitted(Config{Features: 50}), 3); err == nil {
 		t.Error("a random map's state decoded as a Nyström model")
 	}
-	if _, err := mustNew(t, Config{Features: 50}).decode(ny, 3); err == nil {
+	if _, err := mustNew(t, Config{Map: RFF, Features: 50}).decode(ny, 3); err == nil {
 		t.Error("a Nyström state decoded as a random map")
 	}
 	var s state
