@@ -185,7 +185,7 @@ func TestNystromPartialFit(t *testing.T) {
 
 // TestNystromConfigErrors: the roughness regulariser needs a random map's
 // frequencies; a model saved with more landmarks than the parameters
-// allow, by a random map, or by the first build's eigen-based map (its
+// allow, by a random map, or in version 2's layout (the eigen form's
 // K_mm^{-1/2} and rank), does not load as a Nyström model.
 func TestNystromConfigErrors(t *testing.T) {
 	if _, err := detector.New("expose", map[string]string{"map": "nystrom", "regularizer": "roughness", "lambda": "0.1"}); err == nil {
@@ -224,13 +224,22 @@ func TestNystromConfigErrors(t *testing.T) {
 	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(ny, 3); err != nil || len(s.Factor) != m*m {
 		t.Fatalf("the state itself: %v, factor of %d values for %d landmarks", err, len(s.Factor), m)
 	}
-	s.Norm, s.Rank, s.Factor = s.Factor, m, nil // the first build's layout
-	old, err := method.EncodeState("expose", s)
+	// The state of version 2 (the eigen form's K_mm^{-1/2} and rank).
+	type stateV2 struct {
+		Gamma                 float64
+		Dim                   int
+		W, B, Embedding, Mean []float64
+		N                     int
+		Landmarks, Norm       []float64
+		Rank                  int
+	}
+	old, err := method.EncodeState("expose", stateV2{Gamma: s.Gamma, Dim: s.Dim, Embedding: s.Embedding, N: s.N,
+		Landmarks: s.Landmarks, Norm: s.Factor, Rank: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(old, 3); err == nil || !strings.Contains(err.Error(), "earlier build") {
-		t.Errorf("an eigen-based Nyström state: error %v", err)
+	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(old, 3); err == nil || !strings.Contains(err.Error(), "layout") {
+		t.Errorf("an eigen-based Nyström state of version 2: error %v", err)
 	}
 }
 

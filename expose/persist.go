@@ -29,13 +29,11 @@ type state struct {
 	// the ones the pivoted Cholesky factorisation kept in its order) and
 	// Factor (its R, r × r upper triangular, row-major) are the Nyström
 	// map of map=nystrom, whose W and B are then empty; the embedding has
-	// r entries. Norm and Rank held the eigen form's K_mm^{-1/2} and rank
-	// in the first (unreleased) Nyström models: a state with them is
-	// refused.
+	// r entries. (Version 2 held the eigen form's K_mm^{-1/2} and rank
+	// instead: its files are refused by version, and its layout by
+	// DecodeState.)
 	Landmarks []float64
 	Factor    []float64
-	Norm      []float64
-	Rank      int
 }
 
 // cosineMap is what a saveable feature map provides.
@@ -86,7 +84,7 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 	case s.Dim != dim:
 		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
 	case len(s.W)%D != 0 || len(s.W)/D != s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D) ||
-		len(s.Landmarks) != 0 || len(s.Factor) != 0 || len(s.Norm) != 0 || s.Rank != 0:
+		len(s.Landmarks) != 0 || len(s.Factor) != 0:
 		return nil, errors.New("expose: model arrays have inconsistent sizes")
 	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
 		return nil, errState
@@ -114,8 +112,6 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 func (d *EXPoSE) decodeNystrom(s *state, dim int) (*model, error) {
 	m := len(s.Embedding)
 	switch {
-	case len(s.Norm) != 0 || s.Rank != 0:
-		return nil, errors.New("expose: the model holds the Nyström map of an earlier build (K_mm^{-1/2}, not its Cholesky factor): fit it again")
 	case m < 1 || s.Dim < 1:
 		return nil, errors.New("expose: model has no landmarks")
 	case m > d.cfg.Landmarks:

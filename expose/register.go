@@ -8,8 +8,9 @@ import (
 	"github.com/kernelad/anomaly/randfeat"
 )
 
-// StateVersion is the version of the saved model state.
-const StateVersion = 2
+// StateVersion is the version of the saved model state: 3 since the
+// Nyström map saves its Cholesky factor (issue 35), not K_mm^{-1/2}.
+const StateVersion = 3
 
 func init() {
 	method.Register(method.Info{
