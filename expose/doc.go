@@ -214,9 +214,9 @@
 // A fitted detector saves its feature map's frequencies and phases, the
 // embedding, γ and the threshold (MarshalBinary), so a loaded model scores
 // identically without redrawing the map. A Nyström model saves its
-// kept landmarks (r × d, scaled) and the factor R (r × r) instead of
-// frequencies, 8·(r·d + r² + r) bytes and a few hundred more (r = 500,
-// d = 9: 2.0 MB), and loads without a factorisation; α is recomputed. A
+// kept landmarks (r × d, scaled) and the factor R (its r(r+1)/2 upper
+// entries) instead of frequencies, 8·(r·d + r(r+1)/2 + r) bytes and a few
+// hundred more (r = 500, d = 9: 1.0 MB), and loads without a factorisation; α is recomputed. A
 // state of the first Nyström build (K_mm^{-1/2} and its rank) is refused
 // with a message to fit again. Load checks every size against the bytes present and every
 // value for finiteness.

@@ -144,8 +144,9 @@ func TestNystromSaveLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// 80 × 6 landmarks, 80 × 80 R, 80 embedding (and 80 mean for l1)
-		arrays := 8 * (80*6 + 80*80 + 80)
+		// 80 × 6 landmarks, R's 80·81/2 upper entries, 80 embedding (and
+		// 80 mean for l1)
+		arrays := 8 * (80*6 + 80*81/2 + 80)
 		t.Logf("%v: state %d bytes, its arrays %d", params, len(state), arrays)
 		if len(state) < arrays || len(state) > arrays+8*80+512 {
 			t.Errorf("%v: state of %d bytes for %d bytes of arrays", params, len(state), arrays)
@@ -221,7 +222,7 @@ func TestNystromConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := len(s.Embedding)
-	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(ny, 3); err != nil || len(s.Factor) != m*m {
+	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(ny, 3); err != nil || len(s.Factor) != m*(m+1)/2 {
 		t.Fatalf("the state itself: %v, factor of %d values for %d landmarks", err, len(s.Factor), m)
 	}
 	// The state of version 2 (the eigen form's K_mm^{-1/2} and rank).
@@ -234,7 +235,7 @@ func TestNystromConfigErrors(t *testing.T) {
 		Rank                  int
 	}
 	old, err := method.EncodeState("expose", stateV2{Gamma: s.Gamma, Dim: s.Dim, Embedding: s.Embedding, N: s.N,
-		Landmarks: s.Landmarks, Norm: s.Factor, Rank: m})
+		Landmarks: s.Landmarks, Norm: make([]float64, m*m), Rank: m})
 	if err != nil {
 		t.Fatal(err)
 	}
