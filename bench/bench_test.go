@@ -183,7 +183,7 @@ func TestRunMarksFailures(t *testing.T) {
 func TestRunMemoryBudget(t *testing.T) {
 	ref := bench.EmbeddedPrefix + "4_breastw"
 	res, err := bench.Run(context.Background(), bench.Config{Methods: []string{"expose", "testnorm"}, Data: []string{ref},
-		Seeds: []uint64{1}, Params: map[string]map[string]string{"expose": {"features": "1000000"}}, MaxBytes: 64 << 20})
+		Seeds: []uint64{1}, Params: map[string]map[string]string{"expose": {"map": "rff", "features": "1000000"}}, MaxBytes: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func ExampleRun() {
 		Methods: []string{"expose"},
 		Data:    []string{bench.EmbeddedPrefix + "4_breastw"},
 		Seeds:   []uint64{1, 2},
-		Params:  map[string]map[string]string{"expose": {"features": "500"}},
+		Params:  map[string]map[string]string{"expose": {"map": "rff", "features": "500"}},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -326,7 +326,7 @@ func ExampleRunTask() {
 		return
 	}
 	o := bench.RunTask(context.Background(), ds, bench.Task{Method: "expose", Seed: 1, Class: -1,
-		Params: map[string]string{"features": "500"}})
+		Params: map[string]string{"map": "rff", "features": "500"}})
 	fmt.Println(o.TrainRows, o.TestRows, o.TestAnomalies, o.AUC > 0.9)
 	// Output: 1281 550 53 true
 }

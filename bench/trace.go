@@ -83,7 +83,7 @@ func SGDTrace(ctx context.Context, train, test *dataset.Dataset, cfg SGDTraceCon
 	// in every program that imports it. No scale stage: the trace compares
 	// the iterate with the batch embedding in the map's own coordinates,
 	// computed here on the rows as given.
-	built, err := detector.New("expose", map[string]string{"solver": "sgd", "scale": "none",
+	built, err := detector.New("expose", map[string]string{"map": "rff", "solver": "sgd", "scale": "none",
 		"gamma": strconv.FormatFloat(gamma, 'g', -1, 64), "features": strconv.Itoa(cfg.Features),
 		"seed": strconv.FormatUint(cfg.Seed, 10)})
 	if err != nil {

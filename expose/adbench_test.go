@@ -55,9 +55,9 @@ func TestADBenchAUC(t *testing.T) {
 			ds := shareddata.ADBench(t, r.name)
 			var batch, sgdAUC [3]float64
 			for s := uint64(1); s <= 3; s++ {
-				batch[s-1] = aucOnProtocol(t, ds, s, Config{Features: 2000, Kernel: kernel.Spec{Rule: kernel.ScaleRule}, Common: method.Common{Scale: scale.None}})
+				batch[s-1] = aucOnProtocol(t, ds, s, Config{Map: RFF, Features: 2000, Kernel: kernel.Spec{Rule: kernel.ScaleRule}, Common: method.Common{Scale: scale.None}})
 				if r.checkSGD {
-					sgdAUC[s-1] = aucOnProtocol(t, ds, s, Config{Features: 2000, Solver: SGD, Iterations: 1000, Kernel: kernel.Spec{Rule: kernel.ScaleRule}, Common: method.Common{Scale: scale.None}})
+					sgdAUC[s-1] = aucOnProtocol(t, ds, s, Config{Map: RFF, Features: 2000, Solver: SGD, Iterations: 1000, Kernel: kernel.Spec{Rule: kernel.ScaleRule}, Common: method.Common{Scale: scale.None}})
 				}
 			}
 			mb := median3(batch)

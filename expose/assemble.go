@@ -88,7 +88,7 @@ func PlanNystrom(cfg Config, n, dim int, gamma float64) (landmarks, rows []int, 
 
 // NystromMap builds the Nyström map of cfg's kernel at width gamma on the
 // landmark rows L (scaled, in PlanNystrom's order), as a fit builds it: K_mm's
-// eigendecomposition, which returns ctx.Err() once ctx is done.
+// pivoted Cholesky factorisation, which returns ctx.Err() once ctx is done.
 func NystromMap(ctx context.Context, cfg Config, L mat.Matrix, gamma float64) (*randfeat.Nystrom, error) {
 	d, err := New(cfg)
 	if err != nil {
@@ -97,7 +97,7 @@ func NystromMap(ctx context.Context, cfg Config, L mat.Matrix, gamma float64) (*
 	if !(gamma > 0) || math.IsInf(gamma, 0) {
 		return nil, fmt.Errorf("expose: gamma %v must be positive and finite", gamma)
 	}
-	ny, err := randfeat.NewNystromContext(ctx, d.kern(gamma), denseCopy(L))
+	ny, err := randfeat.NewNystromCholesky(ctx, d.kern(gamma), denseCopy(L))
 	if err != nil && ctx.Err() == nil {
 		err = fmt.Errorf("expose: %w", err)
 	}
@@ -106,14 +106,14 @@ func NystromMap(ctx context.Context, cfg Config, L mat.Matrix, gamma float64) (*
 
 // NystromEmbedding returns the mean embedding of n training rows whose
 // kernel rows k_m(x_i) against the landmarks of ny sum to sum, as a batch
-// fit computes it: w = (K_mm^{-1/2} sum)/n. Summing the kernel rows, not
-// the features, and multiplying once is what keeps a distributed fit
-// within rounding of the fit in process: the products with K_mm^{-1/2},
-// whose entries grow as its smallest kept eigenvalue falls, round
-// differently row by row.
+// fit computes it: w = (R⁻ᵀ sum)/n. Summing the kernel rows, not the
+// features, and solving once is what keeps a distributed fit within
+// rounding of the fit in process: the solves with R, whose inverse's
+// entries grow as its smallest kept pivot falls, round differently row
+// by row.
 func NystromEmbedding(ny *randfeat.Nystrom, sum []float64, n int) []float64 {
 	w := make([]float64, len(sum))
-	normTimes(w, ny, sum)
+	ny.FromKernelRow(w, sum)
 	floats.Scale(1/float64(n), w)
 	return w
 }
@@ -191,8 +191,8 @@ func FromEmbedding(cfg Config, stage *scale.Stage, fm randfeat.Map, w []float64,
 func (d *EXPoSE) fromNystrom(stage *scale.Stage, ny *randfeat.Nystrom, w []float64, n int, gamma, threshold float64) (*EXPoSE, error) {
 	_, dense := ny.Landmarks.(*mat.Dense)
 	switch {
-	case ny.Dim() > d.cfg.Landmarks || !dense:
-		return nil, fmt.Errorf("expose: the Nyström map has %d landmarks, the configuration at most %d, dense", ny.Dim(), d.cfg.Landmarks)
+	case ny.Dim() > d.cfg.Landmarks || !dense || ny.Factor == nil:
+		return nil, fmt.Errorf("expose: the Nyström map has %d landmarks, the configuration at most %d, dense, in Cholesky form (NystromMap)", ny.Dim(), d.cfg.Landmarks)
 	case len(w) != ny.Dim():
 		return nil, fmt.Errorf("expose: embedding has %d entries, the feature map %d", len(w), ny.Dim())
 	case n < 1:

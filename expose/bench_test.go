@@ -46,7 +46,7 @@ func BenchmarkBatchFitScore(b *testing.B) {
 			var dst []float64
 			var err error
 			for i := 0; i < b.N; i++ {
-				d := mustNew(b, Config{Features: D, Src: rand.NewPCG(1, 1)})
+				d := mustNew(b, Config{Map: RFF, Features: D, Src: rand.NewPCG(1, 1)})
 				if err := d.Fit(context.Background(), train.X); err != nil {
 					b.Fatal(err)
 				}
@@ -62,7 +62,7 @@ func BenchmarkBatchFitScore(b *testing.B) {
 // BenchmarkNystromFitScore (issue 35, must-show 3): BenchmarkBatchFitScore
 // with map=nystrom at m = 500, 1,000 (the default) and 2,000 landmarks,
 // beside the random map's default D = 2000, back to back on the same
-// split: the fit includes K_mm's eigendecomposition.
+// split: the fit includes K_mm's pivoted Cholesky factorisation.
 func BenchmarkNystromFitScore(b *testing.B) {
 	train, test := shareddata.ADBenchSplit(b, "32_shuttle", 1)
 	ntr, _ := train.X.Dims()
@@ -71,7 +71,7 @@ func BenchmarkNystromFitScore(b *testing.B) {
 		name string
 		cfg  Config
 	}{
-		{"rff D=2000", Config{Features: 2000}},
+		{"rff D=2000", Config{Map: RFF, Features: 2000}},
 		{"nystrom m=500", Config{Map: Nystrom, Landmarks: 500}},
 		{"nystrom m=1000", Config{Map: Nystrom, Landmarks: 1000}},
 		{"nystrom m=2000", Config{Map: Nystrom, Landmarks: 2000}},

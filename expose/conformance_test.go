@@ -36,9 +36,9 @@ func TestConformance(t *testing.T) {
 		{"nystrom-sgd", SGD, true, 0.86, "10000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			params := map[string]string{"solver": tc.solver, "features": "256", "iterations": "100"}
-			cancel := map[string]string{"features": "16384", "gamma": "0.05"}
-			refit := map[string]string{"features": "4096", "iterations": "10000"}
+			params := map[string]string{"solver": tc.solver, "map": "rff", "features": "256", "iterations": "100"}
+			cancel := map[string]string{"map": "rff", "features": "16384", "gamma": "0.05"}
+			refit := map[string]string{"map": "rff", "features": "4096", "iterations": "10000"}
 			if tc.nystrom {
 				params = map[string]string{"solver": tc.solver, "map": Nystrom, "landmarks": "100", "iterations": "100"}
 				cancel = map[string]string{"landmarks": "2000", "gamma": "0.05"}

@@ -13,11 +13,11 @@
 //
 // and the EXPoSE similarity of a point y to the data is η(y) = ⟨φ(y), μ[P]⟩
 // = E_P[k(y, X)]: the expected kernel similarity, high for normal points.
-// This package works in an explicit D-dimensional approximation of H given by
-// random features (package randfeat): random Fourier features of the RBF or
-// Laplacian kernel, or orthogonal random features of the RBF kernel,
-// φ(x) = √(2/D) cos(Wx + b), or Nyström features on landmark rows (see
-// below). Rows are samples; the score keeps the
+// This package works in an explicit finite-dimensional approximation of H
+// (package randfeat): by default Nyström features on landmark rows (see
+// below), or random features (map=rff, orf): random Fourier features of
+// the RBF or Laplacian kernel, or orthogonal random features of the RBF
+// kernel, φ(x) = √(2/D) cos(Wx + b). Rows are samples; the score keeps the
 // project's sign (higher = more anomalous):
 //
 //	score(y) = −⟨φ(y), w⟩.
@@ -26,7 +26,7 @@
 // (after the scale stage) by a rule: scale_scott (the default), scale or
 // median (package kernel).
 //
-// # Nyström features (map=nystrom)
+// # Nyström features (map=nystrom, the default)
 //
 // The random maps' error in ⟨φ(x), φ(y)⟩ is additive, about 1/√D, and an
 // anomaly's kernel mean is far below it: among the most anomalous rows
@@ -34,48 +34,53 @@
 // approximate feature map with the same analysis (§5.1). map=nystrom
 // draws m = Landmarks training rows l_1 … l_m uniformly without
 // replacement (seeded from the detector's stream; default
-// DefaultLandmarks = 1,000, capped at the rows drawn from) and maps
+// DefaultLandmarks = 500, capped at the rows drawn from), factors their
+// Gram matrix by a pivoted Cholesky factorisation with a cut-off,
+// K_mm = PᵀRᵀRP, stopping before the first pivot at most
+// m·2⁻⁵²·max diag (randfeat.NewNystromCholesky), and maps
 //
-//	z(x) = K_mm^{-1/2} k_m(x),   k_m(x) = (k(l_1, x), …, k(l_m, x)),
+//	z(x) = R⁻ᵀ k_r(x),   k_r(x) = (k(l_1, x), …, k(l_r, x))
 //
-// randfeat.Nystrom, whose K_mm^{-1/2} comes from the eigendecomposition
-// K_mm = UΛUᵀ as U Λ^{-1/2} Uᵀ over the eigenvalues above m·2⁻⁵²·λ_max;
-// the directions of smaller ones are dropped (a pseudo-inverse, no
-// jitter). Then ⟨z(x), z(y)⟩ = k_m(x)ᵀ K_mm⁺ k_m(y): the kernel of the
-// projection onto the landmarks' span, exact on it, and small for a row
-// far from every landmark in the kernel's own proportions. With every
-// training row a landmark (and K_nn of full rank), w* = K^{-1/2} K 1/n and
-// the score is exactly −(1/n) Σ_i k(x_i, y), the exact mean embedding's
-// (TestNystromEqualsExactEmbedding). ‖z(x)‖² ≤ k(x, x) = 1, so the SGD
-// solver, its ball of radius M and Theorem 1 hold in the m coordinates as
-// they do for the random maps (TestNystromSGDTheorem1).
+// over the r ≤ m landmarks it kept, in pivot order (a repeated landmark
+// is never kept twice). Then ⟨z(x), z(y)⟩ = k_r(x)ᵀ K_rr⁻¹ k_r(y), the
+// Nyström kernel: the projection onto the landmarks' span, exact on it,
+// and small for a row far from every landmark in the kernel's own
+// proportions. With every training row a landmark (and K_nn of full
+// rank) the score is exactly −(1/n) Σ_i k(x_i, y), the exact mean
+// embedding's (TestNystromEqualsExactEmbedding). ‖z(x)‖² ≤ k(x, x) = 1,
+// so the SGD solver, its ball of radius M and Theorem 1 hold in the r
+// coordinates as they do for the random maps (TestNystromSGDTheorem1).
+// The factorisation costs at most m³/3 flops (7 ms at m = 500, 36 ms at
+// 1,000 here, where the symmetric eigendecomposition this map first used
+// took 0.11 and 0.59 s), and on ADBench at m = 500 it is within 0.003 of
+// kde's mean average precision where the eigen form was 0.012 below
+// (34_smtp: 0.337 against 0.114; docs/defaults.md).
 //
-// The embedding w stays in the m feature coordinates (what the SGD steps,
+// The embedding w stays in the r feature coordinates (what the SGD steps,
 // the l1 regulariser and a partial fit continue from), but a score is
 //
-//	⟨z(y), w⟩ = k_m(y)ᵀ α,   α = K_mm^{-1/2} w   (computed once per fit),
+//	⟨z(y), w⟩ = k_r(y)ᵀ α,   α = R⁻¹ w   (a back substitution, once per fit),
 //
-// m kernel values and a dot product: O(m·d) per row, not the features'
-// O(m·d + m²). For the rbf kernel the landmarks are prepared once
+// r kernel values and a dot product: O(r·d) per row, not the features'
+// O(r·d + r²). For the rbf kernel the landmarks are prepared once
 // (centred, transposed, their squared norms), so a block of 32 rows costs
 // one register-blocked product, the exponents and a vectorised exp;
 // blocks run on every core, the context looked at between them. The batch
-// sum likewise adds the kernel rows k_m(x_i) in the rows' order (so that
-// it depends on neither the chunks nor the core count) and multiplies by
-// K_mm^{-1/2} once. On 32_shuttle (49,097 × 9 rows, 'anomaly fit' then
-// 'anomaly score' of every row, CPU seconds on a loaded 2-core machine)
-// m = 1,000 took 0.69 + 0.14 s and m = 500 0.20 + 0.08 s against the
-// random map's default D = 2,000 0.22 + 0.17 s: the scores cost less,
-// the fit pays K_mm's eigendecomposition. The batch solver
-// draws the landmarks from every training row (read by index after the
-// width rule), the SGD solver from its stage sample (so that it reads no
-// other row), PartialFit on an unfitted detector from its rows. The
-// roughness regulariser needs the frequencies of a random map and is an
-// error with map=nystrom; sparse rows are not centred for the map (a
-// shift-invariant kernel does not see the centring), and the landmarks
-// are held dense. The fit adds the stage "landmarks" (0 then 1 of 1
-// around the eigendecomposition: about 0.1, 0.4 and 3–4 s at m = 500,
-// 1,000 and 2,000 here).
+// sum likewise adds the kernel rows k_r(x_i) in the rows' order (so that
+// it depends on neither the chunks nor the core count) and applies R⁻ᵀ
+// once. On 32_shuttle (49,097 × 9 rows, 'anomaly fit' then 'anomaly
+// score' of every row, CPU seconds on a loaded 2-core machine, back to
+// back) the default m = 500 took 0.14 + 0.10 s, m = 1,000 0.26 + 0.17 s
+// and the random map at D = 2,000 (map=rff) 0.24 + 0.18 s. The batch
+// solver draws the landmarks from every training row (read by index
+// after the width rule), the SGD solver from its stage sample (so that it
+// reads no other row), PartialFit on an unfitted detector from its rows.
+// The roughness regulariser needs the frequencies of a random map and is
+// an error with map=nystrom (set map=rff); features applies to the random
+// maps only. Sparse rows are not centred for the map (a shift-invariant
+// kernel does not see the centring), and the landmarks are held dense.
+// The fit adds the stage "landmarks" (0 then 1 of 1 around the
+// factorisation).
 //
 // # Batch solver
 //
@@ -209,9 +214,10 @@
 // A fitted detector saves its feature map's frequencies and phases, the
 // embedding, γ and the threshold (MarshalBinary), so a loaded model scores
 // identically without redrawing the map. A Nyström model saves its
-// landmarks (m × d, scaled), K_mm^{-1/2} (m × m) and its rank instead of
-// frequencies, 8·(m·d + m² + m) bytes and a few hundred more (m = 1,000,
-// d = 10: 8.1 MB), and loads without an eigendecomposition; α is
-// recomputed. Load checks every size against the bytes present and every
+// kept landmarks (r × d, scaled) and the factor R (its r(r+1)/2 upper
+// entries) instead of frequencies, 8·(r·d + r(r+1)/2 + r) bytes and a few
+// hundred more (r = 500, d = 9: 1.0 MB), and loads without a factorisation; α is recomputed. A
+// state of the first Nyström build (K_mm^{-1/2} and its rank) is refused
+// with a message to fit again. Load checks every size against the bytes present and every
 // value for finiteness.
 package expose

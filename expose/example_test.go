@@ -22,7 +22,7 @@ func Example() {
 		X.Set(i, 0, rng.NormFloat64())
 		X.Set(i, 1, rng.NormFloat64())
 	}
-	d, err := expose.New(expose.Config{Kernel: kernel.Spec{Gamma: 0.5}, Features: 500, Src: rand.NewPCG(2, 2)})
+	d, err := expose.New(expose.Config{Map: expose.RFF, Kernel: kernel.Spec{Gamma: 0.5}, Features: 500, Src: rand.NewPCG(2, 2)})
 	if err != nil {
 		fmt.Println(err)
 		return

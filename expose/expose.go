@@ -109,7 +109,7 @@ const DefaultStageRows = 10000
 func (c *Config) Bind(s *param.Set) {
 	c.Kernel.Bind(s, kernel.Choices{Kinds: []string{"rbf", "laplacian"}, Rules: []string{DefaultWidthRule, kernel.ScaleRule, kernel.MedianRule}})
 	s.Int(&c.Features, "features", 2000, param.AtLeast(1), "number of random features D")
-	s.Choice(&c.Map, "map", RFF, []string{RFF, ORF, Nystrom}, nil, "feature map: rff, orf (orthogonal, rbf only) or nystrom (landmark rows)")
+	s.Choice(&c.Map, "map", Nystrom, []string{RFF, ORF, Nystrom}, nil, "feature map: nystrom (landmark rows), rff or orf (random features; orthogonal: rbf only)")
 	s.Int(&c.Landmarks, "landmarks", DefaultLandmarks, param.AtLeast(1), "nystrom: landmark rows m, drawn from the training rows (capped at their number)")
 	s.Choice(&c.Solver, "solver", Batch, []string{Batch, SGD}, nil, "batch (exact mean embedding) or sgd (Algorithm 1)")
 	if c.Epsilon > 0 && c.Iterations == 0 {

@@ -36,7 +36,7 @@ func mustNew(t testing.TB, cfg Config) *EXPoSE {
 // forming the whole feature matrix, which the package itself never does.
 func TestBatchEqualsMeanOfFeatures(t *testing.T) {
 	X := randData(1037, 4, 1) // 1037 rows: not a multiple of the chunk size
-	d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.3}, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7), Common: method.Common{Scale: scale.None}})
+	d := mustNew(t, Config{Map: RFF, Kernel: kernel.Spec{Gamma: 0.3}, Features: 300, ChunkRows: 100, Src: rand.NewPCG(7, 7), Common: method.Common{Scale: scale.None}})
 	if err := d.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func sgdOn(fm randfeat.Map, X *mat.Dense, T int, next func([]int) []int, M float
 func TestSGDFullPassIsMean(t *testing.T) {
 	X := randData(300, 3, 4)
 	fit := func(solver string) *EXPoSE {
-		d := mustNew(t, Config{Solver: solver, Iterations: 300, Radius: 10, Kernel: kernel.Spec{Gamma: 0.5}, Features: 200,
+		d := mustNew(t, Config{Map: RFF, Solver: solver, Iterations: 300, Radius: 10, Kernel: kernel.Spec{Gamma: 0.5}, Features: 200,
 			Src: rand.NewPCG(5, 5), Common: method.Common{Scale: scale.None}})
 		if err := d.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
@@ -168,8 +168,8 @@ func TestSparseEqualsDense(t *testing.T) {
 	}, X)
 	S := testmat.CSR(X)
 	for _, solver := range []string{Batch, SGD} {
-		dd := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: method.Common{Scale: scale.None}})
-		ds := mustNew(t, Config{Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: method.Common{Scale: scale.None}})
+		dd := mustNew(t, Config{Map: RFF, Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: method.Common{Scale: scale.None}})
+		ds := mustNew(t, Config{Map: RFF, Solver: solver, Iterations: 150, Features: 256, Src: rand.NewPCG(1, 1), Common: method.Common{Scale: scale.None}})
 		a := testmat.FitScore(t, dd, X, X)
 		c := testmat.FitScore(t, ds, S, S)
 		if !floats.EqualApprox(a, c, 1e-12) {
@@ -185,8 +185,8 @@ func TestSparseEqualsDense(t *testing.T) {
 
 func TestPartialFitBatchEqualsFit(t *testing.T) {
 	X := randData(500, 3, 9)
-	full := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
-	part := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
+	full := mustNew(t, Config{Map: RFF, Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
+	part := mustNew(t, Config{Map: RFF, Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
 	if err := full.Fit(context.Background(), X); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestPartialFitBatchEqualsFit(t *testing.T) {
 func TestPartialFitSGDContinues(t *testing.T) {
 	X := randData(500, 3, 9)
 	newDet := func() *EXPoSE {
-		return mustNew(t, Config{Solver: SGD, Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
+		return mustNew(t, Config{Map: RFF, Solver: SGD, Kernel: kernel.Spec{Gamma: 0.4}, Features: 128, Src: rand.NewPCG(2, 2), Common: method.Common{Scale: scale.None}})
 	}
 	whole, part := newDet(), newDet()
 	if err := whole.PartialFit(context.Background(), X); err != nil {
@@ -243,7 +243,7 @@ func TestPartialFitSGDContinues(t *testing.T) {
 
 func TestSaveLoad(t *testing.T) {
 	X := randData(300, 4, 10)
-	params := map[string]string{"features": "64", "seed": "3", "solver": "sgd", "iterations": "200"}
+	params := map[string]string{"map": "rff", "features": "64", "seed": "3", "solver": "sgd", "iterations": "200"}
 	d, err := detector.New("expose", params)
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestConfigErrors(t *testing.T) {
 		name   string
 		params map[string]string
 	}{
-		{"features zero", map[string]string{"features": "0"}},
+		{"features zero", map[string]string{"map": "rff", "features": "0"}},
 		{"bad solver", map[string]string{"solver": "adam"}},
 		{"bad gamma", map[string]string{"gamma": "-1"}},
 		{"gamma text", map[string]string{"gamma": "wide"}},
@@ -291,7 +291,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestInputErrors(t *testing.T) {
-	d := mustNew(t, Config{Features: 16})
+	d := mustNew(t, Config{Map: RFF, Features: 16})
 	if _, err := d.Score(nil, randData(2, 2, 1)); err != detector.ErrNotFitted {
 		t.Fatalf("score before fit: %v", err)
 	}
@@ -331,8 +331,8 @@ func TestSGDThresholdRows(t *testing.T) {
 		params map[string]string
 		want   string
 	}{
-		{map[string]string{"solver": "sgd", "iterations": "1", "features": "64"}, ""},
-		{map[string]string{"solver": "sgd", "iterations": "1", "features": "64", "stage_rows": "1"}, "scores of 1 of the 100 training rows"},
+		{map[string]string{"solver": "sgd", "iterations": "1", "map": "rff", "features": "64"}, ""},
+		{map[string]string{"solver": "sgd", "iterations": "1", "map": "rff", "features": "64", "stage_rows": "1"}, "scores of 1 of the 100 training rows"},
 	} {
 		d, err := detector.New("expose", tc.params)
 		if err != nil {
@@ -370,7 +370,7 @@ func TestSGDScaleScottCountsAllRows(t *testing.T) {
 	const n, dim = DefaultStageRows + 2000, 2
 	X := testmat.NormalSeed(n, dim, 3)
 	gamma := func(rule string) float64 {
-		d := mustNew(t, Config{Features: 20, Solver: SGD, Iterations: 10, Kernel: kernel.Spec{Rule: rule}, Src: rand.NewPCG(4, 4), Common: method.Common{Scale: scale.None}})
+		d := mustNew(t, Config{Map: RFF, Features: 20, Solver: SGD, Iterations: 10, Kernel: kernel.Spec{Rule: rule}, Src: rand.NewPCG(4, 4), Common: method.Common{Scale: scale.None}})
 		if err := d.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
 		}

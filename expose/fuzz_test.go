@@ -19,15 +19,15 @@ import (
 // its own column count only, and save a state that decodes to a model
 // that scores the same. The corpus starts from the states of fitted
 // models: both solvers, the regularisers (l1 saves the mean beside the
-// embedding), the orthogonal map and the Nyström map (its landmarks,
-// K_mm^{-1/2} and rank; both solvers, l1).
+// embedding), the orthogonal map and the Nyström map (its landmarks and
+// Cholesky factor; both solvers, l1).
 func FuzzDecodeEXPoSE(f *testing.F) {
 	X := testmat.NormalSeed(40, 3, 1)
 	for _, cfg := range []Config{
-		{Features: 8},
+		{Map: RFF, Features: 8},
 		{Features: 6, Solver: SGD, Iterations: 30, Map: ORF},
-		{Features: 5, Regularizer: L1, Lambda: 0.01},
-		{Features: 7, Regularizer: Roughness, Lambda: 0.1, Solver: SGD, Iterations: 20},
+		{Map: RFF, Features: 5, Regularizer: L1, Lambda: 0.01},
+		{Map: RFF, Features: 7, Regularizer: Roughness, Lambda: 0.1, Solver: SGD, Iterations: 20},
 		{Map: Nystrom, Landmarks: 6},
 		{Map: Nystrom, Landmarks: 5, Solver: SGD, Iterations: 30},
 		{Map: Nystrom, Landmarks: 7, Regularizer: L1, Lambda: 0.01},
@@ -50,7 +50,7 @@ func FuzzDecodeEXPoSE(f *testing.F) {
 	}
 	regs := []string{NoRegularizer, L1, Roughness}
 	f.Fuzz(func(t *testing.T, state []byte, dim, features uint8, sgd bool, reg uint8, nystrom bool) {
-		cfg := Config{Features: max(1, int(features)%64), Regularizer: regs[int(reg)%3], Lambda: 0.01}
+		cfg := Config{Map: RFF, Features: max(1, int(features)%64), Regularizer: regs[int(reg)%3], Lambda: 0.01}
 		if sgd {
 			cfg.Solver = SGD
 		}

@@ -23,9 +23,9 @@ import (
 // published it is never changed (PartialFit continues a clone).
 type model struct {
 	fm randfeat.Map // a cosine map (randfeat.Fourier or Orthogonal), or ny
-	// ny is the Nyström map (map=nystrom, nil otherwise) and alpha =
-	// K_mm^{-1/2} w the weights of its landmarks' kernel values in a
-	// score (settle).
+	// ny is the Nyström map (map=nystrom, nil otherwise, in Cholesky
+	// form) and alpha = R⁻¹ w the weights of its landmarks' kernel values
+	// in a score (settle).
 	ny    *randfeat.Nystrom
 	cross *landmarkCross // ny's landmarks prepared for kernel values
 	alpha []float64

@@ -17,31 +17,35 @@ import (
 	"github.com/kernelad/anomaly/randfeat"
 )
 
-// The Nyström map (map=nystrom): z(x) = K_mm^{-1/2} k_m(x) on m landmarks
-// drawn uniformly from the training rows (randfeat.Nystrom). The embedding
-// w = (1/n) Σ z(x_i) lives in those m coordinates as it does for the
-// random maps, so the SGD solver, its projection and Theorem 1 are
-// unchanged (‖z(x)‖² = k_m(x)ᵀ K_mm⁺ k_m(x) ≤ k(x, x) = 1). But
+// The Nyström map (map=nystrom): z(x) = R⁻ᵀ k_r(x) on the r ≤ m landmarks
+// that a pivoted Cholesky factorisation K_mm = PᵀRᵀRP with a cut-off keeps
+// of the m drawn uniformly from the training rows
+// (randfeat.NewNystromCholesky), so ⟨z(x), z(y)⟩ = k_r(x)ᵀ K_rr⁻¹ k_r(y),
+// the Nyström kernel. The embedding w = (1/n) Σ z(x_i) lives in those r
+// coordinates as it does for the random maps, so the SGD solver, its
+// projection and Theorem 1 are unchanged (‖z(x)‖² ≤ k(x, x) = 1). But
 //
-//	⟨z(y), w⟩ = k_m(y)ᵀ K_mm^{-1/2} w = k_m(y)ᵀ α,   α = K_mm^{-1/2} w,
+//	⟨z(y), w⟩ = k_r(y)ᵀ R⁻¹ w = k_r(y)ᵀ α,   α = R⁻¹ w,
 //
-// so scoring needs only the m kernel values of a row and α, fixed at fit:
-// O(m·d) per row, not the O(m·d + m²) of the features. The batch sum
-// likewise adds the kernel rows k_m(x_i) and multiplies once by
-// K_mm^{-1/2} at the end.
+// so scoring needs only the r kernel values of a row and α, fixed at fit:
+// O(r·d) per row, not the O(r·d + r²) of the features. The batch sum
+// likewise adds the kernel rows k_r(x_i) and applies R⁻ᵀ once at the end.
 
 // Nystrom is the name of the Nyström feature map.
 const Nystrom = "nystrom"
 
 // DefaultLandmarks is the default landmark count m of map=nystrom (capped
-// at the rows a fit draws them from). The rule: K_mm's eigendecomposition
-// costs O(m³) (about 0.1, 0.4 and 3–4 s at m = 500, 1,000 and 2,000 on
-// this machine, randfeat.NewNystromContext), a row's score m kernel
-// values, half the cosines of the random map's default D = 2,000; issue
-// 35's held-out measurement put 500 landmarks below the exact embedding's
-// average precision (.671 against .695) and 2,000 at it, so the default
-// sits between the two at a tenth of 2,000's decomposition time.
-const DefaultLandmarks = 1000
+// at the rows a fit draws them from), chosen by the defaults protocol
+// (docs/defaults.md): at m = 500 the mean AUC and average precision on
+// ADBench (0.8987 / 0.5121) and on the held-out families (0.8364 /
+// 0.5536) are those of kde with the same kernel and width (0.8986 /
+// 0.5092, 0.8364 / 0.5537), and fit + score of the reference suite take
+// three quarters of the random map's CPU time at D = 2,000, on 32_shuttle
+// a little over half; m = 1,000 is no better on either mean and costs
+// slightly more than the random map. The pivoted Cholesky factorisation
+// costs at most m³/3 flops (7 ms at m = 500, 36 ms at 1,000,
+// BenchmarkNystromNew in randfeat), a row's score m kernel values.
+const DefaultLandmarks = 500
 
 // kern returns the configured shift-invariant kernel at width gamma.
 func (d *EXPoSE) kern(gamma float64) kernel.ShiftInvariant {
@@ -94,11 +98,11 @@ func denseRows(X mat.Matrix, idx []int) *mat.Dense {
 }
 
 // newNystromModel builds the Nyström map on the landmarks L at width
-// gamma (stage "landmarks": 0 then 1 of 1 around the eigendecomposition)
+// gamma (stage "landmarks": 0 then 1 of 1 around the factorisation)
 // and returns a model on it with a zero embedding.
 func (d *EXPoSE) newNystromModel(ctx context.Context, f *method.Fitting, gamma float64, L *mat.Dense) (*model, error) {
 	f.Report("landmarks", 0, 1)
-	ny, err := randfeat.NewNystromContext(ctx, d.kern(gamma), L)
+	ny, err := randfeat.NewNystromCholesky(ctx, d.kern(gamma), L)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -212,16 +216,7 @@ func (c *landmarkCross) crossPar(ctx context.Context, dst []float64, X mat.Matri
 	})
 }
 
-// normTimes sets dst = K_mm^{-1/2} v (the map's symmetric Norm), a dot
-// product per entry in order, so that it is the same bits on every
-// machine and core count.
-func normTimes(dst []float64, ny *randfeat.Nystrom, v []float64) {
-	for i := range dst {
-		dst[i] = floats.Dot(ny.Norm.RawRowView(i), v)
-	}
-}
-
-// settle sets α = K_mm^{-1/2} w after w changed (Nyström map only).
+// settle sets α = R⁻¹ w after w changed (Nyström map only).
 func (m *model) settle() {
 	if m.ny == nil {
 		return
@@ -229,7 +224,7 @@ func (m *model) settle() {
 	if len(m.alpha) != len(m.w) {
 		m.alpha = make([]float64, len(m.w))
 	}
-	normTimes(m.alpha, m.ny, m.w)
+	m.ny.Weights(m.alpha, m.w) // a back substitution in a fixed order
 }
 
 // nyRows is the rows whose kernel values against the landmarks one step
@@ -258,7 +253,7 @@ func (m *model) nyScore(ctx context.Context, dst []float64, X mat.Matrix) error 
 	})
 }
 
-// nySum returns Σ_i z(x_i) = K_mm^{-1/2} Σ_i k_m(x_i) over the training
+// nySum returns Σ_i z(x_i) = R⁻ᵀ Σ_i k_r(x_i) over the training
 // rows in one pass: the kernel rows (nyRows at a time, on every core) are
 // added in the rows' order, so the sum depends neither on how the source
 // cuts its chunks nor on the core count.
@@ -285,6 +280,6 @@ func (m *model) nySum(ctx context.Context, f *method.Fitting, report func(done i
 		return nil, err
 	}
 	sum := make([]float64, len(acc))
-	normTimes(sum, m.ny, acc)
+	m.ny.FromKernelRow(sum, acc) // a forward substitution in a fixed order
 	return sum, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -115,8 +116,8 @@ func TestNystromSGDTheorem1(t *testing.T) {
 
 // TestNystromSaveLoad: a saved Nyström model (both solvers, and the batch
 // solver with l1, which saves the mean beside the embedding) loads to a
-// model that scores the same, bit for bit, without an eigendecomposition;
-// the state holds the landmarks, K_mm^{-1/2} and the embedding.
+// model that scores the same, bit for bit, without a factorisation; the
+// state holds the landmarks, the Cholesky factor R and the embedding.
 func TestNystromSaveLoad(t *testing.T) {
 	X := randData(500, 6, 31)
 	for _, params := range []map[string]string{
@@ -143,8 +144,9 @@ func TestNystromSaveLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// 80 × 6 landmarks, 80 × 80 Norm, 80 embedding (and 80 mean for l1)
-		arrays := 8 * (80*6 + 80*80 + 80)
+		// 80 × 6 landmarks, R's 80·81/2 upper entries, 80 embedding (and
+		// 80 mean for l1)
+		arrays := 8 * (80*6 + 80*81/2 + 80)
 		t.Logf("%v: state %d bytes, its arrays %d", params, len(state), arrays)
 		if len(state) < arrays || len(state) > arrays+8*80+512 {
 			t.Errorf("%v: state of %d bytes for %d bytes of arrays", params, len(state), arrays)
@@ -184,7 +186,8 @@ func TestNystromPartialFit(t *testing.T) {
 
 // TestNystromConfigErrors: the roughness regulariser needs a random map's
 // frequencies; a model saved with more landmarks than the parameters
-// allow, or by a random map, does not load as a Nyström model.
+// allow, by a random map, or in version 2's layout (the eigen form's
+// K_mm^{-1/2} and rank), does not load as a Nyström model.
 func TestNystromConfigErrors(t *testing.T) {
 	if _, err := detector.New("expose", map[string]string{"map": "nystrom", "regularizer": "roughness", "lambda": "0.1"}); err == nil {
 		t.Error("no error for roughness on the nystrom map")
@@ -211,14 +214,39 @@ func TestNystromConfigErrors(t *testing.T) {
 	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(fitted(Config{Features: 50}), 3); err == nil {
 		t.Error("a random map's state decoded as a Nyström model")
 	}
-	if _, err := mustNew(t, Config{Features: 50}).decode(ny, 3); err == nil {
+	if _, err := mustNew(t, Config{Map: RFF, Features: 50}).decode(ny, 3); err == nil {
 		t.Error("a Nyström state decoded as a random map")
+	}
+	var s state
+	if err := method.DecodeState("expose", ny, &s); err != nil {
+		t.Fatal(err)
+	}
+	m := len(s.Embedding)
+	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(ny, 3); err != nil || len(s.Factor) != m*(m+1)/2 {
+		t.Fatalf("the state itself: %v, factor of %d values for %d landmarks", err, len(s.Factor), m)
+	}
+	// The state of version 2 (the eigen form's K_mm^{-1/2} and rank).
+	type stateV2 struct {
+		Gamma                 float64
+		Dim                   int
+		W, B, Embedding, Mean []float64
+		N                     int
+		Landmarks, Norm       []float64
+		Rank                  int
+	}
+	old, err := method.EncodeState("expose", stateV2{Gamma: s.Gamma, Dim: s.Dim, Embedding: s.Embedding, N: s.N,
+		Landmarks: s.Landmarks, Norm: make([]float64, m*m), Rank: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mustNew(t, Config{Map: Nystrom, Landmarks: 50}).decode(old, 3); err == nil || !strings.Contains(err.Error(), "layout") {
+		t.Errorf("an eigen-based Nyström state of version 2: error %v", err)
 	}
 }
 
 // TestPlanNystromEqualsFit: the seam of the Beam fit. PlanNystrom draws
 // the landmark and threshold rows Fit draws, NystromMap builds Fit's map
-// on the landmarks (bit for bit: the same eigendecomposition of the same
+// on the landmarks (bit for bit: the same factorisation of the same
 // rows), and FromEmbedding of the mean feature row gives Fit's embedding
 // and scores to rounding, from the sum of the kernel rows
 // (NystromKernelRows, NystromEmbedding). The sum of the features,
@@ -245,7 +273,7 @@ func TestPlanNystromEqualsFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.Equal(ny.Norm, want.model().ny.Norm) || !mat.Equal(ny.Landmarks, want.model().ny.Landmarks) {
+	if !mat.Equal(ny.Factor, want.model().ny.Factor) || !mat.Equal(ny.Landmarks, want.model().ny.Landmarks) {
 		t.Fatal("NystromMap built another map than Fit")
 	}
 	var K mat.Dense

@@ -25,13 +25,16 @@ type state struct {
 	// differ from it (batch solver), so PartialFit can go on from it.
 	Mean []float64
 	N    int
-	// Landmarks (m × Dim, row-major, scaled as the rows the model scores),
-	// Norm (K_mm^{-1/2}, m × m) and Rank are the Nyström map of
-	// map=nystrom, whose W and B are then empty; the embedding has m
-	// entries.
+	// Landmarks (r × Dim, row-major, scaled as the rows the model scores,
+	// the ones the pivoted Cholesky factorisation kept in its order) and
+	// Factor (its R, r × r upper triangular: the r(r+1)/2 entries on and
+	// right of the diagonal, row by row) are the Nyström
+	// map of map=nystrom, whose W and B are then empty; the embedding has
+	// r entries. (Version 2 held the eigen form's K_mm^{-1/2} and rank
+	// instead: its files are refused by version, and its layout by
+	// DecodeState.)
 	Landmarks []float64
-	Norm      []float64
-	Rank      int
+	Factor    []float64
 }
 
 // cosineMap is what a saveable feature map provides.
@@ -47,7 +50,7 @@ func (m *model) MarshalBinary() ([]byte, error) {
 	}
 	if m.ny != nil {
 		return method.EncodeState("expose", state{Gamma: m.gamma, Dim: m.fm.InputDim(), Embedding: m.w, Mean: mean, N: m.n,
-			Landmarks: method.RowMajor(m.ny.Landmarks.(*mat.Dense)), Norm: method.RowMajor(m.ny.Norm), Rank: m.ny.Rank()})
+			Landmarks: method.RowMajor(m.ny.Landmarks.(*mat.Dense)), Factor: packUpper(m.ny.Factor)})
 	}
 	cm, ok := m.fm.(cosineMap)
 	if !ok {
@@ -82,7 +85,7 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 	case s.Dim != dim:
 		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
 	case len(s.W)%D != 0 || len(s.W)/D != s.Dim || len(s.Embedding) != D || (s.Mean != nil && len(s.Mean) != D) ||
-		len(s.Landmarks) != 0 || len(s.Norm) != 0 || s.Rank != 0:
+		len(s.Landmarks) != 0 || len(s.Factor) != 0:
 		return nil, errors.New("expose: model arrays have inconsistent sizes")
 	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
 		return nil, errState
@@ -102,10 +105,11 @@ func (d *EXPoSE) decode(data []byte, dim int) (*model, error) {
 
 // decodeNystrom rebuilds a Nyström model (map=nystrom) from its state for
 // dim columns: m = len(Embedding) landmarks, 1 ≤ m ≤ Landmarks, of dim
-// values each and an m × m Norm (sizes compared by division, so that no
-// product of sizes read from the file can wrap), rank in [1, m], no
-// frequencies, every value finite, γ > 0 finite and N ≥ 1. The map is
-// restored from Norm (randfeat.RestoreNystrom): no eigendecomposition.
+// values each and the m(m+1)/2 entries of an upper triangular Factor with a positive
+// diagonal (sizes compared by division, so that no product of sizes read
+// from the file can wrap), no frequencies, every value finite, γ > 0
+// finite and N ≥ 1. The map is restored from Factor
+// (randfeat.RestoreNystromCholesky): no factorisation.
 func (d *EXPoSE) decodeNystrom(s *state, dim int) (*model, error) {
 	m := len(s.Embedding)
 	switch {
@@ -116,14 +120,14 @@ func (d *EXPoSE) decodeNystrom(s *state, dim int) (*model, error) {
 	case s.Dim != dim:
 		return nil, fmt.Errorf("expose: the state is for %d columns, the model's shared state for %d", s.Dim, dim)
 	case len(s.W) != 0 || len(s.B) != 0 || len(s.Landmarks)%m != 0 || len(s.Landmarks)/m != s.Dim ||
-		len(s.Norm)%m != 0 || len(s.Norm)/m != m || (s.Mean != nil && len(s.Mean) != m) || s.Rank < 1 || s.Rank > m:
+		len(s.Factor) != m*(m+1)/2 || (s.Mean != nil && len(s.Mean) != m):
 		return nil, errors.New("expose: model arrays have inconsistent sizes")
 	case !(s.Gamma > 0) || math.IsInf(s.Gamma, 0) || s.N < 1:
 		return nil, errState
-	case !method.Finite(s.Landmarks, s.Norm, s.Embedding, s.Mean):
+	case !method.Finite(s.Landmarks, s.Factor, s.Embedding, s.Mean):
 		return nil, errors.New("expose: model holds non-finite values")
 	}
-	ny, err := randfeat.RestoreNystrom(d.kern(s.Gamma), mat.NewDense(m, s.Dim, s.Landmarks), mat.NewDense(m, m, s.Norm), s.Rank)
+	ny, err := randfeat.RestoreNystromCholesky(d.kern(s.Gamma), mat.NewDense(m, s.Dim, s.Landmarks), unpackUpper(s.Factor, m))
 	if err != nil {
 		return nil, fmt.Errorf("expose: %w", err)
 	}
@@ -137,4 +141,25 @@ func (d *EXPoSE) decodeNystrom(s *state, dim int) (*model, error) {
 	}
 	md.settle()
 	return md, nil
+}
+
+// packUpper returns the entries of the upper triangular R on and right of
+// its diagonal, row by row: half of a saved Nyström model's bytes.
+func packUpper(R *mat.Dense) []float64 {
+	r, _ := R.Dims()
+	out := make([]float64, 0, r*(r+1)/2)
+	for i := 0; i < r; i++ {
+		out = append(out, R.RawRowView(i)[i:]...)
+	}
+	return out
+}
+
+// unpackUpper is the r × r upper triangular matrix whose entries packUpper
+// wrote to p (len(p) = r(r+1)/2).
+func unpackUpper(p []float64, r int) *mat.Dense {
+	R := mat.NewDense(r, r, nil)
+	for i := 0; i < r; i++ {
+		p = p[copy(R.RawRowView(i)[i:], p):]
+	}
+	return R
 }

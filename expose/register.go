@@ -8,8 +8,9 @@ import (
 	"github.com/kernelad/anomaly/randfeat"
 )
 
-// StateVersion is the version of the saved model state.
-const StateVersion = 2
+// StateVersion is the version of the saved model state: 3 since the
+// Nyström map saves its Cholesky factor (issue 35), not K_mm^{-1/2}.
+const StateVersion = 3
 
 func init() {
 	method.Register(method.Info{
@@ -111,12 +112,12 @@ func fitRows(d *EXPoSE, s method.Size, row, pass float64) float64 {
 
 // nystromMemory is memory for map=nystrom, with m landmarks (Landmarks,
 // capped at the rows a fit draws them from; a score counts Landmarks).
-// The model: the landmarks (dense, m × d), K_mm^{-1/2} (m × m), the
+// The model: the landmarks (dense, m × d), the Cholesky factor R (m × m), the
 // embedding, the mean and α. Scoring and the batch sum hold the kernel
 // values of nyRows rows against the landmarks and kernel.Cross's copies
 // (the block's rows and the landmarks centred, the landmarks transposed
 // from 1,024 of them on). The construction of the map
-// (randfeat.NystromBytes, the landmarks read and scaled beside it) comes
+// (randfeat.NystromCholeskyBytes, the landmarks read and scaled beside it) comes
 // before the model's sum, the saving after it: the larger counts. The
 // SGD solver maps stepRows rows at a time (the features and their kernel
 // values, m each).
@@ -140,7 +141,7 @@ func nystromMemory(d *EXPoSE, op method.Op, s method.Size) float64 {
 		row = 16*float64(s.NonZeros)/n + 8
 		scratch += 4 * 8 * cols // centring.go's column sums, minima, counts and squares
 	}
-	build := float64(randfeat.NystromBytes(mi, s.Cols)) + 2*row*m + 8*m*cols
+	build := float64(randfeat.NystromCholeskyBytes(mi, s.Cols)) + 2*row*m + 8*m*cols
 	est := math.Max(build, mdl+scratch+method.SaveFactor*8*(m*cols+m*m))
 	if d.cfg.Solver == SGD {
 		c := float64(min(d.cfg.ChunkRows, d.cfg.Iterations, max(runtime.GOMAXPROCS(0)*cacheChunk(d.cfg.ChunkRows, mi), (1<<20)/mi))) // stepRows

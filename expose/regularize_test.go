@@ -21,7 +21,7 @@ import (
 func TestRegularizerClosedForms(t *testing.T) {
 	X := randData(300, 3, 11)
 	fit := func(reg string, lambda float64) *EXPoSE {
-		d := mustNew(t, Config{Kernel: kernel.Spec{Gamma: 0.5}, Features: 200, Regularizer: reg, Lambda: lambda, Src: rand.NewPCG(4, 4)})
+		d := mustNew(t, Config{Map: RFF, Kernel: kernel.Spec{Gamma: 0.5}, Features: 200, Regularizer: reg, Lambda: lambda, Src: rand.NewPCG(4, 4)})
 		if err := d.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestRegularizedSGDConvergesToBatch(t *testing.T) {
 	const n = 400
 	X := randData(n, 3, 12)
 	dist := func(reg string, lambda float64, T int) float64 {
-		cfg := Config{Kernel: kernel.Spec{Gamma: 0.5}, Features: 200, Regularizer: reg, Lambda: lambda, Src: rand.NewPCG(5, 5)}
+		cfg := Config{Map: RFF, Kernel: kernel.Spec{Gamma: 0.5}, Features: 200, Regularizer: reg, Lambda: lambda, Src: rand.NewPCG(5, 5)}
 		b := mustNew(t, cfg)
 		if err := b.Fit(context.Background(), X); err != nil {
 			t.Fatal(err)
@@ -100,7 +100,7 @@ func TestRegularizedSGDConvergesToBatch(t *testing.T) {
 // Both regularisers pass the shared detector suite (batch and SGD), with
 // the AUC floors of the unregularised suite: a mild λ keeps the ranking.
 func TestRegularizedConformance(t *testing.T) {
-	cancel := detectortest.Cancel{Rows: 200000, Cols: 16, Params: map[string]string{"features": "4096", "iterations": "1000000", "gamma": "0.05"}}
+	cancel := detectortest.Cancel{Rows: 200000, Cols: 16, Params: map[string]string{"map": "rff", "features": "4096", "iterations": "1000000", "gamma": "0.05"}}
 	for _, tc := range []struct{ reg, lambda, solver string }{
 		{L1, "0.005", Batch}, {L1, "0.005", SGD}, {Roughness, "0.1", Batch}, {Roughness, "0.1", SGD},
 	} {
@@ -109,7 +109,7 @@ func TestRegularizedConformance(t *testing.T) {
 			if tc.solver == SGD {
 				skip["Contamination"] = "sgd sets the threshold on the T sampled rows, not on all n"
 			}
-			detectortest.Run(t, "expose", map[string]string{"solver": tc.solver, "features": "256", "iterations": "100",
+			detectortest.Run(t, "expose", map[string]string{"solver": tc.solver, "map": "rff", "features": "256", "iterations": "100",
 				"regularizer": tc.reg, "lambda": tc.lambda},
 				detectortest.Options{Random: true, AUCFloor: 0.85, Cancel: cancel, Skip: skip})
 		})
@@ -126,7 +126,7 @@ func TestRegularizerAUCGrid(t *testing.T) {
 	}
 	for _, name := range []string{"6_cardio", "24_mnist"} {
 		ds := shareddata.ADBench(t, name)
-		plain := aucOnProtocol(t, ds, 1, Config{})
+		plain := aucOnProtocol(t, ds, 1, Config{Map: RFF})
 		var b strings.Builder
 		for _, c := range []struct {
 			reg     string
@@ -137,7 +137,7 @@ func TestRegularizerAUCGrid(t *testing.T) {
 		} {
 			fmt.Fprintf(&b, "%s %-9s", name, c.reg)
 			for _, l := range c.lambdas {
-				auc := aucOnProtocol(t, ds, 1, Config{Regularizer: c.reg, Lambda: l})
+				auc := aucOnProtocol(t, ds, 1, Config{Map: RFF, Regularizer: c.reg, Lambda: l})
 				if l == 0 && auc != plain {
 					t.Errorf("%s %s λ = 0: AUC %v, unregularised %v", name, c.reg, auc, plain)
 				}

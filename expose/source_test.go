@@ -142,7 +142,7 @@ func TestFitSourceEqualsFit(t *testing.T) {
 		{"solver": "sgd", "stage_rows": "1000", "iterations": "2000"},
 		{"solver": "sgd", "iterations": "500"},
 	} {
-		params["features"], params["seed"] = "300", "2"
+		params["map"], params["features"], params["seed"] = "rff", "300", "2"
 		want, err := detector.New("expose", params)
 		if err != nil {
 			t.Fatal(err)

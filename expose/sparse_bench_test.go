@@ -18,7 +18,7 @@ func BenchmarkSparseFitScore(b *testing.B) {
 		X := csr.Random(n, d, nnz, 1)
 		b.Run(fmt.Sprintf("n=%d/d=%d/nnz=%d/D=64", n, d, nnz), func(b *testing.B) {
 			for b.Loop() {
-				det := mustNew(b, Config{Features: 64, Src: rand.NewPCG(1, 1)})
+				det := mustNew(b, Config{Map: RFF, Features: 64, Src: rand.NewPCG(1, 1)})
 				if err := det.Fit(context.Background(), X); err != nil {
 					b.Fatal(err)
 				}

@@ -102,7 +102,7 @@ func TestSparseNeverDensifies(t *testing.T) {
 		}
 	}
 	X := b.Build(d)
-	det := mustNew(t, Config{Features: 16, Src: rand.NewPCG(1, 1)})
+	det := mustNew(t, Config{Map: RFF, Features: 16, Src: rand.NewPCG(1, 1)})
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -149,7 +149,7 @@ func TestSparseCentringEqualsDense(t *testing.T) {
 		{scale.Standardize, SGD, ""}, {scale.MinMaxRule, SGD, ""},
 		{scale.Standardize, SGD, "250"}, {scale.MinMaxRule, SGD, "250"},
 	} {
-		params := map[string]string{"scale": tc.rule, "solver": tc.solver, "features": "500", "iterations": "300", "seed": "3"}
+		params := map[string]string{"scale": tc.rule, "solver": tc.solver, "map": "rff", "features": "500", "iterations": "300", "seed": "3"}
 		if tc.stageRows != "" {
 			params["stage_rows"] = tc.stageRows
 		}

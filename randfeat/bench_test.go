@@ -1,6 +1,7 @@
 package randfeat
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -51,6 +52,31 @@ func BenchmarkOrthogonalNew(b *testing.B) {
 		b.Run(fmt.Sprintf("d=%d/D=2000", d), func(b *testing.B) {
 			for b.Loop() {
 				NewOrthogonal(kernel.RBF{Gamma: 1}, d, 2000, rand.NewPCG(1, 1))
+			}
+		})
+	}
+}
+
+// BenchmarkNystromNew is the construction of a Nyström map on m landmarks
+// of d = 9 uniform columns (RBF, γ = 1): the eigen form (NewNystrom) and
+// the pivoted Cholesky form (NewNystromCholesky).
+func BenchmarkNystromNew(b *testing.B) {
+	const d = 9
+	for _, m := range []int{500, 1000} {
+		x := testmat.Uniform(m, d, 0, rand.NewPCG(1, 1))
+		k := kernel.RBF{Gamma: 1}
+		b.Run(fmt.Sprintf("eigen/m=%d", m), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewNystrom(k, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("cholesky/m=%d", m), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewNystromCholesky(context.Background(), k, x); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -86,6 +86,19 @@
 // is done), and a saved model keeps K_mm^{-1/2} so that RestoreNystrom
 // rebuilds the map without it.
 //
+// [NewNystromCholesky] builds the same map for a tenth of the cost or
+// less: a pivoted Cholesky factorisation K_mm = PᵀRᵀRP that takes the
+// landmark with the largest remaining diagonal at each step and stops
+// when that is at most m·2⁻⁵²·max diag (LAPACK dpstrf's tolerance) keeps
+// r ≤ m landmarks and maps z(x) = R⁻ᵀ k_r(x) (Dim and Rank r), about
+// m³/3 flops in panels whose updates are one register-blocked product,
+// against the eigendecomposition's ~10 m³ (BenchmarkNystromNew, m = 1,000
+// landmarks of 9 uniform columns: 36 ms against 590 ms). Its inner
+// products equal the eigen form's on landmarks with a well-conditioned
+// Gram matrix and on repeated landmarks (TestNystromCholeskyMatchesEigen);
+// FromKernelRow and Weights apply R⁻ᵀ and R⁻¹ by triangular solves, and
+// RestoreNystromCholesky rebuilds the map from its landmarks and R.
+//
 // # Randomness and persistence
 //
 // Every random map is drawn from a math/rand/v2 Source passed in: the same

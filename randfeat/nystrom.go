@@ -9,6 +9,7 @@ import (
 	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/fastmath"
+	"github.com/kernelad/anomaly/internal/parallel"
 	"github.com/kernelad/anomaly/internal/symeig"
 	"github.com/kernelad/anomaly/kernel"
 	"gonum.org/v1/gonum/blas"
@@ -26,10 +27,15 @@ import (
 // (ε = 2⁻⁵², NumPy's matrix_rank tolerance), and all λ ≤ 0, are treated as
 // 0 (their directions are dropped, a pseudo-inverse) rather than clamped to
 // a floor as scikit-learn's Nystroem does.
+//
+// NewNystromCholesky builds the same map's cheaper form: z(x) = R⁻ᵀ k_r(x)
+// over the r landmarks a pivoted Cholesky factorisation keeps, Factor = R
+// and Norm nil (see there).
 type Nystrom struct {
 	K         kernel.Kernel
 	Landmarks mat.Matrix // m × d: a dense copy, or the caller's *sparse.CSR
-	Norm      *mat.Dense // m × m, K_mm^{-1/2} (pseudo-inverse square root)
+	Norm      *mat.Dense // m × m, K_mm^{-1/2} (pseudo-inverse square root); nil for the Cholesky form
+	Factor    *mat.Dense // the Cholesky form's R (r × r, upper triangular, K_rr = RᵀR); nil for the eigen form
 	rank      int
 }
 
@@ -167,10 +173,12 @@ func ownLandmarks(landmarks mat.Matrix) mat.Matrix {
 // InputDim returns d, the landmarks' number of columns.
 func (n *Nystrom) InputDim() int { _, c := n.Landmarks.Dims(); return c }
 
-// Dim returns m, the number of landmarks.
+// Dim returns m, the number of landmarks (for the Cholesky form, those
+// kept) and the map's dimension.
 func (n *Nystrom) Dim() int { r, _ := n.Landmarks.Dims(); return r }
 
-// Rank returns the number of eigenvalues of K_mm kept (above the cutoff).
+// Rank returns the number of eigenvalues of K_mm kept (above the cutoff);
+// for the Cholesky form, Dim.
 func (n *Nystrom) Rank() int { return n.rank }
 
 // nystromRows is the number of rows of X one Transform step maps.
@@ -185,6 +193,10 @@ func (n *Nystrom) Transform(dst *mat.Dense, X mat.Matrix) {
 	m := n.Dim()
 	r := sizeDst(dst, X, n.InputDim(), m)
 	if r == 0 {
+		return
+	}
+	if n.Factor != nil {
+		n.transformChol(dst, X, r)
 		return
 	}
 	var kx mat.Dense
@@ -223,7 +235,39 @@ func (n *Nystrom) TransformRow(dst, x []float64) []float64 {
 	}
 	km := make([]float64, m)
 	kernel.Row(km, n.K, x, n.Landmarks)
+	if n.Factor != nil {
+		n.FromKernelRow(dst, km)
+		return dst
+	}
 	blas64.Gemv(blas.NoTrans, 1, n.Norm.RawMatrix(), blas64.Vector{N: m, Inc: 1, Data: km},
 		0, blas64.Vector{N: m, Inc: 1, Data: dst})
 	return dst
+}
+
+// transformChol is Transform for the Cholesky form: the kernel values of
+// a block of rows, then R⁻ᵀ applied to each row by solveRows, ranges of
+// rows on every core.
+func (n *Nystrom) transformChol(dst *mat.Dense, X mat.Matrix, rows int) {
+	m := n.Dim()
+	kx := make([]float64, min(rows, nystromRows)*m)
+	var buf *mat.Dense
+	for i0 := 0; i0 < rows; i0 += nystromRows {
+		i1 := min(i0+nystromRows, rows)
+		var xb mat.Matrix
+		if s, ok := X.(*sparse.CSR); ok {
+			xb = csr.SliceRows(s, i0, i1)
+		} else {
+			xb = rowBlock(X, i0, i1, &buf)
+		}
+		var k mat.Dense
+		k.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: m, Stride: m, Data: kx[:(i1-i0)*m]})
+		kernel.Cross(&k, n.K, xb, n.Landmarks)
+		parallel.ForRanges(i1-i0, 16, func(lo, hi int) {
+			tmp := make([]float64, (hi-lo)*cholPanel)
+			n.solveRows(kx[lo*m:hi*m], hi-lo, tmp)
+		})
+		for i := i0; i < i1; i++ {
+			copy(dst.RawRowView(i), kx[(i-i0)*m:(i-i0+1)*m])
+		}
+	}
 }

@@ -271,7 +271,8 @@ func pathOf(paths []string, i int) string {
 // MapState is a feature map in a form that travels in the pipeline: for a
 // random Fourier map, the D × Cols frequencies W (row-major) and the D
 // phases B of z(x) = √(2/D) cos(Wx + b); for a Nyström map (map=nystrom),
-// its m landmarks (m × Cols, scaled), K_mm^{-1/2} (Norm, m × m), its rank,
+// the r landmarks its pivoted Cholesky factorisation kept (r × Cols,
+// scaled, in its order), its factor R (Factor, r × r upper triangular),
 // and the kernel and width. The launcher draws the random map once from
 // the seed (expose.PlanBatch), or builds the Nyström map once on the
 // landmark rows the seed picks (expose.PlanNystrom, NystromMap), and
@@ -285,8 +286,7 @@ type MapState struct {
 	B    []float64
 	// The Nyström map: empty for a random map.
 	Landmarks []float64
-	Norm      []float64
-	Rank      int64
+	Factor    []float64
 	Kernel    string
 	Gamma     float64
 	// Offset and Divisor are the scale stage applied to the rows before
@@ -320,8 +320,11 @@ func NewMapState(fm randfeat.Map) (MapState, error) {
 			return MapState{}, fmt.Errorf("exposebeam: Nyström map of kernel %T and landmarks %T", ny.K, ny.Landmarks)
 		}
 		m, c := L.Dims()
-		st := MapState{Cols: int64(c), Landmarks: flatten(L), Norm: flatten(ny.Norm), Rank: int64(ny.Rank()), Kernel: kind, Gamma: gamma}
-		return st, checkSquare(ny.Norm, m)
+		if ny.Factor == nil {
+			return MapState{}, errors.New("exposebeam: Nyström map not in Cholesky form (expose.NystromMap)")
+		}
+		st := MapState{Cols: int64(c), Landmarks: flatten(L), Factor: flatten(ny.Factor), Kernel: kind, Gamma: gamma}
+		return st, checkSquare(ny.Factor, m)
 	}
 	cm, ok := fm.(interface {
 		Frequencies() (*mat.Dense, []float64)
@@ -344,7 +347,7 @@ func flatten(M *mat.Dense) []float64 {
 	return flat
 }
 
-// checkSquare reports a Norm that is not m × m.
+// checkSquare reports a Factor that is not m × m.
 func checkSquare(M *mat.Dense, m int) error {
 	if r, c := M.Dims(); r != m || c != m {
 		return fmt.Errorf("exposebeam: Nyström matrix of %d × %d for %d landmarks", r, c, m)
@@ -356,7 +359,7 @@ func checkSquare(M *mat.Dense, m int) error {
 func (m MapState) nystrom() bool { return len(m.Landmarks) > 0 }
 
 // Map rebuilds the feature map: a *randfeat.Fourier, or a
-// *randfeat.Nystrom restored from its K_mm^{-1/2} (no eigendecomposition).
+// *randfeat.Nystrom restored from its Cholesky factor (no factorisation).
 func (m MapState) Map() (randfeat.Map, error) {
 	if m.nystrom() {
 		return m.nystromMap()
@@ -371,15 +374,15 @@ func (m MapState) nystromMap() (*randfeat.Nystrom, error) {
 		return nil, errors.New("exposebeam: malformed feature map state")
 	}
 	k := len(m.Landmarks) / c
-	if len(m.Norm) != k*k {
+	if len(m.Factor) != k*k {
 		return nil, errors.New("exposebeam: malformed feature map state")
 	}
 	var kern kernel.Kernel = kernel.RBF{Gamma: m.Gamma}
 	if m.Kernel == "laplacian" {
 		kern = kernel.Laplacian{Gamma: m.Gamma}
 	}
-	return randfeat.RestoreNystrom(kern, mat.NewDense(k, c, append([]float64(nil), m.Landmarks...)),
-		mat.NewDense(k, k, append([]float64(nil), m.Norm...)), int(m.Rank))
+	return randfeat.RestoreNystromCholesky(kern, mat.NewDense(k, c, append([]float64(nil), m.Landmarks...)),
+		mat.NewDense(k, k, append([]float64(nil), m.Factor...)))
 }
 
 // fourier rebuilds a random Fourier map.
@@ -394,7 +397,7 @@ func (m MapState) fourier() (*randfeat.Fourier, error) {
 // EmbedAcc is the accumulator of the embedding: the sum of φ(x) over the
 // rows seen and their count. The embedding is Sum / N. For a Nyström map
 // Sum is the sum of the kernel rows k_m(x) against the landmarks, and the
-// embedding K_mm^{-1/2} Sum / N (expose.NystromEmbedding), as the fit in
+// embedding R⁻ᵀ Sum / N (expose.NystromEmbedding), as the fit in
 // process computes it.
 type EmbedAcc struct {
 	Sum []float64

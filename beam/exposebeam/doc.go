@@ -25,14 +25,14 @@
 //
 // # The Nyström map
 //
-// With map=nystrom (expose's Nyström features on landmark rows) the map
+// With map=nystrom (expose's default: Nyström features on landmark rows) the map
 // depends on the data: the launcher draws the landmark rows and the
 // threshold sample with expose.PlanNystrom (Fit's draws), a pass gathers
 // the landmark rows (landmarksFn), and the launcher scales them and builds
-// the map once with expose.NystromMap (K_mm's eigendecomposition). The
-// landmarks, K_mm^{-1/2} and its rank travel as MapState; EmbedFn sums the
-// rows' kernel values against the landmarks, and the embedding is
-// K_mm^{-1/2}·Sum/N (expose.NystromEmbedding) as in process, where a sum
+// the map once with expose.NystromMap (K_mm's pivoted Cholesky
+// factorisation). The kept landmarks and the factor R travel as MapState;
+// EmbedFn sums the rows' kernel values against the landmarks, and the
+// embedding is R⁻ᵀ·Sum/N (expose.NystromEmbedding) as in process, where a sum
 // of features multiplied row by row would round differently (by 2.6e-13
 // in expose's test). The threshold rows are scored by the detector
 // assembled from the embedding, as the saved model scores them.

@@ -25,7 +25,7 @@ func ExampleFit() {
 		Runner: "direct",
 		Input:  filepath.Join(dir, "*.csv"),
 		Out:    model,
-		Params: map[string]string{"seed": "1", "features": "500", "gamma": "1"},
+		Params: map[string]string{"seed": "1", "map": "rff", "features": "500", "gamma": "1"},
 	})
 	if err != nil {
 		fmt.Println(err)

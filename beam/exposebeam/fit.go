@@ -70,7 +70,7 @@ type FitReport struct {
 //     rows and the threshold sample from the seed (expose.PlanNystrom, the
 //     draws Fit makes), a pass gathers the landmark rows (landmarksFn), and
 //     the launcher scales them and builds the map on them once
-//     (expose.NystromMap: K_mm's eigendecomposition);
+//     (expose.NystromMap: K_mm's pivoted Cholesky factorisation);
 //  3. embedding: the launcher draws the feature map and the threshold
 //     sample from the seed (expose.PlanBatch, the draws Fit makes); the map
 //     travels inside EmbedFn, which combines the sum of φ over all rows; the
@@ -90,6 +90,13 @@ func Fit(ctx context.Context, o FitOptions) (*FitReport, error) {
 	cfg, err := expose.ConfigFromParams(params)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Map == "" { // the default map, as a fit in process resolves it
+		d, err := expose.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Map = d.Config().Map
 	}
 	if cfg.Solver != "" && cfg.Solver != expose.Batch {
 		return nil, fmt.Errorf("exposebeam: solver %s cannot be distributed; use batch", cfg.Solver)
@@ -430,7 +437,7 @@ func removeFile(ctx context.Context, path string) {
 
 // assemble returns the detector of the embedding acc on the map fm
 // (decoded from ms) at width gamma with threshold thr: the embedding is
-// Sum / N, or for a Nyström map K_mm^{-1/2} Sum / N, Sum holding the
+// Sum / N, or for a Nyström map R⁻ᵀ Sum / N, Sum holding the
 // kernel rows (expose.NystromEmbedding), as the fit in process computes
 // it.
 func assemble(params map[string]string, ms MapState, fm randfeat.Map, acc EmbedAcc, gamma, thr float64) (*expose.EXPoSE, error) {

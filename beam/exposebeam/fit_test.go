@@ -33,12 +33,13 @@ func TestFitMatchesInProcess(t *testing.T) {
 		shards int
 		params map[string]string
 	}{
-		{"direct scale", "direct", 5, map[string]string{"seed": "3", "features": "300"}},
-		{"direct gamma sampled threshold", "direct", 3, map[string]string{"seed": "11", "features": "200", "gamma": "0.2", "threshold_rows": "700", "chunk": "97"}},
+		{"direct scale", "direct", 5, map[string]string{"seed": "3", "map": "rff", "features": "300"}},
+		{"direct gamma sampled threshold", "direct", 3, map[string]string{"seed": "11", "map": "rff", "features": "200", "gamma": "0.2", "threshold_rows": "700", "chunk": "97"}},
 		{"direct orf", "direct", 3, map[string]string{"seed": "2", "features": "64", "map": "orf"}},
-		{"direct laplacian", "direct", 2, map[string]string{"seed": "6", "features": "80", "kernel": "laplacian"}},
-		{"prism scale", "prism", 4, map[string]string{"seed": "5", "features": "250", "threshold_rows": "1000", "contamination": "0.05"}},
+		{"direct laplacian", "direct", 2, map[string]string{"seed": "6", "map": "rff", "features": "80", "kernel": "laplacian"}},
+		{"prism scale", "prism", 4, map[string]string{"seed": "5", "map": "rff", "features": "250", "threshold_rows": "1000", "contamination": "0.05"}},
 		{"direct nystrom scale", "direct", 3, map[string]string{"seed": "4", "map": "nystrom", "landmarks": "200"}},
+		{"direct defaults (nystrom, 500 landmarks)", "direct", 3, map[string]string{"seed": "7"}},
 		{"prism nystrom laplacian gamma", "prism", 4, map[string]string{"seed": "9", "map": "nystrom", "landmarks": "300", "gamma": "0.2",
 			"kernel": "laplacian", "threshold_rows": "800", "scale": "none"}},
 	} {

@@ -108,8 +108,8 @@ func maxAbsDiff(a, b []float64) float64 {
 
 // modelDiff is the largest absolute difference between two fitted EXPoSE
 // models over gamma, the frequencies, the phases and the embedding (a
-// Nyström model's landmarks and K_mm^{-1/2} instead of the frequencies
-// and phases; its rank and kernel must agree) (with
+// Nyström model's landmarks and Cholesky factor R instead of the
+// frequencies and phases; its rank and kernel must agree) (with
 // the parts in detail for logs), and the difference of their thresholds.
 func modelDiff(t testing.TB, a, b *expose.EXPoSE) (model, threshold float64, detail string) {
 	t.Helper()
@@ -126,12 +126,12 @@ func modelDiff(t testing.TB, a, b *expose.EXPoSE) (model, threshold float64, det
 	model = math.Max(math.Max(g, w), math.Max(ph, e))
 	detail = fmt.Sprintf("gamma %.3g (relative %.3g), W %.3g, b %.3g, embedding %.3g", g, g/b.Gamma(), w, ph, e)
 	if sa.nystrom() || sb.nystrom() {
-		l, nm := maxAbsDiff(sa.Landmarks, sb.Landmarks), maxAbsDiff(sa.Norm, sb.Norm)
-		if sa.Rank != sb.Rank || sa.Kernel != sb.Kernel {
+		l, nm := maxAbsDiff(sa.Landmarks, sb.Landmarks), maxAbsDiff(sa.Factor, sb.Factor)
+		if len(sa.Factor) != len(sb.Factor) || sa.Kernel != sb.Kernel {
 			l = math.Inf(1)
 		}
 		model = math.Max(model, math.Max(l, nm))
-		detail += fmt.Sprintf(", landmarks %.3g, K_mm^(-1/2) %.3g (largest entry %.3g)", l, nm, maxAbsDiff(sb.Norm, make([]float64, len(sb.Norm))))
+		detail += fmt.Sprintf(", landmarks %.3g, R %.3g (largest entry %.3g)", l, nm, maxAbsDiff(sb.Factor, make([]float64, len(sb.Factor))))
 	}
 	return model, math.Abs(a.Threshold() - b.Threshold()), detail
 }

@@ -32,7 +32,7 @@ func blocksOf(X *mat.Dense, sizes []int, shards int) []Block {
 // embedding × n (expose.EXPoSE.Embedding is Σφ/n) to rounding.
 func TestEmbedFnMerge(t *testing.T) {
 	X := gaussian(1500, 3, 21)
-	params := map[string]string{"seed": "9", "features": "120"}
+	params := map[string]string{"seed": "9", "map": "rff", "features": "120"}
 	want := fitInProcess(t, X, params)
 	ms, err := NewMapState(want.FeatureMap())
 	if err != nil {

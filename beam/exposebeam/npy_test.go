@@ -42,7 +42,7 @@ func TestNPYShards(t *testing.T) {
 	for s := 0; s < 4; s++ {
 		writeNPY(t, filepath.Join(dir, fmt.Sprintf("part-%d.npy", s)), mat.DenseCopyOf(X.Slice(s*500, (s+1)*500, 0, 3)))
 	}
-	params := map[string]string{"seed": "8", "features": "150"}
+	params := map[string]string{"seed": "8", "map": "rff", "features": "150"}
 	out := filepath.Join(dir, "m")
 	if _, err := Fit(context.Background(), FitOptions{Runner: "direct", Input: filepath.Join(dir, "*.npy"), Out: out, Params: params}); err != nil {
 		t.Fatal(err)

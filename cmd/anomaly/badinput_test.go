@@ -95,7 +95,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		code int
 		want string // substring of stderr
 	}{
-		{"features=10^9: refused by the estimate", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},
+		{"features=10^9: refused by the estimate", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "map=rff", "--set", "features=1000000000"}, cli.ExitUsage, "the parameters features=1000000000, map=rff make it so"},
 		// kpca's estimates on 3,000 rows: exact 117 MB (a 72 MB Gram
 		// matrix and the eigensolver's), Nyström at its default 500
 		// landmarks 43 MB, at 3,000 landmarks 656 MB (method.Memory,
@@ -104,7 +104,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		// (method.Info.Lighter) when that fits.
 		{"kpca exact over the budget: nystrom offered", []string{"fit", "--method", "kpca", "--data", d3k, "--out", out, "--max-memory", "100MB"}, cli.ExitUsage, "with --set method=nystrom it needs about"},
 		{"kpca nystrom with n landmarks over the budget", []string{"fit", "--method", "kpca", "--data", d3k, "--out", out, "--max-memory", "100MB", "--set", "method=nystrom", "--set", "landmarks=3000"}, cli.ExitUsage, "make it so; lower them (at the method's defaults with --set method=nystrom it needs about"},
-		{"features=10^9 beside parameters that cost nothing: only features named", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000", "--set", "map=orf", "--set", "radius=2"}, cli.ExitUsage, "the parameters features=1000000000 make it so"},
+		{"features=10^9 beside parameters that cost nothing: only features and the map it counts for named", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=1000000000", "--set", "map=orf", "--set", "radius=2"}, cli.ExitUsage, "the parameters features=1000000000, map=orf make it so"},
 		{"r1svm features=10^9", []string{"fit", "--method", "r1svm", "--data", train, "--out", out, "--set", "features=1000000000"}, cli.ExitUsage, "over the memory budget"},
 		{"10^7 sparse columns: expose", []string{"fit", "--method", "expose", "--data", libsvm, "--out", out}, cli.ExitData, "the data is too large for the method"},
 		{"10^7 sparse columns: kde", []string{"fit", "--method", "kde", "--data", libsvm, "--out", out}, cli.ExitData, "over the memory budget"},
@@ -114,7 +114,7 @@ func TestBadInputRealMethods(t *testing.T) {
 		{"10^7 sparse columns: svdd fits", []string{"fit", "--method", "svdd", "--data", libsvm, "--out", out}, cli.ExitOK, "wrote"},
 		{"--max-memory too small", []string{"fit", "--method", "kde", "--data", train, "--out", out, "--max-memory", "1KB"}, cli.ExitData, "memory budget of 1 kB (--max-memory)"},
 		{"a 1.6 GB .npy over --max-memory: refused from its header by a method that holds its rows, a sample offered", []string{"fit", "--method", "kde", "--data", huge, "--out", out, "--max-memory", "1GB"}, cli.ExitData, "fit on a sample (--sample "},
-		{"features × chunk past int64 (the estimate wrapped round to 210 MB and the fit grew to GBs)", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "features=20000000", "--set", "chunk=57646075227", "--max-memory", "500MB"}, cli.ExitUsage, "the parameters features=20000000 make it so"},
+		{"features × chunk past int64 (the estimate wrapped round to 210 MB and the fit grew to GBs)", []string{"fit", "--method", "expose", "--data", train, "--out", out, "--set", "map=rff", "--set", "features=20000000", "--set", "chunk=57646075227", "--max-memory", "500MB"}, cli.ExitUsage, "the parameters features=20000000, map=rff make it so"},
 		{"iforest trees=2^55", []string{"fit", "--method", "iforest", "--data", train, "--out", out, "--set", "trees=36028797018963968"}, cli.ExitUsage, "the parameters trees=36028797018963968 make it so"},
 		{"cache_mb=1e18 does not switch the estimate off", []string{"fit", "--method", "ocsvm", "--data", train, "--out", out, "--set", "cache_mb=1e18", "--max-memory", "1KB"}, cli.ExitData, "over the memory budget of 1 kB"},
 		{"r1stm permode: mode_features counted", []string{"fit", "--method", "r1stm", "--data", t4, "--out", out, "--shape", "2x2", "--set", "construction=permode", "--set", "mode_features=10000000"}, cli.ExitUsage, "construction=permode, mode_features=10000000 make it so"},

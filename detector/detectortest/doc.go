@@ -5,11 +5,11 @@
 // package:
 //
 //	func TestConformance(t *testing.T) {
-//		detectortest.Run(t, "expose", map[string]string{"features": "256"}, detectortest.Options{
+//		detectortest.Run(t, "expose", map[string]string{"map": "rff", "features": "256"}, detectortest.Options{
 //			Random:   true,
 //			AUCFloor: 0.88,
 //			Config:   func(d detector.Detector) any { return d.(*Detector).cfg },
-//			Cancel:   detectortest.Cancel{Rows: 200000, Cols: 16, Params: map[string]string{"features": "4096"}},
+//			Cancel:   detectortest.Cancel{Rows: 200000, Cols: 16, Params: map[string]string{"map": "rff", "features": "4096"}},
 //		})
 //	}
 //

@@ -151,7 +151,7 @@ file in the same directory and renamed into place, so they are either
 complete or absent.`
 
 const rootExample = `  anomaly methods
-  anomaly fit --method expose --data train.csv --out model.bin --set features=4000 --seed 1
+  anomaly fit --method expose --data train.csv --out model.bin --set landmarks=1000 --seed 1
   anomaly score --model model.bin --data new.csv --out scores.csv
   anomaly eval --model model.bin --data test.csv --json`
 

@@ -51,7 +51,7 @@ stderr is a terminal, methods that report progress show a progress line.
 --contamination and --seed are the method parameters contamination and seed.
 Tensor methods take the sample shape from --shape, or from an N-d array in a
 .npy/.npz file.`,
-		Example: `  anomaly fit --method expose --data train.csv --out model.bin --set features=4000 --seed 1`,
+		Example: `  anomaly fit --method expose --data train.csv --out model.bin --set landmarks=1000 --seed 1`,
 		Args:    noArgs,
 	}
 	c.RunE = runRequired([]string{"method", "data", "out"}, func(ctx context.Context) error {

@@ -438,7 +438,7 @@ func (o sgdOptions) check() error {
 func (o sgdOptions) trace(ctx context.Context, train, test *dataset.Dataset) ([]bench.SGDPoint, float64, error) {
 	// The trace fits expose (batch and SGD) with D features on the split:
 	// its estimate, twice, bounds it (--features 10⁸ grew past 6 GB).
-	ex, err := detector.New("expose", map[string]string{"features": strconv.Itoa(o.features)}, detector.Options{Seed: &o.seed})
+	ex, err := detector.New("expose", map[string]string{"map": "rff", "features": strconv.Itoa(o.features)}, detector.Options{Seed: &o.seed})
 	if err != nil {
 		return nil, 0, usageErr(err)
 	}

@@ -215,7 +215,7 @@ echo "| its mode afterwards | \`stat -c %a private.csv\` | 0 | \`$(stat -c %a pr
 run "score --out - (standard output)" anomaly score --model model.bin --data train.csv --out -
 ./anomaly-bin score --model model.bin --data big100k.csv 2>epipe.err | head -c 1 >/dev/null; rc=${PIPESTATUS[0]}
 echo "| standard output closed early (EPIPE) | \`anomaly score --model model.bin --data big100k.csv \\| head -c 1\` | $rc | \`$(head -1 epipe.err)\` |"
-run "expose with features=10^9 (memory estimate, before any allocation)" anomaly fit --method expose --data train.csv --out m.bin --set features=1000000000
+run "expose with features=10^9 (memory estimate, before any allocation)" anomaly fit --method expose --data train.csv --out m.bin --set map=rff --set features=1000000000
 run "r1svm with features=10^9" anomaly fit --method r1svm --data train.csv --out m.bin --set features=1000000000
 run "kpca nystrom with landmarks=10^9 (capped at the rows: fits)" anomaly fit --method kpca --data train.csv --out m.bin --set method=nystrom --set landmarks=1000000000
 run "a 6 KB LIBSVM file whose highest index is 10^7: expose" anomaly fit --method expose --data wide.libsvm --out m.bin
@@ -245,7 +245,7 @@ run "--set contamination=0" anomaly fit --method kde --data train.csv --out m.bi
 run "kpca components above n−1" anomaly fit --method kpca --data train.csv --out m.bin --set components=100000
 run "kpca components and variance both" anomaly fit --method kpca --data train.csv --out m.bin --set components=3 --set variance=0.5
 run "svdd C below 1/n" anomaly fit --method svdd --data train.csv --out m.bin --set c=1e-300
-run "features × chunk past int64 (the estimate must not wrap round)" anomaly fit --method expose --data train.csv --out m.bin --set features=20000000 --set chunk=57646075227 --max-memory 500MB
+run "features × chunk past int64 (the estimate must not wrap round)" anomaly fit --method expose --data train.csv --out m.bin --set map=rff --set features=20000000 --set chunk=57646075227 --max-memory 500MB
 run "r1svm nu=1e-320 (νn < 1 fits as νn = 1)" anomaly fit --method r1svm --data train.csv --out m.bin --set nu=1e-320
 run "r1svm gamma=median, gamma_factor putting γ at 0" anomaly fit --method r1svm --data train.csv --out m.bin --set gamma=median --set gamma_factor=5e-324
 run "r1svm gamma_factor=1.79e308 at the default rule scale_scott (γ = 1.6e308 here: warned; a γ past float64's range is refused as above)" anomaly fit --method r1svm --data train.csv --out m.bin --set gamma_factor=1.79e308
@@ -385,9 +385,9 @@ echo "| Ctrl-C during plot | \`anomaly plot cpals --shape 300x300x300 --out sig.
 rm -f sig.err
 # Ctrl-C during a long fit: SIGINT 3 s after the start.
 if [ -f $SHARED/adbench/16_http.npz ]; then
-  ./anomaly-bin fit --method expose --data $SHARED/adbench/16_http.npz --out h.bin --set features=16384 2>sig.err &
+  ./anomaly-bin fit --method expose --data $SHARED/adbench/16_http.npz --out h.bin --set map=rff --set features=16384 2>sig.err &
   pid=$!; sleep 1; t0=$(date +%s.%N); kill -INT $pid; wait $pid; rc=$?; t1=$(date +%s.%N)
-  echo "| Ctrl-C during fit | \`anomaly fit --method expose --data 16_http.npz --out h.bin --set features=16384\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (exited $(echo "$t1 - $t0" | bc | sed 's/^\./0./') s after the signal; h.bin exists: $( [ -e h.bin ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
+  echo "| Ctrl-C during fit | \`anomaly fit --method expose --data 16_http.npz --out h.bin --set map=rff --set features=16384\`, SIGINT after 1 s | $rc | \`$(head -1 sig.err)\` (exited $(echo "$t1 - $t0" | bc | sed 's/^\./0./') s after the signal; h.bin exists: $( [ -e h.bin ] && echo yes || echo no ); temporaries: $(ls -A | grep -c tmp)) |"
   rm -f sig.err
 fi
 # Cases of the numerical sweep (2026-11-27, sweep-num).
