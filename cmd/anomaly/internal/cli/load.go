@@ -204,40 +204,62 @@ func (o *applyOptions) bind(c *cobra.Command, dataUsage string) {
 	o.dataFlags.bind(c, dataUsage, "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 }
 
+// appliedModel is the model an apply command loads, with what the checks
+// of the data it is applied to need.
+type appliedModel struct {
+	d        detector.Detector
+	name     string            // the method
+	params   map[string]string // the model's parameters
+	size     int64             // the model file's bytes: resident while it scores
+	features int               // the model's width (0: not known)
+	columns  []string          // the model's feature names (nil: none)
+	budget   int64             // --max-memory, or the default budget
+	source   string            // where the budget comes from
+}
+
+// loadApplied reads --model within the memory budget (--max-memory). The
+// budget comes first: it also sets the collector's soft limit, which the
+// model's decoding needs as much as the scoring.
+func (o applyOptions) loadApplied() (appliedModel, error) {
+	var m appliedModel
+	var err error
+	if m.budget, m.source, err = memoryBudget(o.maxMemory); err != nil {
+		return m, err
+	}
+	if st, err := os.Stat(o.model); err == nil && st.Mode().IsRegular() {
+		m.size = st.Size()
+		if need := int64(min(modelLoadFactor*float64(st.Size()), math.MaxInt64)); need > m.budget {
+			return m, dataErr(fmt.Errorf("%s: loading the model needs about %s (%g× its %s), over the memory budget of %s (%s); raise --max-memory",
+				o.model, dataset.FormatBytes(need), modelLoadFactor, dataset.FormatBytes(st.Size()), dataset.FormatBytes(m.budget), m.source))
+		}
+	}
+	if m.name, m.params, m.d, err = loadModel(o.model); err != nil {
+		return m, err
+	}
+	// A LIBSVM file's width is its highest index: one that never uses the
+	// model's last features is as wide as the model (they are zero).
+	if dm, ok := m.d.(interface{ Dim() int }); ok {
+		m.features = dm.Dim()
+	}
+	// The model's feature names are features in the file too (a model
+	// fitted on x, y beside a label column scores a file of x, y, whose
+	// y was taken for its labels).
+	desc, _ := detector.Describe(m.d)
+	m.columns = desc.Columns
+	return m, nil
+}
+
 // load reads the model and the data file to apply it to, checking that
 // the file's column names are the model's (when both have names), that a
 // tensor file's sample shape is the model's and that scoring it fits the
 // memory budget (--max-memory).
 func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
-	// The budget first: it also sets the collector's soft limit, which
-	// the model's decoding needs as much as the scoring.
-	budget, source, err := memoryBudget(o.maxMemory)
+	m, err := o.loadApplied()
 	if err != nil {
 		return nil, nil, err
 	}
-	var modelSize int64 // resident while it scores: counted with the scoring
-	if st, err := os.Stat(o.model); err == nil && st.Mode().IsRegular() {
-		modelSize = st.Size()
-		if need := int64(min(modelLoadFactor*float64(st.Size()), math.MaxInt64)); need > budget {
-			return nil, nil, dataErr(fmt.Errorf("%s: loading the model needs about %s (%g× its %s), over the memory budget of %s (%s); raise --max-memory",
-				o.model, dataset.FormatBytes(need), modelLoadFactor, dataset.FormatBytes(st.Size()), dataset.FormatBytes(budget), source))
-		}
-	}
-	name, params, d, err := loadModel(o.model)
-	if err != nil {
-		return nil, nil, err
-	}
-	// A LIBSVM file's width is its highest index: one that never uses the
-	// model's last features is as wide as the model (they are zero).
-	features := 0
-	if dm, ok := d.(interface{ Dim() int }); ok {
-		features = dm.Dim()
-	}
-	// The model's feature names are features in the file too (a model
-	// fitted on x, y beside a label column scores a file of x, y, whose
-	// y was taken for its labels).
-	desc, _ := detector.Describe(d)
-	ds, err := o.dataFlags.load(features, desc.Columns...)
+	d := m.d
+	ds, err := o.dataFlags.load(m.features, m.columns...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,10 +274,10 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 		}
 		return nil, nil, dataErr(fmt.Errorf("%s: %w", o.name(), err))
 	}
-	if err := checkShape(params, ds, o.name()); err != nil {
+	if err := checkShape(m.params, ds, o.name()); err != nil {
 		return nil, nil, err
 	}
-	if err := checkMemory(d, kit.ScoreOp, ds, o.maxMemory, name, nil, modelSize); err != nil {
+	if err := checkMemory(d, kit.ScoreOp, ds, o.maxMemory, m.name, nil, m.size); err != nil {
 		return nil, nil, err
 	}
 	return d, ds, nil
