@@ -147,16 +147,7 @@ func densify(X mat.Matrix) *mat.Dense {
 	if !ok {
 		return mat.DenseCopyOf(X)
 	}
-	r, c := sp.Dims()
-	out := mat.NewDense(r, c, nil)
-	for i := range r {
-		row := out.RawRowView(i)
-		ind, val := csr.Row(sp, i)
-		for k, j := range ind {
-			row[j] = val[k]
-		}
-	}
-	return out
+	return densifyInto(new(mat.Dense), sp)
 }
 
 // Scan calls fn with the training rows, scaled, in order, in chunks of
