@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 )
@@ -60,14 +61,6 @@ func FuzzDecodeGauss(f *testing.F) {
 		if len(m.mean) != 3 {
 			t.Fatalf("decoded a model of %d columns for 3", len(m.mean))
 		}
-		dst := make([]float64, 5)
-		if err := m.Score(context.Background(), dst, Q); err != nil {
-			t.Fatalf("Score of a decoded model: %v", err)
-		}
-		for _, v := range dst {
-			if math.IsNaN(v) {
-				t.Fatalf("Score of a decoded model gave NaN: %v", dst)
-			}
-		}
+		detectortest.ScoresDecoded(t, m.Score, Q)
 	})
 }
