@@ -60,48 +60,75 @@ func (o dataFlags) load(features int, names ...string) (*dataset.Dataset, error)
 		return nil, err
 	}
 	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features, FeatureNames: names}
-	var ds *dataset.Dataset
-	// A stream: standard input, or with --data-format a named pipe or
-	// device such as bash's <(zcat data.csv.gz), whose path has no
-	// extension to go by.
-	stream := o.data == "-"
-	if st, err := os.Stat(o.data); o.format != "" && err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		stream = true
+	in, err := o.openStream()
+	if err != nil {
+		return nil, err
 	}
-	if stream {
-		format := "." + strings.TrimPrefix(o.format, ".")
-		if o.format == "" {
-			format = ".csv"
+	var ds *dataset.Dataset
+	if in != nil {
+		if in.file != nil {
+			defer in.file.Close()
 		}
-		if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
-			return nil, usagef("--data-format %q: a stream is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
-		}
-		in := o.stdin
-		if o.data != "-" {
-			f, err := os.Open(o.data)
-			if err != nil {
-				return nil, dataErr(fmt.Errorf("%s: cannot open: %v", o.data, output.Unwrap(err)))
-			}
-			defer f.Close()
-			in = f
-		}
-		ds, err = dataset.ReadStream(in, format, o.name(), opt)
+		ds, err = dataset.ReadStream(in.r, in.format, o.name(), opt)
 	} else {
-		if o.format != "" {
-			return nil, usagef("--data-format applies to standard input (--data -) and named pipes; %s is read by its extension", o.data)
-		}
 		ds, err = dataset.Load(o.data, opt)
 	}
 	if err != nil {
-		if e := overBudgetErr(err, source); e != nil {
-			return nil, e
-		}
-		return nil, dataFileErr(o.name(), err)
+		return nil, o.readErr(err, source)
 	}
 	if err := indexPastModel(ds, features, o.name()); err != nil {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// streamIn is data read as a stream, in one pass.
+type streamIn struct {
+	r      io.Reader
+	file   *os.File // the named pipe or device opened (nil: standard input), to close after
+	format string   // the format's extension, as ".csv"
+}
+
+// openStream opens the data when it is a stream: standard input, or with
+// --data-format a named pipe or device such as bash's <(zcat
+// data.csv.gz), whose path has no extension to go by. A path read by its
+// extension gives nil (and --data-format is a usage error there).
+func (o dataFlags) openStream() (*streamIn, error) {
+	stream := o.data == "-"
+	if st, err := os.Stat(o.data); o.format != "" && err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		stream = true
+	}
+	if !stream {
+		if o.format != "" {
+			return nil, usagef("--data-format applies to standard input (--data -) and named pipes; %s is read by its extension", o.data)
+		}
+		return nil, nil
+	}
+	format := "." + strings.TrimPrefix(o.format, ".")
+	if o.format == "" {
+		format = ".csv"
+	}
+	if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
+		return nil, usagef("--data-format %q: a stream is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
+	}
+	if o.data == "-" {
+		return &streamIn{r: o.stdin, format: format}, nil
+	}
+	f, err := os.Open(o.data)
+	if err != nil {
+		return nil, dataErr(fmt.Errorf("%s: cannot open: %v", o.data, output.Unwrap(err)))
+	}
+	return &streamIn{r: f, file: f, format: format}, nil
+}
+
+// readErr classifies an error reading the data: over the memory budget
+// (source names where the budget comes from), else bad data naming the
+// file.
+func (o dataFlags) readErr(err error, source string) error {
+	if e := overBudgetErr(err, source); e != nil {
+		return e
+	}
+	return dataFileErr(o.name(), err)
 }
 
 // indexPastModel names the first row of a sparse (LIBSVM) file holding a

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	kit "github.com/kernelad/anomaly/detector/method"
-	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/tensor"
 )
 
@@ -31,39 +29,18 @@ func (o dataFlags) open(progress func(done, total int64), features int, names ..
 		return nil, err
 	}
 	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features, FeatureNames: names, Progress: progress}
-	stream := o.data == "-"
-	if st, err := os.Stat(o.data); o.format != "" && err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		stream = true
+	in, err := o.openStream()
+	if err != nil {
+		return nil, err
 	}
 	var f dataset.File
-	if stream {
-		format := "." + strings.TrimPrefix(o.format, ".")
-		if o.format == "" {
-			format = ".csv"
-		}
-		if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
-			return nil, usagef("--data-format %q: a stream is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
-		}
-		in := o.stdin
-		if o.data != "-" {
-			p, err := os.Open(o.data)
-			if err != nil {
-				return nil, dataErr(fmt.Errorf("%s: cannot open: %v", o.data, output.Unwrap(err)))
-			}
-			in = p
-		}
-		f, err = dataset.OpenStream(in, format, o.name(), opt)
+	if in != nil {
+		f, err = dataset.OpenStream(in.r, in.format, o.name(), opt)
 	} else {
-		if o.format != "" {
-			return nil, usagef("--data-format applies to standard input (--data -) and named pipes; %s is read by its extension", o.data)
-		}
 		f, err = dataset.Open(o.data, opt)
 	}
 	if err != nil {
-		if e := overBudgetErr(err, source); e != nil {
-			return nil, e
-		}
-		return nil, dataFileErr(o.name(), err)
+		return nil, o.readErr(err, source)
 	}
 	return f, nil
 }
