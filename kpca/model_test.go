@@ -120,25 +120,6 @@ func TestScoreChunked(t *testing.T) {
 	}
 }
 
-// chunkSource is a Source of the rows of X read a chunk at a time, each
-// chunk a copy (as a file's would be), without reads by index.
-type chunkSource struct{ X *mat.Dense }
-
-func (s chunkSource) Dims() (int, int) { return s.X.Dims() }
-func (s chunkSource) Sparse() bool     { return false }
-func (s chunkSource) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
-	n, c := s.X.Dims()
-	for lo := 0; lo < n; lo += max {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(lo, mat.DenseCopyOf(s.X.Slice(lo, min(n, lo+max), 0, c))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestFitSourceEqualsFit: a fit from a Source (a file read a chunk at a
 // time) gives the model a fit of the same rows in one matrix gives: the
 // same saved bytes, for both methods.
@@ -147,7 +128,7 @@ func TestFitSourceEqualsFit(t *testing.T) {
 	for _, params := range []map[string]string{{"components": "6"}, {"method": "nystrom", "landmarks": "50"}} {
 		a, _ := detector.New("kpca", params)
 		b, _ := detector.New("kpca", params)
-		if !detectortest.FitsAlike(t, a, b, X, chunkSource{X}) {
+		if !detectortest.FitsAlike(t, a, b, X, testmat.RowSource{X: X}) {
 			t.Errorf("%v: the model fitted from a source differs from the one fitted in memory", params)
 		}
 	}

@@ -77,25 +77,6 @@ func TestDecodeWrappedSizes(t *testing.T) {
 	}
 }
 
-// rowSource is a matrix read as a detector.Source only: chunk by chunk,
-// each a new copy, with no access by index.
-type rowSource struct{ X *mat.Dense }
-
-func (s rowSource) Dims() (int, int) { return s.X.Dims() }
-func (s rowSource) Sparse() bool     { return false }
-func (s rowSource) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
-	n, c := s.X.Dims()
-	for lo := 0; lo < n; lo += max {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(lo, mat.DenseCopyOf(s.X.Slice(lo, min(n, lo+max), 0, c))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestFitSourceEqualsFit: a fit that reads its rows chunk by chunk from a
 // Source (5,000 rows of 4 × 3 samples, two chunks of the tensor methods'
 // factorisation) saves the same bytes as a fit on the matrix, and scores
@@ -111,7 +92,7 @@ func TestFitSourceEqualsFit(t *testing.T) {
 			return d
 		}
 		a, b := build(), build()
-		if !detectortest.FitsAlike(t, a, b, X, rowSource{X}) {
+		if !detectortest.FitsAlike(t, a, b, X, testmat.RowSource{X: X}) {
 			t.Errorf("%s: the model fitted from a Source differs from the one fitted on the matrix", name)
 		}
 	}
