@@ -636,16 +636,21 @@ func TestLabelsPending(t *testing.T) {
 	}
 }
 
+// diagonalCSV is a CSV of columns a and b and n rows, row i holding i, i.
+func diagonalCSV(n int) string {
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	return b.String()
+}
+
 // TestScanStops: Scan returns fn's error and ctx's, and a File can be
 // read again after a pass that stopped early.
 func TestScanStops(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a,b\n")
-	for i := range 100 {
-		fmt.Fprintf(&b, "%d,%d\n", i, i)
-	}
 	for _, name := range []string{"s.csv", "s.npy"} {
-		content := []byte(b.String())
+		content := []byte(diagonalCSV(100))
 		if name == "s.npy" {
 			content = npyBytes("<f8", true, []int{100, 2}, make([]float64, 200))
 		}
@@ -686,17 +691,13 @@ func TestScanStops(t *testing.T) {
 
 // TestProgress: a pass reports its bytes as it goes, ending at the total.
 func TestProgress(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a,b\n")
-	for i := range 20000 {
-		fmt.Fprintf(&b, "%d,%d\n", i, i)
-	}
+	csv := diagonalCSV(20000)
 	for _, c := range []struct {
 		name    string
 		content []byte
 	}{
-		{"p.csv", []byte(b.String())},
-		{"p.csv.gz", gzipped([]byte(b.String()))},
+		{"p.csv", []byte(csv)},
+		{"p.csv.gz", gzipped([]byte(csv))},
 		{"p.npy", npyBytes("<f8", false, []int{20000, 2}, make([]float64, 40000))},
 	} {
 		var calls int
@@ -724,7 +725,7 @@ func TestProgress(t *testing.T) {
 		f.Close()
 	}
 	// A stream: the total is not known.
-	f, err := OpenStream(strings.NewReader(b.String()), ".csv", "s", Options{Progress: func(done, all int64) {
+	f, err := OpenStream(strings.NewReader(csv), ".csv", "s", Options{Progress: func(done, all int64) {
 		if all != -1 {
 			t.Errorf("stream total %d", all)
 		}
