@@ -1,7 +1,6 @@
 package gauss
 
 import (
-	"context"
 	"math"
 	"testing"
 
@@ -26,15 +25,7 @@ func FuzzDecodeGauss(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if err := g.Fit(context.Background(), X); err != nil {
-			f.Fatal(err)
-		}
-		m, _ := g.Model()
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(detectortest.FittedState(f, g, X))
 	}
 	for _, s := range []state{
 		{Mean: make([]float64, 4), N: 1 << 62, A: 1, C: 1},

@@ -343,6 +343,20 @@ func FlaggedBounds(sc []float64, c float64) (lo, hi, ties int) {
 	return max(0, int(math.Floor(cn))-ties), min(n, int(math.Ceil(cn))+ties), ties
 }
 
+// Fitted returns a detector of the method name with params, fitted on
+// X, failing tb when New or Fit fails.
+func Fitted(tb testing.TB, name string, params map[string]string, X mat.Matrix) detector.Detector {
+	tb.Helper()
+	d, err := detector.New(name, params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
 // FitsAlike fits a on X and b from src (the same rows, read a chunk at
 // a time as from a file) and reports whether detector.Save writes the
 // same bytes for both, failing tb when a fit or a save fails.
@@ -380,6 +394,25 @@ func ScoresDecoded(tb testing.TB, score func(ctx context.Context, dst []float64,
 			tb.Fatalf("Score of a decoded model gave NaN: %v", dst)
 		}
 	}
+}
+
+// FittedState fits d on X and returns its model's state (MarshalBinary,
+// what a model file holds for it): a real state to start a fuzz corpus
+// from. It fails tb when the fit or the encoding fails.
+func FittedState[M method.Model](tb testing.TB, d interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+	Model() (M, bool)
+}, X mat.Matrix) []byte {
+	tb.Helper()
+	if err := d.Fit(context.Background(), X); err != nil {
+		tb.Fatalf("Fit: %v", err)
+	}
+	m, _ := d.Model()
+	b, err := m.MarshalBinary()
+	if err != nil {
+		tb.Fatalf("MarshalBinary: %v", err)
+	}
+	return b
 }
 
 // Reload saves d with detector.Save and loads it back with detector.Load,
