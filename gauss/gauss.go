@@ -67,12 +67,7 @@ type model struct {
 // New returns an unfitted Gaussian detector.
 func New(cfg Config) (*Gauss, error) {
 	g := &Gauss{cfg: cfg}
-	b, err := method.NewBase("gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
-	if err != nil {
-		return nil, err
-	}
-	g.Base = b
-	return g, nil
+	return method.Init(g, &g.Base, "gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
 }
 
 // Config returns the resolved configuration.
@@ -143,16 +138,7 @@ func (g *Gauss) fit(ctx context.Context, f *method.Fitting) (*model, []float64, 
 func (m *model) trainScores(ctx context.Context, f *method.Fitting) ([]float64, error) {
 	n, d := f.Dims()
 	if n > ThresholdRows {
-		rows := make([]int, ThresholdRows)
-		for i := range rows {
-			rows[i] = int(int64(i) * int64(n) / ThresholdRows)
-		}
-		X, err := f.Rows(ctx, rows)
-		if err != nil {
-			return nil, err
-		}
-		train := make([]float64, len(rows))
-		return train, m.Score(ctx, train, X)
+		return f.ScoreEvenly(ctx, ThresholdRows, func(dst []float64, X mat.Matrix) error { return m.Score(ctx, dst, X) })
 	}
 	train := make([]float64, n)
 	err := f.Scan(ctx, method.ChunkRows(d), func(lo int, X mat.Matrix) error {

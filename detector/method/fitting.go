@@ -250,6 +250,29 @@ func (f *Fitting) ByIndex() bool {
 	return ok
 }
 
+// EvenRows returns m rows of [0, n) (m ≤ n) evenly spaced: ⌊i·n/m⌋ for
+// i < m; no random choice is involved. A method that sets its threshold
+// from a sample of the training rows reads these (Rows).
+func EvenRows(n, m int) []int {
+	rows := make([]int, m)
+	for i := range rows {
+		rows[i] = int(int64(i) * int64(n) / int64(m))
+	}
+	return rows
+}
+
+// ScoreEvenly reads m evenly spaced training rows (EvenRows, m ≤ the
+// rows) and returns their scores by score: the threshold of a fit on
+// more rows than a method scores for it.
+func (f *Fitting) ScoreEvenly(ctx context.Context, m int, score func(dst []float64, X mat.Matrix) error) ([]float64, error) {
+	X, err := f.Rows(ctx, EvenRows(f.rows, m))
+	if err != nil {
+		return nil, err
+	}
+	train := make([]float64, m)
+	return train, score(train, X)
+}
+
 // Rows returns the training rows idx (each in [0, rows), in any order,
 // repeats allowed), scaled, as a new matrix: read by index when the rows
 // are in memory or the source is a RowReader, else in one pass.
