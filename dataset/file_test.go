@@ -378,21 +378,6 @@ func TestOpenNPY(t *testing.T) {
 	sameAsLoad(t, "s.npy", npyBytes("<f8", false, []int{4, 3}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), Options{Shape: []int{3, 1}})
 }
 
-// npzFiles returns an .npz of X and y, stored or deflated.
-func npzFile(method uint16, members ...[2][]byte) []byte {
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for _, m := range members {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: string(m[0]), Method: method})
-		if err != nil {
-			panic(err)
-		}
-		w.Write(m[1])
-	}
-	zw.Close()
-	return b.Bytes()
-}
-
 func TestOpenNPZ(t *testing.T) {
 	x := npyBytes("<f8", true, []int{6, 2}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	xc := npyBytes("<f8", false, []int{6, 2}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
@@ -421,7 +406,7 @@ func TestOpenNPZ(t *testing.T) {
 			{[][2][]byte{member("X.npy", xc[:len(xc)-8])}, Options{}},
 			{[][2][]byte{member("X.npy", append(slices.Clone(xc), 0, 0, 0, 0, 0, 0, 0, 0))}, Options{}},
 		} {
-			sameAsLoad(t, "f.npz", npzFile(method, c.members...), c.opt)
+			sameAsLoad(t, "f.npz", npzWith(method, c.members...), c.opt)
 		}
 	}
 	// Stored X is read by index; deflated X in order, but in memory when
@@ -431,7 +416,7 @@ func TestOpenNPZ(t *testing.T) {
 		x      []byte
 		index  bool
 	}{{zip.Store, x, true}, {zip.Store, xc, true}, {zip.Deflate, xc, false}, {zip.Deflate, x, true}} {
-		f, err := Open(writeFile(t, "f.npz", npzFile(c.method, member("X.npy", c.x))), Options{})
+		f, err := Open(writeFile(t, "f.npz", npzWith(c.method, member("X.npy", c.x))), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -490,7 +475,9 @@ func TestReadRows(t *testing.T) {
 			}
 		}
 	}
-	for name, content := range npyCases() {
+	// checkFile checks the File Open gives of a file against Load's rows.
+	checkFile := func(name string, content []byte) {
+		t.Helper()
 		path := writeFile(t, name, content)
 		ds, err := Load(path, Options{})
 		if err != nil {
@@ -500,8 +487,11 @@ func TestReadRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer f.Close()
 		check(t, f, ds.X)
-		f.Close()
+	}
+	for name, content := range npyCases() {
+		checkFile(name, content)
 	}
 	// Rows far apart, nearby, and past the span of one read, in a file
 	// of 5,000 rows.
@@ -515,19 +505,9 @@ func TestReadRows(t *testing.T) {
 			content := npyBytes("<f8", fortran, []int{n, d}, vals)
 			name := "big.npy"
 			if method == zip.Store {
-				content, name = npzFile(zip.Store, member("X.npy", content)), "big.npz"
+				content, name = npzWith(zip.Store, member("X.npy", content)), "big.npz"
 			}
-			path := writeFile(t, name, content)
-			ds, err := Load(path, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := Open(path, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(t, f, ds.X)
-			f.Close()
+			checkFile(name, content)
 		}
 	}
 	// In memory: a LIBSVM stream of unknown width.
@@ -656,16 +636,21 @@ func TestLabelsPending(t *testing.T) {
 	}
 }
 
+// diagonalCSV is a CSV of columns a and b and n rows, row i holding i, i.
+func diagonalCSV(n int) string {
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	return b.String()
+}
+
 // TestScanStops: Scan returns fn's error and ctx's, and a File can be
 // read again after a pass that stopped early.
 func TestScanStops(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a,b\n")
-	for i := range 100 {
-		fmt.Fprintf(&b, "%d,%d\n", i, i)
-	}
 	for _, name := range []string{"s.csv", "s.npy"} {
-		content := []byte(b.String())
+		content := []byte(diagonalCSV(100))
 		if name == "s.npy" {
 			content = npyBytes("<f8", true, []int{100, 2}, make([]float64, 200))
 		}
@@ -706,17 +691,13 @@ func TestScanStops(t *testing.T) {
 
 // TestProgress: a pass reports its bytes as it goes, ending at the total.
 func TestProgress(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a,b\n")
-	for i := range 20000 {
-		fmt.Fprintf(&b, "%d,%d\n", i, i)
-	}
+	csv := diagonalCSV(20000)
 	for _, c := range []struct {
 		name    string
 		content []byte
 	}{
-		{"p.csv", []byte(b.String())},
-		{"p.csv.gz", gzipped([]byte(b.String()))},
+		{"p.csv", []byte(csv)},
+		{"p.csv.gz", gzipped([]byte(csv))},
 		{"p.npy", npyBytes("<f8", false, []int{20000, 2}, make([]float64, 40000))},
 	} {
 		var calls int
@@ -744,7 +725,7 @@ func TestProgress(t *testing.T) {
 		f.Close()
 	}
 	// A stream: the total is not known.
-	f, err := OpenStream(strings.NewReader(b.String()), ".csv", "s", Options{Progress: func(done, all int64) {
+	f, err := OpenStream(strings.NewReader(csv), ".csv", "s", Options{Progress: func(done, all int64) {
 		if all != -1 {
 			t.Errorf("stream total %d", all)
 		}
@@ -852,7 +833,7 @@ func FuzzOpen(f *testing.F) {
 		f.Add([]byte(tc.content), streamFormat(tc.file))
 	}
 	f.Add(npyBytes("<i2", true, []int{3, 2, 2}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), ".npy")
-	f.Add(npzFile(zip.Store, member("X.npy", npyBytes("<f8", false, []int{3, 1}, []float64{1, 2, 3})), member("y.npy", npyBytes("<i8", false, []int{3}, []float64{1, 1, -1}))), ".npz")
+	f.Add(npzWith(zip.Store, member("X.npy", npyBytes("<f8", false, []int{3, 1}, []float64{1, 2, 3})), member("y.npy", npyBytes("<i8", false, []int{3}, []float64{1, 1, -1}))), ".npz")
 	f.Fuzz(func(t *testing.T, data []byte, ext string) {
 		name := "f" + ext
 		if !Supported(name) {

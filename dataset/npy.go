@@ -580,29 +580,12 @@ func (d *npyDecoder) readFortran(r io.Reader, data []float64) error {
 	scratch := make([]uint64, (width*rows*h.size+7)/8)
 	// cidx[k] is the row-major offset within a row of Fortran column r0+k.
 	// The trailing axes' multi-index advances with the first one fastest.
-	trail := h.shape[1:]
-	cstride := make([]int, len(trail))
-	s := 1
-	for a := len(trail) - 1; a >= 0; a-- {
-		cstride[a] = s
-		s *= trail[a]
-	}
-	idx := make([]int, len(trail))
-	off := 0
+	fo := newFortranOrder(h.shape[1:])
 	cidx := make([]int, width)
 	for r0 := 0; r0 < cols; r0 += width {
 		w := min(width, cols-r0)
 		for k := range w {
-			cidx[k] = off
-			for a := range trail {
-				idx[a]++
-				off += cstride[a]
-				if idx[a] < trail[a] {
-					break
-				}
-				off -= cstride[a] * trail[a]
-				idx[a] = 0
-			}
+			cidx[k] = fo.next()
 		}
 		// w == 1 whenever rows < n.
 		for i0 := 0; i0 < n; i0 += rows {

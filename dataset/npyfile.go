@@ -85,29 +85,49 @@ func newArray(path string, h *npyHeader, opt Options) (*array, error) {
 // given shape (an index of its trailing axes, the first fastest, as the
 // file holds them), its offset within a row-major row.
 func fortranCols(shape []int) []int {
-	trail := shape[1:]
-	cstride := make([]int, len(trail))
-	s := 1
-	for a := len(trail) - 1; a >= 0; a-- {
-		cstride[a] = s
-		s *= trail[a]
-	}
-	fcol := make([]int, s)
-	idx := make([]int, len(trail))
-	off := 0
+	fo := newFortranOrder(shape[1:])
+	fcol := make([]int, fo.size)
 	for r := range fcol {
-		fcol[r] = off
-		for a := range trail {
-			idx[a]++
-			off += cstride[a]
-			if idx[a] < trail[a] {
-				break
-			}
-			off -= cstride[a] * trail[a]
-			idx[a] = 0
-		}
+		fcol[r] = fo.next()
 	}
 	return fcol
+}
+
+// fortranOrder walks the trailing axes of a Fortran-order array (the
+// first fastest, as the file holds them), giving each index's offset
+// within a row-major row.
+type fortranOrder struct {
+	trail   []int // the trailing axes' sides
+	cstride []int // their row-major strides
+	idx     []int // the multi-index of the next offset
+	off     int   // its row-major offset
+	size    int   // the values of a row
+}
+
+func newFortranOrder(trail []int) *fortranOrder {
+	fo := &fortranOrder{trail: trail, cstride: make([]int, len(trail)), idx: make([]int, len(trail)), size: 1}
+	for a := len(trail) - 1; a >= 0; a-- {
+		fo.cstride[a] = fo.size
+		fo.size *= trail[a]
+	}
+	return fo
+}
+
+// next returns the row-major offset of the next Fortran-order index and
+// advances the multi-index, the first axis fastest (wrapping to 0 after
+// the last).
+func (fo *fortranOrder) next() int {
+	off := fo.off
+	for a := range fo.trail {
+		fo.idx[a]++
+		fo.off += fo.cstride[a]
+		if fo.idx[a] < fo.trail[a] {
+			break
+		}
+		fo.off -= fo.cstride[a] * fo.trail[a]
+		fo.idx[a] = 0
+	}
+	return off
 }
 
 // err returns a problem reading the array as the *Error of the file,

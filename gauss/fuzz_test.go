@@ -1,12 +1,12 @@
 package gauss
 
 import (
-	"context"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 )
@@ -25,15 +25,7 @@ func FuzzDecodeGauss(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if err := g.Fit(context.Background(), X); err != nil {
-			f.Fatal(err)
-		}
-		m, _ := g.Model()
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(detectortest.FittedState(f, g, X))
 	}
 	for _, s := range []state{
 		{Mean: make([]float64, 4), N: 1 << 62, A: 1, C: 1},
@@ -60,14 +52,6 @@ func FuzzDecodeGauss(f *testing.F) {
 		if len(m.mean) != 3 {
 			t.Fatalf("decoded a model of %d columns for 3", len(m.mean))
 		}
-		dst := make([]float64, 5)
-		if err := m.Score(context.Background(), dst, Q); err != nil {
-			t.Fatalf("Score of a decoded model: %v", err)
-		}
-		for _, v := range dst {
-			if math.IsNaN(v) {
-				t.Fatalf("Score of a decoded model gave NaN: %v", dst)
-			}
-		}
+		detectortest.ScoresDecoded(t, m.Score, Q)
 	})
 }

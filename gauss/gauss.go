@@ -67,12 +67,7 @@ type model struct {
 // New returns an unfitted Gaussian detector.
 func New(cfg Config) (*Gauss, error) {
 	g := &Gauss{cfg: cfg}
-	b, err := method.NewBase("gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
-	if err != nil {
-		return nil, err
-	}
-	g.Base = b
-	return g, nil
+	return method.Init(g, &g.Base, "gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
 }
 
 // Config returns the resolved configuration.
@@ -143,16 +138,7 @@ func (g *Gauss) fit(ctx context.Context, f *method.Fitting) (*model, []float64, 
 func (m *model) trainScores(ctx context.Context, f *method.Fitting) ([]float64, error) {
 	n, d := f.Dims()
 	if n > ThresholdRows {
-		rows := make([]int, ThresholdRows)
-		for i := range rows {
-			rows[i] = int(int64(i) * int64(n) / ThresholdRows)
-		}
-		X, err := f.Rows(ctx, rows)
-		if err != nil {
-			return nil, err
-		}
-		train := make([]float64, len(rows))
-		return train, m.Score(ctx, train, X)
+		return f.ScoreEvenly(ctx, ThresholdRows, func(dst []float64, X mat.Matrix) error { return m.Score(ctx, dst, X) })
 	}
 	train := make([]float64, n)
 	err := f.Scan(ctx, method.ChunkRows(d), func(lo int, X mat.Matrix) error {
@@ -535,31 +521,21 @@ const scoreBlock = 256
 // and returns it: a sparse row is scattered from its non-zeros, never
 // read value by value.
 func (m *model) centredRows(buf *mat.Dense, X mat.Matrix, lo, hi int) *mat.Dense {
-	_, d := X.Dims()
-	buf.Reset()
-	buf.ReuseAs(hi-lo, d)
-	for i := lo; i < hi; i++ {
-		row := buf.RawRowView(i - lo)
-		readRow(row, X, i)
-		floats.Sub(row, m.mean)
+	readRows(buf, X, lo, hi)
+	for k := range hi - lo {
+		floats.Sub(buf.RawRowView(k), m.mean)
 	}
 	return buf
 }
 
-// readRow copies row i of X into row (len = columns): a dense row as
-// it is, a sparse one from its non-zeros.
-func readRow(row []float64, X mat.Matrix, i int) {
-	switch x := X.(type) {
-	case mat.RawRowViewer:
-		copy(row, x.RawRowView(i))
-	case *sparse.CSR:
-		clear(row)
-		ind, val := csr.Row(x, i)
-		for k, j := range ind {
-			row[j] = val[k]
-		}
-	default:
-		mat.Row(row, i, X)
+// readRows writes rows lo to hi of X into buf (resized): a sparse row is
+// scattered from its non-zeros (csr.ReadRow).
+func readRows(buf *mat.Dense, X mat.Matrix, lo, hi int) {
+	_, d := X.Dims()
+	buf.Reset()
+	buf.ReuseAs(hi-lo, d)
+	for i := lo; i < hi; i++ {
+		csr.ReadRow(buf.RawRowView(i-lo), X, i)
 	}
 }
 
@@ -572,12 +548,9 @@ func readRow(row []float64, X mat.Matrix, i int) {
 // float64's range, instead of the NaN of ±Inf meeting in the triangular
 // solve.
 func (m *model) centredScaled(z *mat.Dense, exps []int, X mat.Matrix, lo, hi int) {
-	_, d := X.Dims()
-	z.Reset()
-	z.ReuseAs(hi-lo, d)
+	readRows(z, X, lo, hi)
 	for i := lo; i < hi; i++ {
 		row := z.RawRowView(i - lo)
-		readRow(row, X, i)
 		var big float64
 		for j, x := range row {
 			big = max(big, math.Abs(x), math.Abs(m.mean[j]))

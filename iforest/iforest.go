@@ -80,12 +80,7 @@ type IForest struct {
 // New returns an unfitted Isolation Forest.
 func New(cfg Config) (*IForest, error) {
 	f := &IForest{cfg: cfg}
-	b, err := method.NewBase("iforest", &f.cfg, method.Hooks[*model]{Fit: f.fit, Decode: decode})
-	if err != nil {
-		return nil, err
-	}
-	f.Base = b
-	return f, nil
+	return method.Init(f, &f.Base, "iforest", &f.cfg, method.Hooks[*model]{Fit: f.fit, Decode: decode})
 }
 
 // Config returns the resolved configuration.
@@ -537,16 +532,9 @@ func (g *grower[T]) grow(rows []int, depth int32, nConst int) int32 {
 func (m *model) trainScores(ctx context.Context, ft *method.Fitting, all mat.Matrix) ([]float64, error) {
 	n, d := ft.Dims()
 	if n > ThresholdRows {
-		rows := make([]int, ThresholdRows)
-		for i := range rows {
-			rows[i] = int(int64(i) * int64(n) / ThresholdRows)
-		}
-		X, err := ft.Rows(ctx, rows)
-		if err != nil {
-			return nil, err
-		}
-		train := make([]float64, len(rows))
-		return train, m.score(ctx, train, X, func(done int) { ft.Report("score", done, len(rows)) })
+		return ft.ScoreEvenly(ctx, ThresholdRows, func(dst []float64, X mat.Matrix) error {
+			return m.score(ctx, dst, X, func(done int) { ft.Report("score", done, ThresholdRows) })
+		})
 	}
 	train := make([]float64, n)
 	if all != nil {

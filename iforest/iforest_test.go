@@ -100,13 +100,7 @@ func TestTwoSamplesWarns(t *testing.T) {
 		samples string
 		warn    bool
 	}{{"2", true}, {"3", false}} {
-		d, err := detector.New("iforest", map[string]string{"samples": c.samples})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
+		d := detectortest.Fitted(t, "iforest", map[string]string{"samples": c.samples}, X)
 		w := d.(*IForest).Warning()
 		if got := strings.Contains(w, "samples=2"); got != c.warn {
 			t.Errorf("samples=%s: warning %q, want the samples=2 one: %v", c.samples, w, c.warn)

@@ -63,7 +63,7 @@ func (k *KDE) crossValidate(ctx context.Context, f *method.Fitting, xc *mat.Dens
 		grid = defaultGrid(xc)
 	}
 	m := min(k.cvRows(), n)
-	held := evenRows(n, m)
+	held := method.EvenRows(n, m)
 	kern := k.cfg.Kernel
 	ng := len(grid)
 	br := exactBlockRows(n, d, m)

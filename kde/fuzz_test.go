@@ -1,10 +1,10 @@
 package kde
 
 import (
-	"context"
 	"math"
 	"testing"
 
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/scale"
@@ -57,14 +57,6 @@ func FuzzDecodeKDE(f *testing.F) {
 		if n, d := m.x.Dims(); d != 3 || n < 1 {
 			t.Fatalf("decoded a model of %d × %d rows for 3 columns", n, d)
 		}
-		dst := make([]float64, 5)
-		if err := m.Score(context.Background(), dst, Q); err != nil {
-			t.Fatalf("Score of a decoded model: %v", err)
-		}
-		for _, v := range dst {
-			if math.IsNaN(v) {
-				t.Fatalf("Score of a decoded model gave NaN: %v", dst)
-			}
-		}
+		detectortest.ScoresDecoded(t, m.Score, Q)
 	})
 }

@@ -193,12 +193,7 @@ func New(cfg Config) (*KDE, error) {
 	}
 	k := &KDE{cfg: cfg}
 	k.cfg.CVGrid = append([]float64(nil), cfg.CVGrid...)
-	b, err := method.NewBase("kde", &k.cfg, method.Hooks[*model]{Fit: k.fit, Decode: k.decode, Densify: true})
-	if err != nil {
-		return nil, err
-	}
-	k.Base = b
-	return k, nil
+	return method.Init(k, &k.Base, "kde", &k.cfg, method.Hooks[*model]{Fit: k.fit, Decode: k.decode, Densify: true})
 }
 
 // Config returns the resolved configuration.
@@ -341,7 +336,7 @@ func sqNorms(ctx context.Context, x *mat.Dense) ([]float64, error) {
 func checkRows(d int) int { return max(1, (1<<20)/max(d, 1)) }
 
 // trainScores scores the training rows the threshold is set from: every
-// row, or ThresholdRows of them evenly spaced (evenRows) when there are
+// row, or ThresholdRows of them evenly spaced (method.EvenRows) when there are
 // more. They are read from the model's centred rows, which equal the rows
 // Score centres bit for bit (x − mean), so no row is read or scaled again
 // and no copy is made; progress is "score", in rows.
@@ -349,7 +344,7 @@ func (m *model) trainScores(ctx context.Context, f *method.Fitting, most int) ([
 	n, d := m.x.Dims()
 	var idx []int
 	if most > 0 && n > most {
-		idx = evenRows(n, most)
+		idx = method.EvenRows(n, most)
 	}
 	rows := n
 	if idx != nil {
@@ -369,16 +364,6 @@ func (m *model) trainScores(ctx context.Context, f *method.Fitting, most int) ([
 	f.Report("score", 0, rows)
 	err := m.score(ctx, train, row, func(done int) { f.Report("score", done, rows) })
 	return train, err
-}
-
-// evenRows returns m rows of [0, n) (m ≤ n) evenly spaced: ⌊i·n/m⌋ for
-// i < m; no random choice is involved.
-func evenRows(n, m int) []int {
-	rows := make([]int, m)
-	for i := range rows {
-		rows[i] = int(int64(i) * int64(n) / int64(m))
-	}
-	return rows
 }
 
 // Bandwidth returns the fitted bandwidth h (0 before Fit).

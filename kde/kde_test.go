@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/testmat"
@@ -336,13 +337,5 @@ func fittedState(tb testing.TB, cfg Config, X mat.Matrix) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := k.Fit(context.Background(), X); err != nil {
-		tb.Fatal(err)
-	}
-	m, _ := k.Model()
-	b, err := m.MarshalBinary()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return detectortest.FittedState(tb, k, X)
 }

@@ -113,12 +113,7 @@ func New(cfg Config) (*KPCA, error) {
 	// Settle: the training scores come from the eigendecomposition.
 	// Densify: the kernels and the Gram matrix work on dense rows (see
 	// the package documentation, Sparse input).
-	b, err := method.NewBase("kpca", &p.cfg, method.Hooks[*model]{Fit: p.fit, Decode: p.decode, Settle: true, Densify: true})
-	if err != nil {
-		return nil, err
-	}
-	p.Base = b
-	return p, nil
+	return method.Init(p, &p.Base, "kpca", &p.cfg, method.Hooks[*model]{Fit: p.fit, Decode: p.decode, Settle: true, Densify: true})
 }
 
 // Config returns the resolved configuration.

@@ -254,13 +254,7 @@ func TestAllComponentsWarns(t *testing.T) {
 		{map[string]string{"method": "nystrom", "landmarks": "100", "variance": "1"}, true},
 		{map[string]string{"components": "5"}, false},
 	} {
-		d, err := detector.New("kpca", c.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
+		d := detectortest.Fitted(t, "kpca", c.params, X)
 		w := d.(*KPCA).Warning()
 		if got := strings.Contains(w, "reconstruct every training row"); got != c.warn {
 			t.Errorf("%v: warning %q, want the all-components one: %v", c.params, w, c.warn)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/internal/testmat"
 	"github.com/kernelad/anomaly/kernel"
@@ -119,25 +120,6 @@ func TestScoreChunked(t *testing.T) {
 	}
 }
 
-// chunkSource is a Source of the rows of X read a chunk at a time, each
-// chunk a copy (as a file's would be), without reads by index.
-type chunkSource struct{ X *mat.Dense }
-
-func (s chunkSource) Dims() (int, int) { return s.X.Dims() }
-func (s chunkSource) Sparse() bool     { return false }
-func (s chunkSource) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
-	n, c := s.X.Dims()
-	for lo := 0; lo < n; lo += max {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(lo, mat.DenseCopyOf(s.X.Slice(lo, min(n, lo+max), 0, c))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestFitSourceEqualsFit: a fit from a Source (a file read a chunk at a
 // time) gives the model a fit of the same rows in one matrix gives: the
 // same saved bytes, for both methods.
@@ -146,20 +128,7 @@ func TestFitSourceEqualsFit(t *testing.T) {
 	for _, params := range []map[string]string{{"components": "6"}, {"method": "nystrom", "landmarks": "50"}} {
 		a, _ := detector.New("kpca", params)
 		b, _ := detector.New("kpca", params)
-		if err := a.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		if err := detector.FitSource(context.Background(), b, chunkSource{X}); err != nil {
-			t.Fatal(err)
-		}
-		var sa, sb bytes.Buffer
-		if err := detector.Save(&sa, a); err != nil {
-			t.Fatal(err)
-		}
-		if err := detector.Save(&sb, b); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(sa.Bytes(), sb.Bytes()) {
+		if !detectortest.FitsAlike(t, a, b, X, testmat.RowSource{X: X}) {
 			t.Errorf("%v: the model fitted from a source differs from the one fitted in memory", params)
 		}
 	}
@@ -281,15 +250,7 @@ func FuzzDecodeKPCA(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if err := p.Fit(context.Background(), X); err != nil {
-			f.Fatal(err)
-		}
-		m, _ := p.Model()
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(detectortest.FittedState(f, p, X))
 		dets[i] = p
 	}
 	Q := testmat.NormalSeed(5, 3, 52)

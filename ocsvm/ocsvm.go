@@ -95,12 +95,7 @@ func New(cfg Config) (*OCSVM, error) {
 	// The training scores are ρ − the solver's gradient (Settle); a
 	// precomputed kernel matrix is read as dense rows (Densify), the other
 	// kernels keep sparse rows sparse.
-	b, err := method.NewBase("ocsvm", &m.cfg, method.Hooks[*model]{Fit: m.fit, Decode: m.decode, Settle: true, Densify: precomp})
-	if err != nil {
-		return nil, err
-	}
-	m.Base = b
-	return m, nil
+	return method.Init(m, &m.Base, "ocsvm", &m.cfg, method.Hooks[*model]{Fit: m.fit, Decode: m.decode, Settle: true, Densify: precomp})
 }
 
 // Config returns the resolved configuration.

@@ -133,13 +133,7 @@ func TestWideRowsColumnsAgree(t *testing.T) {
 	X := randX(n, d, 12)
 	k := kernel.RBF{Gamma: 1.0 / d}
 	q := NewKernelMatrix(k, X, nil, 1)
-	cols := make([][]float32, n)
-	for j := range cols {
-		cols[j] = make([]float32, n)
-	}
-	if ok, err := q.fillAll(context.Background(), cols, nil); !ok || err != nil {
-		t.Fatalf("fillAll: %v %v", ok, err)
-	}
+	cols := filledColumns(t, q, n)
 	eachColumn(q, n, func(j int, col []float32) {
 		for i, v := range col {
 			if cols[j][i] != v {

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/james-bowman/sparse"
 	"github.com/kernelad/anomaly/internal/csr"
 	"github.com/kernelad/anomaly/internal/fastmath"
 	"github.com/kernelad/anomaly/internal/parallel"
@@ -285,23 +284,6 @@ func expNeg(x float64) float64 {
 		r4*((1.0/24+r*(1.0/120))+r2*(1.0/720+r*(1.0/5040))) +
 		r4*r4*(1.0/40320+r*(1.0/362880))
 	return p * math.Float64frombits(uint64(k+1023)<<52)
-}
-
-// rowInto copies row i of X into dst (len(dst) = columns of X).
-func rowInto(dst []float64, X mat.Matrix, i int) {
-	switch m := X.(type) {
-	case mat.RawMatrixer:
-		r := m.RawMatrix()
-		copy(dst, r.Data[i*r.Stride:i*r.Stride+len(dst)])
-	case *sparse.CSR:
-		clear(dst)
-		ind, vals := csr.Row(m, i)
-		for k, j := range ind {
-			dst[j] = vals[k]
-		}
-	default:
-		mat.Row(dst, i, X)
-	}
 }
 
 func dot(x, y []float64) float64 {

@@ -62,7 +62,7 @@ func newRowStore(X mat.Matrix, keep func(i int) bool) rowStore {
 			if keep != nil && !keep(i) {
 				continue
 			}
-			rowInto(s.dense[k*d:(k+1)*d], X, i)
+			csr.ReadRow(s.dense[k*d:(k+1)*d], X, i)
 			k++
 		}
 	}

@@ -439,13 +439,7 @@ func TestFillAllEqualsColumns(t *testing.T) {
 		y[i] = int8(1 - 2*(i%2))
 	}
 	q := NewKernelMatrix(kernel.RBF{Gamma: 0.4}, X, y, 0.7)
-	cols := make([][]float32, n)
-	for i := range cols {
-		cols[i] = make([]float32, n)
-	}
-	if ok, err := q.fillAll(context.Background(), cols, nil); !ok || err != nil {
-		t.Fatalf("fillAll: %v %v", ok, err)
-	}
+	cols := filledColumns(t, q, n)
 	eachColumn(q, n, func(j int, want []float32) {
 		for i := range want {
 			if cols[j][i] != want[i] {
@@ -550,4 +544,17 @@ func TestCancelEverywhere(t *testing.T) {
 		t.Errorf("up to %d columns computed after the cancel, want at most %d", worst, bound)
 	}
 	t.Logf("%d columns in all; at most %d after a cancel (bound %d)", all.calls, worst, bound)
+}
+
+// filledColumns returns the n columns of q, filled in one pass (fillAll).
+func filledColumns(t *testing.T, q *KernelMatrix, n int) [][]float32 {
+	t.Helper()
+	cols := make([][]float32, n)
+	for j := range cols {
+		cols[j] = make([]float32, n)
+	}
+	if ok, err := q.fillAll(context.Background(), cols, nil); !ok || err != nil {
+		t.Fatalf("fillAll: %v %v", ok, err)
+	}
+	return cols
 }

@@ -1,7 +1,6 @@
 package stm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/detectortest"
 	"github.com/kernelad/anomaly/detector/method"
 	"github.com/kernelad/anomaly/detector/method/oneclass"
 	"github.com/kernelad/anomaly/internal/testmat"
@@ -77,25 +77,6 @@ func TestDecodeWrappedSizes(t *testing.T) {
 	}
 }
 
-// rowSource is a matrix read as a detector.Source only: chunk by chunk,
-// each a new copy, with no access by index.
-type rowSource struct{ X *mat.Dense }
-
-func (s rowSource) Dims() (int, int) { return s.X.Dims() }
-func (s rowSource) Sparse() bool     { return false }
-func (s rowSource) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
-	n, c := s.X.Dims()
-	for lo := 0; lo < n; lo += max {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(lo, mat.DenseCopyOf(s.X.Slice(lo, min(n, lo+max), 0, c))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestFitSourceEqualsFit: a fit that reads its rows chunk by chunk from a
 // Source (5,000 rows of 4 × 3 samples, two chunks of the tensor methods'
 // factorisation) saves the same bytes as a fit on the matrix, and scores
@@ -111,20 +92,7 @@ func TestFitSourceEqualsFit(t *testing.T) {
 			return d
 		}
 		a, b := build(), build()
-		if err := a.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
-		if err := detector.FitSource(context.Background(), b, rowSource{X}); err != nil {
-			t.Fatal(err)
-		}
-		var sa, sb bytes.Buffer
-		if err := detector.Save(&sa, a); err != nil {
-			t.Fatal(err)
-		}
-		if err := detector.Save(&sb, b); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(sa.Bytes(), sb.Bytes()) {
+		if !detectortest.FitsAlike(t, a, b, X, testmat.RowSource{X: X}) {
 			t.Errorf("%s: the model fitted from a Source differs from the one fitted on the matrix", name)
 		}
 	}

@@ -61,11 +61,10 @@ func NewOneSTM(cfg OneSTMConfig) (*OneSTM, error) {
 	// The training scores are ρ − the solver's gradient (over a float32
 	// kernel cache): Settle scores the rows near the threshold again
 	// through the model's Score, factorising only those.
-	b, err := method.NewBase("1stm", &m.cfg, method.Hooks[*oneModel]{Fit: m.fit, Decode: m.decode, Settle: true, Densify: true})
+	m, err := method.Init(m, &m.Base, "1stm", &m.cfg, method.Hooks[*oneModel]{Fit: m.fit, Decode: m.decode, Settle: true, Densify: true})
 	if err != nil {
 		return nil, err
 	}
-	m.Base = b
 	if m.r, err = m.cfg.resolve("1stm"); err != nil {
 		return nil, err
 	}

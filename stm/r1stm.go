@@ -98,11 +98,10 @@ var _ detector.Detector = (*R1STM)(nil)
 // NewR1STM validates cfg and returns an unfitted R1STM.
 func NewR1STM(cfg R1STMConfig) (*R1STM, error) {
 	m := &R1STM{cfg: cfg}
-	b, err := method.NewBase("r1stm", &m.cfg, method.Hooks[*linearModel]{Fit: m.fit, Decode: m.decode, Densify: true})
+	m, err := method.Init(m, &m.Base, "r1stm", &m.cfg, method.Hooks[*linearModel]{Fit: m.fit, Decode: m.decode, Densify: true})
 	if err != nil {
 		return nil, err
 	}
-	m.Base = b
 	if m.r, err = m.cfg.resolve("r1stm"); err != nil {
 		return nil, err
 	}
@@ -396,12 +395,7 @@ func NewR1SVM(cfg R1SVMConfig) (*R1SVM, error) {
 	// Densify: a random Fourier feature is not shift-invariant (only
 	// the kernel its features estimate is), so sparse rows scaled
 	// without centring would give another model than their dense copy.
-	b, err := method.NewBase("r1svm", &m.cfg, method.Hooks[*linearModel]{Fit: m.fit, Decode: m.decode, Densify: true})
-	if err != nil {
-		return nil, err
-	}
-	m.Base = b
-	return m, nil
+	return method.Init(m, &m.Base, "r1svm", &m.cfg, method.Hooks[*linearModel]{Fit: m.fit, Decode: m.decode, Densify: true})
 }
 
 // Config returns the resolved configuration.

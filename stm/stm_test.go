@@ -383,13 +383,7 @@ func TestR1SVMWidthRules(t *testing.T) {
 	X := testmat.NormalSeed(60, 3, 9)
 	fit := func(params map[string]string) float64 {
 		t.Helper()
-		d, err := detector.New("r1svm", params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Fit(context.Background(), X); err != nil {
-			t.Fatal(err)
-		}
+		d := detectortest.Fitted(t, "r1svm", params, X)
 		return d.(*R1SVM).Gamma()
 	}
 	want := kernel.ScaleGamma(X) * math.Pow(60, 2.0/7)

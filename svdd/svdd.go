@@ -102,12 +102,7 @@ func New(cfg Config) (*SVDD, error) {
 	m := &SVDD{cfg: cfg}
 	// The training scores come from the solver's gradient (Settle); sparse
 	// rows stay sparse.
-	b, err := method.NewBase("svdd", &m.cfg, method.Hooks[*model]{Fit: m.fitUnlabeled, Decode: m.decode, Settle: true})
-	if err != nil {
-		return nil, err
-	}
-	m.Base = b
-	return m, nil
+	return method.Init(m, &m.Base, "svdd", &m.cfg, method.Hooks[*model]{Fit: m.fitUnlabeled, Decode: m.decode, Settle: true})
 }
 
 // Config returns the resolved configuration.

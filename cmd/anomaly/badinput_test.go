@@ -56,13 +56,8 @@ func TestBadInputRealMethods(t *testing.T) {
 	}
 	libsvm := filepath.Join(dir, "wide.libsvm")
 	os.WriteFile(libsvm, []byte(wide.String()), 0o644)
-	var rows3k strings.Builder
-	rows3k.WriteString("a,b\n")
-	for i := range 3000 {
-		fmt.Fprintf(&rows3k, "%d,%d\n", i%97, i%89)
-	}
 	d3k := filepath.Join(dir, "d3k.csv")
-	os.WriteFile(d3k, []byte(rows3k.String()), 0o644)
+	os.WriteFile(d3k, []byte(intCSV(3000, func(i int) (int, int) { return i % 97, i % 89 })), 0o644)
 	// A small gzip bomb: 14 kB of .csv.gz holding 1,000,000 rows.
 	var bomb bytes.Buffer
 	zw := gzip.NewWriter(&bomb)
@@ -270,13 +265,8 @@ func (w *epipe) Write(p []byte) (int, error) {
 // blames the data file being read.
 func TestScoreBrokenPipe(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("a,b\n")
-	for i := range 200000 {
-		fmt.Fprintf(&b, "%d,%d\n", i%101, i%7)
-	}
 	data := filepath.Join(dir, "big.csv")
-	os.WriteFile(data, []byte(b.String()), 0o644)
+	os.WriteFile(data, []byte(intCSV(200000, func(i int) (int, int) { return i % 101, i % 7 })), 0o644)
 	model := filepath.Join(dir, "g.bin")
 	if code := cli.Run(context.Background(), []string{"fit", "--method", "gauss", "--data", data, "--out", model}, io.Discard, io.Discard); code != cli.ExitOK {
 		t.Fatalf("fit: exit %d", code)

@@ -28,18 +28,25 @@ func write(t *testing.T, path, content string) string {
 	return path
 }
 
+// intCSV is a CSV of columns a and b and n rows, row i holding row(i):
+// integers, so that a file of any length is quick to write.
+func intCSV(n int, row func(i int) (a, b int)) string {
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := range n {
+		x, y := row(i)
+		fmt.Fprintf(&b, "%d,%d\n", x, y)
+	}
+	return b.String()
+}
+
 // fit --sample N fits on a uniform sample of N rows, drawn with --seed:
 // the model records sample and sample_seed, the summary says it, the
 // same seed draws the same sample (the same model bytes) and another
 // seed another one.
 func TestFitSample(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("a,b\n")
-	for i := range 300 {
-		fmt.Fprintf(&b, "%d,%d\n", i%17, (i*7)%23)
-	}
-	train := write(t, filepath.Join(dir, "train.csv"), b.String())
+	train := write(t, filepath.Join(dir, "train.csv"), intCSV(300, func(i int) (int, int) { return i % 17, (i * 7) % 23 }))
 	fit := func(name, seed string) []byte {
 		t.Helper()
 		model := filepath.Join(dir, name)

@@ -57,13 +57,7 @@ func TestStreamingScoresEqual(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := d.Fit(context.Background(), X); err != nil {
-				t.Fatal(err)
-			}
-			want, err := d.Score(nil, Q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := testmat.FitScore(t, d, X, Q)
 			stream := func(src detector.Source) []float64 {
 				var got []float64
 				err := detector.ScoreSource(context.Background(), d, src, func(lo int, s []float64) error {

@@ -343,6 +343,78 @@ func FlaggedBounds(sc []float64, c float64) (lo, hi, ties int) {
 	return max(0, int(math.Floor(cn))-ties), min(n, int(math.Ceil(cn))+ties), ties
 }
 
+// Fitted returns a detector of the method name with params, fitted on
+// X, failing tb when New or Fit fails.
+func Fitted(tb testing.TB, name string, params map[string]string, X mat.Matrix) detector.Detector {
+	tb.Helper()
+	d, err := detector.New(name, params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := d.Fit(context.Background(), X); err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// FitsAlike fits a on X and b from src (the same rows, read a chunk at
+// a time as from a file) and reports whether detector.Save writes the
+// same bytes for both, failing tb when a fit or a save fails.
+func FitsAlike(tb testing.TB, a, b detector.Detector, X mat.Matrix, src detector.Source) bool {
+	tb.Helper()
+	if err := a.Fit(context.Background(), X); err != nil {
+		tb.Fatalf("Fit: %v", err)
+	}
+	if err := detector.FitSource(context.Background(), b, src); err != nil {
+		tb.Fatalf("FitSource: %v", err)
+	}
+	var sa, sb bytes.Buffer
+	if err := detector.Save(&sa, a); err != nil {
+		tb.Fatalf("Save: %v", err)
+	}
+	if err := detector.Save(&sb, b); err != nil {
+		tb.Fatalf("Save: %v", err)
+	}
+	return bytes.Equal(sa.Bytes(), sb.Bytes())
+}
+
+// ScoresDecoded scores the rows of Q with score, the Score of a model a
+// fuzzed state decoded into, and fails tb on an error or a NaN score: a
+// state that decodes must score (a crafted one is refused by the
+// decoder, never met later).
+func ScoresDecoded(tb testing.TB, score func(ctx context.Context, dst []float64, X mat.Matrix) error, Q mat.Matrix) {
+	tb.Helper()
+	n, _ := Q.Dims()
+	dst := make([]float64, n)
+	if err := score(context.Background(), dst, Q); err != nil {
+		tb.Fatalf("Score of a decoded model: %v", err)
+	}
+	for _, v := range dst {
+		if math.IsNaN(v) {
+			tb.Fatalf("Score of a decoded model gave NaN: %v", dst)
+		}
+	}
+}
+
+// FittedState fits d on X and returns its model's state (MarshalBinary,
+// what a model file holds for it): a real state to start a fuzz corpus
+// from. It fails tb when the fit or the encoding fails.
+func FittedState[M method.Model](tb testing.TB, d interface {
+	Fit(ctx context.Context, X mat.Matrix) error
+	Model() (M, bool)
+}, X mat.Matrix) []byte {
+	tb.Helper()
+	if err := d.Fit(context.Background(), X); err != nil {
+		tb.Fatalf("Fit: %v", err)
+	}
+	m, _ := d.Model()
+	b, err := m.MarshalBinary()
+	if err != nil {
+		tb.Fatalf("MarshalBinary: %v", err)
+	}
+	return b
+}
+
 // Reload saves d with detector.Save and loads it back with detector.Load,
 // as a model file would carry it, failing tb when either step fails. The
 // methods' own save/load tests compare what they need on the result.

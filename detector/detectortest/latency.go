@@ -155,14 +155,7 @@ func repeatRows(X *mat.Dense, n int) *mat.Dense {
 // progressCheck fits the Refit problem with a progress callback and
 // checks the reports (checkReports).
 func (s *suite) progressCheck(t *testing.T) {
-	rf := s.opts.Refit
-	if rf.Rows == 0 {
-		rf.Rows = 2000
-	}
-	if rf.Cols == 0 {
-		_, rf.Cols = s.train.Dims()
-	}
-	X := mat.DenseCopyOf(dataset.GaussianMixture(rf.Rows, rf.Cols, s.c, rand.NewPCG(9, 9)).X)
+	rf, X := s.refitProblem()
 	rec := newRecorder()
 	d := s.build(t, s.withProgress(rf.Params, rec.report))
 	if err := d.Fit(context.Background(), X); err != nil {

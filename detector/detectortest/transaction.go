@@ -24,6 +24,19 @@ import (
 // over a measured refit.
 const deadlinePoints = 20
 
+// refitProblem is Options.Refit with its defaults filled in (2000 rows,
+// the suite's width) and its rows: a Gaussian mixture of seed (9, 9).
+func (s *suite) refitProblem() (Cancel, *mat.Dense) {
+	rf := s.opts.Refit
+	if rf.Rows == 0 {
+		rf.Rows = 2000
+	}
+	if rf.Cols == 0 {
+		_, rf.Cols = s.train.Dims()
+	}
+	return rf, mat.DenseCopyOf(dataset.GaussianMixture(rf.Rows, rf.Cols, s.c, rand.NewPCG(9, 9)).X)
+}
+
 // transaction checks that a fit is a transaction: a refit that fails,
 // for any reason, leaves the detector exactly as it was. The detector is
 // fitted on the suite's rows, then refitted on the Refit problem under
@@ -35,14 +48,7 @@ const deadlinePoints = 20
 // its passes in turn (an I/O error late in the data) does the same, for a
 // detector that fits from a Source.
 func (s *suite) transaction(t *testing.T) {
-	rf := s.opts.Refit
-	if rf.Rows == 0 {
-		rf.Rows = 2000
-	}
-	if rf.Cols == 0 {
-		_, rf.Cols = s.train.Dims()
-	}
-	X := mat.DenseCopyOf(dataset.GaussianMixture(rf.Rows, rf.Cols, s.c, rand.NewPCG(9, 9)).X)
+	rf, X := s.refitProblem()
 	if rf.Cols != s.opts.Features && len(s.opts.Shape) > 0 {
 		t.Fatal("Options.Refit.Cols must be the sample shape's size for a tensor method")
 	}

@@ -143,6 +143,21 @@ func NewBase[M Model](method string, cfg Config, hooks Hooks[M]) (Base[M], error
 	return Base[M]{s: st}, nil
 }
 
+// Init sets *base, d's embedded Base, to NewBase(method, cfg, hooks) and
+// returns d, or the zero D and NewBase's error: a method's New is then
+//
+//	g := &Gauss{cfg: cfg}
+//	return method.Init(g, &g.Base, "gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
+func Init[D any, M Model](d D, base *Base[M], method string, cfg Config, hooks Hooks[M]) (D, error) {
+	b, err := NewBase(method, cfg, hooks)
+	if err != nil {
+		var zero D
+		return zero, err
+	}
+	*base = b
+	return d, nil
+}
+
 // Method returns the registered name of the detector's method.
 func (b *Base[M]) Method() string { return b.s.method }
 

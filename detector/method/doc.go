@@ -85,12 +85,7 @@
 //
 //	func New(cfg Config) (*Gauss, error) {
 //		g := &Gauss{cfg: cfg}
-//		b, err := method.NewBase("gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
-//		if err != nil {
-//			return nil, err
-//		}
-//		g.Base = b
-//		return g, nil
+//		return method.Init(g, &g.Base, "gauss", &g.cfg, method.Hooks[*model]{Fit: g.fit, Decode: g.decode, Densify: true})
 //	}
 //
 // 4. The fit. Hooks.Fit reads the training rows through the *Fitting, as

@@ -147,16 +147,7 @@ func densify(X mat.Matrix) *mat.Dense {
 	if !ok {
 		return mat.DenseCopyOf(X)
 	}
-	r, c := sp.Dims()
-	out := mat.NewDense(r, c, nil)
-	for i := range r {
-		row := out.RawRowView(i)
-		ind, val := csr.Row(sp, i)
-		for k, j := range ind {
-			row[j] = val[k]
-		}
-	}
-	return out
+	return densifyInto(new(mat.Dense), sp)
 }
 
 // Scan calls fn with the training rows, scaled, in order, in chunks of
@@ -257,6 +248,29 @@ func (f *Fitting) ByIndex() bool {
 	}
 	_, ok := f.src.(RowReader)
 	return ok
+}
+
+// EvenRows returns m rows of [0, n) (m ≤ n) evenly spaced: ⌊i·n/m⌋ for
+// i < m; no random choice is involved. A method that sets its threshold
+// from a sample of the training rows reads these (Rows).
+func EvenRows(n, m int) []int {
+	rows := make([]int, m)
+	for i := range rows {
+		rows[i] = int(int64(i) * int64(n) / int64(m))
+	}
+	return rows
+}
+
+// ScoreEvenly reads m evenly spaced training rows (EvenRows, m ≤ the
+// rows) and returns their scores by score: the threshold of a fit on
+// more rows than a method scores for it.
+func (f *Fitting) ScoreEvenly(ctx context.Context, m int, score func(dst []float64, X mat.Matrix) error) ([]float64, error) {
+	X, err := f.Rows(ctx, EvenRows(f.rows, m))
+	if err != nil {
+		return nil, err
+	}
+	train := make([]float64, m)
+	return train, score(train, X)
 }
 
 // Rows returns the training rows idx (each in [0, rows), in any order,

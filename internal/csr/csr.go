@@ -21,6 +21,24 @@ func Row(m *sparse.CSR, i int) (ind []int, val []float64) {
 	return raw.Ind[lo:hi:hi], raw.Data[lo:hi:hi]
 }
 
+// ReadRow copies row i of X into dst (len(dst) = columns of X): a dense
+// row as it is, a sparse one scattered from its non-zeros (never read
+// value by value), any other matrix through mat.Row.
+func ReadRow(dst []float64, X mat.Matrix, i int) {
+	switch m := X.(type) {
+	case mat.RawRowViewer:
+		copy(dst, m.RawRowView(i))
+	case *sparse.CSR:
+		clear(dst)
+		ind, val := Row(m, i)
+		for k, j := range ind {
+			dst[j] = val[k]
+		}
+	default:
+		mat.Row(dst, i, X)
+	}
+}
+
 // Rows returns rows [i, k) of X as the row-wise kernels take them: a view
 // of a *mat.Dense, a *sparse.CSR's rows (SliceRows: sparse input is never
 // densified), and otherwise a copy of those rows.

@@ -220,6 +220,28 @@ func ReadNPY(tb testing.TB, path string) *mat.Dense {
 	return &m
 }
 
+// RowSource is a matrix read as a detector.Source only: chunk by chunk,
+// each chunk a new copy (as a file's would be), with no reads by index.
+type RowSource struct{ X *mat.Dense }
+
+func (s RowSource) Dims() (int, int) { return s.X.Dims() }
+func (s RowSource) Sparse() bool     { return false }
+
+// Scan calls fn with copies of the rows, max at a time, in order; it
+// stops at fn's first error or when ctx ends.
+func (s RowSource) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
+	n, c := s.X.Dims()
+	for lo := 0; lo < n; lo += max {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(lo, mat.DenseCopyOf(s.X.Slice(lo, min(n, lo+max), 0, c))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MaxAbsDiff returns max_i |a_i − b_i|, or +Inf when the lengths differ.
 func MaxAbsDiff(a, b []float64) float64 {
 	if len(a) != len(b) {

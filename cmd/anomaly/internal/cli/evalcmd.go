@@ -85,30 +85,19 @@ func runEval(ctx context.Context, o evalOptions, out io.Writer) error {
 	ctx, stop := stopSignals(ctx)
 	defer stop()
 	interrupted := &exitError{ExitInterrupted, errors.New("eval interrupted")}
-	bar := o.progressBar()
-	defer bar.done()
-	ld, err := beside(ctx, func() (opened, error) {
-		d, f, err := o.openApply(bar.readProgress())
-		return opened{d, f}, err
+	return o.withOpened(ctx, interrupted, func(ld opened, bar *progressBar) error {
+		scores, y, err := o.scoreLabelled(ctx, ld, bar, interrupted)
+		if err != nil {
+			return err
+		}
+		r := newEvalResult(scores, y, ld.d.Threshold())
+		if 2*r.Anomalies > r.N && o.notes != nil {
+			// 40 of 60 rows labelled 1 evaluated to AUC 0 without a word:
+			// labels written the other way round (1 = normal) read so.
+			fmt.Fprintf(o.notes, "anomaly: note: %s: %d of the %d labelled rows are anomalies (label 1), the majority: if 1 marks the normal rows in this file, its labels are the other way round from what eval reads (1 = anomaly, 0 = normal), and AUC-ROC reads 1 − the true figure\n", o.name(), r.Anomalies, r.N)
+		}
+		return o.print(out, r)
 	})
-	if ctx.Err() != nil {
-		return interrupted
-	}
-	if err != nil {
-		return err
-	}
-	defer ld.f.Close()
-	scores, y, err := o.scoreLabelled(ctx, ld, bar, interrupted)
-	if err != nil {
-		return err
-	}
-	r := newEvalResult(scores, y, ld.d.Threshold())
-	if 2*r.Anomalies > r.N && o.notes != nil {
-		// 40 of 60 rows labelled 1 evaluated to AUC 0 without a word:
-		// labels written the other way round (1 = normal) read so.
-		fmt.Fprintf(o.notes, "anomaly: note: %s: %d of the %d labelled rows are anomalies (label 1), the majority: if 1 marks the normal rows in this file, its labels are the other way round from what eval reads (1 = anomaly, 0 = normal), and AUC-ROC reads 1 − the true figure\n", o.name(), r.Anomalies, r.N)
-	}
-	return o.print(out, r)
 }
 
 // scoreLabelled scores every row of the opened file in one pass, keeping

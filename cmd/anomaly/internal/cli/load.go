@@ -60,48 +60,75 @@ func (o dataFlags) load(features int, names ...string) (*dataset.Dataset, error)
 		return nil, err
 	}
 	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features, FeatureNames: names}
-	var ds *dataset.Dataset
-	// A stream: standard input, or with --data-format a named pipe or
-	// device such as bash's <(zcat data.csv.gz), whose path has no
-	// extension to go by.
-	stream := o.data == "-"
-	if st, err := os.Stat(o.data); o.format != "" && err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		stream = true
+	in, err := o.openStream()
+	if err != nil {
+		return nil, err
 	}
-	if stream {
-		format := "." + strings.TrimPrefix(o.format, ".")
-		if o.format == "" {
-			format = ".csv"
+	var ds *dataset.Dataset
+	if in != nil {
+		if in.file != nil {
+			defer in.file.Close()
 		}
-		if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
-			return nil, usagef("--data-format %q: a stream is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
-		}
-		in := o.stdin
-		if o.data != "-" {
-			f, err := os.Open(o.data)
-			if err != nil {
-				return nil, dataErr(fmt.Errorf("%s: cannot open: %v", o.data, output.Unwrap(err)))
-			}
-			defer f.Close()
-			in = f
-		}
-		ds, err = dataset.ReadStream(in, format, o.name(), opt)
+		ds, err = dataset.ReadStream(in.r, in.format, o.name(), opt)
 	} else {
-		if o.format != "" {
-			return nil, usagef("--data-format applies to standard input (--data -) and named pipes; %s is read by its extension", o.data)
-		}
 		ds, err = dataset.Load(o.data, opt)
 	}
 	if err != nil {
-		if e := overBudgetErr(err, source); e != nil {
-			return nil, e
-		}
-		return nil, dataFileErr(o.name(), err)
+		return nil, o.readErr(err, source)
 	}
 	if err := indexPastModel(ds, features, o.name()); err != nil {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// streamIn is data read as a stream, in one pass.
+type streamIn struct {
+	r      io.Reader
+	file   *os.File // the named pipe or device opened (nil: standard input), to close after
+	format string   // the format's extension, as ".csv"
+}
+
+// openStream opens the data when it is a stream: standard input, or with
+// --data-format a named pipe or device such as bash's <(zcat
+// data.csv.gz), whose path has no extension to go by. A path read by its
+// extension gives nil (and --data-format is a usage error there).
+func (o dataFlags) openStream() (*streamIn, error) {
+	stream := o.data == "-"
+	if st, err := os.Stat(o.data); o.format != "" && err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		stream = true
+	}
+	if !stream {
+		if o.format != "" {
+			return nil, usagef("--data-format applies to standard input (--data -) and named pipes; %s is read by its extension", o.data)
+		}
+		return nil, nil
+	}
+	format := "." + strings.TrimPrefix(o.format, ".")
+	if o.format == "" {
+		format = ".csv"
+	}
+	if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
+		return nil, usagef("--data-format %q: a stream is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
+	}
+	if o.data == "-" {
+		return &streamIn{r: o.stdin, format: format}, nil
+	}
+	f, err := os.Open(o.data)
+	if err != nil {
+		return nil, dataErr(fmt.Errorf("%s: cannot open: %v", o.data, output.Unwrap(err)))
+	}
+	return &streamIn{r: f, file: f, format: format}, nil
+}
+
+// readErr classifies an error reading the data: over the memory budget
+// (source names where the budget comes from), else bad data naming the
+// file.
+func (o dataFlags) readErr(err error, source string) error {
+	if e := overBudgetErr(err, source); e != nil {
+		return e
+	}
+	return dataFileErr(o.name(), err)
 }
 
 // indexPastModel names the first row of a sparse (LIBSVM) file holding a
@@ -204,40 +231,62 @@ func (o *applyOptions) bind(c *cobra.Command, dataUsage string) {
 	o.dataFlags.bind(c, dataUsage, "memory scoring may plan to use, as in 4GB (default: 75% of the machine's, the container's or the address-space limit)")
 }
 
+// appliedModel is the model an apply command loads, with what the checks
+// of the data it is applied to need.
+type appliedModel struct {
+	d        detector.Detector
+	name     string            // the method
+	params   map[string]string // the model's parameters
+	size     int64             // the model file's bytes: resident while it scores
+	features int               // the model's width (0: not known)
+	columns  []string          // the model's feature names (nil: none)
+	budget   int64             // --max-memory, or the default budget
+	source   string            // where the budget comes from
+}
+
+// loadApplied reads --model within the memory budget (--max-memory). The
+// budget comes first: it also sets the collector's soft limit, which the
+// model's decoding needs as much as the scoring.
+func (o applyOptions) loadApplied() (appliedModel, error) {
+	var m appliedModel
+	var err error
+	if m.budget, m.source, err = memoryBudget(o.maxMemory); err != nil {
+		return m, err
+	}
+	if st, err := os.Stat(o.model); err == nil && st.Mode().IsRegular() {
+		m.size = st.Size()
+		if need := int64(min(modelLoadFactor*float64(st.Size()), math.MaxInt64)); need > m.budget {
+			return m, dataErr(fmt.Errorf("%s: loading the model needs about %s (%g× its %s), over the memory budget of %s (%s); raise --max-memory",
+				o.model, dataset.FormatBytes(need), modelLoadFactor, dataset.FormatBytes(st.Size()), dataset.FormatBytes(m.budget), m.source))
+		}
+	}
+	if m.name, m.params, m.d, err = loadModel(o.model); err != nil {
+		return m, err
+	}
+	// A LIBSVM file's width is its highest index: one that never uses the
+	// model's last features is as wide as the model (they are zero).
+	if dm, ok := m.d.(interface{ Dim() int }); ok {
+		m.features = dm.Dim()
+	}
+	// The model's feature names are features in the file too (a model
+	// fitted on x, y beside a label column scores a file of x, y, whose
+	// y was taken for its labels).
+	desc, _ := detector.Describe(m.d)
+	m.columns = desc.Columns
+	return m, nil
+}
+
 // load reads the model and the data file to apply it to, checking that
 // the file's column names are the model's (when both have names), that a
 // tensor file's sample shape is the model's and that scoring it fits the
 // memory budget (--max-memory).
 func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
-	// The budget first: it also sets the collector's soft limit, which
-	// the model's decoding needs as much as the scoring.
-	budget, source, err := memoryBudget(o.maxMemory)
+	m, err := o.loadApplied()
 	if err != nil {
 		return nil, nil, err
 	}
-	var modelSize int64 // resident while it scores: counted with the scoring
-	if st, err := os.Stat(o.model); err == nil && st.Mode().IsRegular() {
-		modelSize = st.Size()
-		if need := int64(min(modelLoadFactor*float64(st.Size()), math.MaxInt64)); need > budget {
-			return nil, nil, dataErr(fmt.Errorf("%s: loading the model needs about %s (%g× its %s), over the memory budget of %s (%s); raise --max-memory",
-				o.model, dataset.FormatBytes(need), modelLoadFactor, dataset.FormatBytes(st.Size()), dataset.FormatBytes(budget), source))
-		}
-	}
-	name, params, d, err := loadModel(o.model)
-	if err != nil {
-		return nil, nil, err
-	}
-	// A LIBSVM file's width is its highest index: one that never uses the
-	// model's last features is as wide as the model (they are zero).
-	features := 0
-	if dm, ok := d.(interface{ Dim() int }); ok {
-		features = dm.Dim()
-	}
-	// The model's feature names are features in the file too (a model
-	// fitted on x, y beside a label column scores a file of x, y, whose
-	// y was taken for its labels).
-	desc, _ := detector.Describe(d)
-	ds, err := o.dataFlags.load(features, desc.Columns...)
+	d := m.d
+	ds, err := o.dataFlags.load(m.features, m.columns...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,10 +301,10 @@ func (o applyOptions) load() (detector.Detector, *dataset.Dataset, error) {
 		}
 		return nil, nil, dataErr(fmt.Errorf("%s: %w", o.name(), err))
 	}
-	if err := checkShape(params, ds, o.name()); err != nil {
+	if err := checkShape(m.params, ds, o.name()); err != nil {
 		return nil, nil, err
 	}
-	if err := checkMemory(d, kit.ScoreOp, ds, o.maxMemory, name, nil, modelSize); err != nil {
+	if err := checkMemory(d, kit.ScoreOp, ds, o.maxMemory, m.name, nil, m.size); err != nil {
 		return nil, nil, err
 	}
 	return d, ds, nil

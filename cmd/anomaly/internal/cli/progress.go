@@ -36,36 +36,36 @@ func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
 
 // update is a progress callback (detector.Options.Progress).
 func (b *progressBar) update(stage string, done, total int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := time.Now()
-	if now.Sub(b.last) < 100*time.Millisecond && done != total {
-		return
-	}
-	b.last = now
-	if total > 0 {
-		fmt.Fprintf(b.w, "\r\x1b[K%s %d/%d (%.0f%%)", stage, done, total, 100*float64(done)/float64(total))
-	} else {
-		fmt.Fprintf(b.w, "\r\x1b[K%s %d", stage, done)
-	}
-	b.drawn = true
+	b.draw(done == total, func() string {
+		if total > 0 {
+			return fmt.Sprintf("%s %d/%d (%.0f%%)", stage, done, total, 100*float64(done)/float64(total))
+		}
+		return fmt.Sprintf("%s %d", stage, done)
+	})
 }
 
 // readBytes is a dataset.Options.Progress: the bytes of the data read,
 // of total (−1 when not known).
 func (b *progressBar) readBytes(done, total int64) {
+	b.draw(done == total, func() string {
+		if total > 0 {
+			return fmt.Sprintf("read %s of %s (%.0f%%)", dataset.FormatBytes(done), dataset.FormatBytes(total), 100*float64(done)/float64(total))
+		}
+		return "read " + dataset.FormatBytes(done)
+	})
+}
+
+// draw overwrites the line with line(), unless the last drawing is less
+// than 100 ms old and the work is not finished.
+func (b *progressBar) draw(finished bool, line func() string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
-	if now.Sub(b.last) < 100*time.Millisecond && done != total {
+	if now.Sub(b.last) < 100*time.Millisecond && !finished {
 		return
 	}
 	b.last = now
-	if total > 0 {
-		fmt.Fprintf(b.w, "\r\x1b[Kread %s of %s (%.0f%%)", dataset.FormatBytes(done), dataset.FormatBytes(total), 100*float64(done)/float64(total))
-	} else {
-		fmt.Fprintf(b.w, "\r\x1b[Kread %s", dataset.FormatBytes(done))
-	}
+	fmt.Fprintf(b.w, "\r\x1b[K%s", line())
 	b.drawn = true
 }
 

@@ -70,25 +70,14 @@ func runScore(ctx context.Context, o scoreOptions, stdout io.Writer) error {
 	if path == "-" {
 		interrupted = &exitError{ExitInterrupted, errors.New("score interrupted")}
 	}
-	bar := o.progressBar()
-	defer bar.done()
-	ld, err := beside(ctx, func() (opened, error) {
-		d, f, err := o.openApply(bar.readProgress())
-		return opened{d, f}, err
+	return o.withOpened(ctx, interrupted, func(ld opened, bar *progressBar) error {
+		out, err := createOutput(ctx, path, stdout, o.stdin, o.model, o.data)
+		if err != nil {
+			return err
+		}
+		defer out.Abort()
+		return o.write(ctx, ld, out, path, bar, interrupted)
 	})
-	if ctx.Err() != nil {
-		return interrupted
-	}
-	if err != nil {
-		return err
-	}
-	defer ld.f.Close()
-	out, err := createOutput(ctx, path, stdout, o.stdin, o.model, o.data)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	return o.write(ctx, ld, out, path, bar, interrupted)
 }
 
 // write scores the data a chunk at a time and writes the scores as they
@@ -132,6 +121,27 @@ func (o scoreOptions) write(ctx context.Context, ld opened, out *output.File, pa
 type opened struct {
 	d detector.Detector
 	f dataset.File
+}
+
+// withOpened loads the model and opens the data file beside the signals
+// (a read blocked on a named pipe does not look at ctx), with a progress
+// bar, and calls fn on them; the file is closed when fn returns.
+// interrupted is the error when ctx ends first.
+func (o applyOptions) withOpened(ctx context.Context, interrupted error, fn func(ld opened, bar *progressBar) error) error {
+	bar := o.progressBar()
+	defer bar.done()
+	ld, err := beside(ctx, func() (opened, error) {
+		d, f, err := o.openApply(bar.readProgress())
+		return opened{d, f}, err
+	})
+	if ctx.Err() != nil {
+		return interrupted
+	}
+	if err != nil {
+		return err
+	}
+	defer ld.f.Close()
+	return fn(ld, bar)
 }
 
 // streamErr classifies an error of a pass over a data file: the file's

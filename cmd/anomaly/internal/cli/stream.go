@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
 	kit "github.com/kernelad/anomaly/detector/method"
-	"github.com/kernelad/anomaly/internal/output"
 	"github.com/kernelad/anomaly/tensor"
 )
 
@@ -31,39 +29,18 @@ func (o dataFlags) open(progress func(done, total int64), features int, names ..
 		return nil, err
 	}
 	opt := dataset.Options{Label: o.label, MaxBytes: budget, Features: features, FeatureNames: names, Progress: progress}
-	stream := o.data == "-"
-	if st, err := os.Stat(o.data); o.format != "" && err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		stream = true
+	in, err := o.openStream()
+	if err != nil {
+		return nil, err
 	}
 	var f dataset.File
-	if stream {
-		format := "." + strings.TrimPrefix(o.format, ".")
-		if o.format == "" {
-			format = ".csv"
-		}
-		if !slices.Contains(dataset.StreamFormats(), strings.ToLower(format)) {
-			return nil, usagef("--data-format %q: a stream is read as csv, tsv, arff, libsvm or npy, each also gzipped (as csv.gz)", o.format)
-		}
-		in := o.stdin
-		if o.data != "-" {
-			p, err := os.Open(o.data)
-			if err != nil {
-				return nil, dataErr(fmt.Errorf("%s: cannot open: %v", o.data, output.Unwrap(err)))
-			}
-			in = p
-		}
-		f, err = dataset.OpenStream(in, format, o.name(), opt)
+	if in != nil {
+		f, err = dataset.OpenStream(in.r, in.format, o.name(), opt)
 	} else {
-		if o.format != "" {
-			return nil, usagef("--data-format applies to standard input (--data -) and named pipes; %s is read by its extension", o.data)
-		}
 		f, err = dataset.Open(o.data, opt)
 	}
 	if err != nil {
-		if e := overBudgetErr(err, source); e != nil {
-			return nil, e
-		}
-		return nil, dataFileErr(o.name(), err)
+		return nil, o.readErr(err, source)
 	}
 	return f, nil
 }
@@ -73,28 +50,12 @@ func (o dataFlags) open(progress func(done, total int64), features int, names ..
 // then read a chunk at a time, so scoring holds the model and a few
 // chunks whatever the file's size.
 func (o applyOptions) openApply(progress func(done, total int64)) (detector.Detector, dataset.File, error) {
-	budget, source, err := memoryBudget(o.maxMemory)
+	m, err := o.loadApplied()
 	if err != nil {
 		return nil, nil, err
 	}
-	var modelSize int64 // resident while it scores
-	if st, err := os.Stat(o.model); err == nil && st.Mode().IsRegular() {
-		modelSize = st.Size()
-		if need := int64(min(modelLoadFactor*float64(st.Size()), math.MaxInt64)); need > budget {
-			return nil, nil, dataErr(fmt.Errorf("%s: loading the model needs about %s (%g× its %s), over the memory budget of %s (%s); raise --max-memory",
-				o.model, dataset.FormatBytes(need), modelLoadFactor, dataset.FormatBytes(st.Size()), dataset.FormatBytes(budget), source))
-		}
-	}
-	name, params, d, err := loadModel(o.model)
-	if err != nil {
-		return nil, nil, err
-	}
-	features := 0
-	if dm, ok := d.(interface{ Dim() int }); ok {
-		features = dm.Dim()
-	}
-	desc, _ := detector.Describe(d)
-	f, err := o.dataFlags.open(progress, features, desc.Columns...)
+	d, name, params, features, budget, source := m.d, m.name, m.params, m.features, m.budget, m.source
+	f, err := o.dataFlags.open(progress, features, m.columns...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -137,7 +98,7 @@ func (o applyOptions) openApply(progress func(done, total int64)) (detector.Dete
 		}
 	}
 	if est, err := kit.Memory(d, kit.ScoreOp, size); err == nil {
-		need := float64(est) + 2*size.Bytes() + bench.ProcessBytes + float64(modelSize)
+		need := float64(est) + 2*size.Bytes() + bench.ProcessBytes + float64(m.size)
 		if need > float64(budget) {
 			return fail(dataErr(fmt.Errorf("%s: scoring chunks of %d rows × %d with %s needs about %s, over the memory budget of %s (%s): the model is too large for the budget; raise --max-memory",
 				o.name(), chunk, cols, name, dataset.FormatBytes(saturated(need)), dataset.FormatBytes(budget), source)))
