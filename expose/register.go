@@ -129,12 +129,27 @@ func nystromMemory(d *EXPoSE, op method.Op, s method.Size) float64 {
 			mi = min(mi, k)
 		}
 	}
+	if op == method.ScoreOp {
+		if md, ok := d.Model(); ok && md.ny != nil {
+			mi = md.ny.Dim() // the landmarks the fit kept
+		}
+	}
 	m, cols, n := float64(mi), float64(s.Cols), float64(s.Rows)
 	R := float64(max(16, min(1024, (1<<18)/mi))) // nyRows
 	mdl := 8*m*cols + 8*m*m + 3*8*m
-	scratch := 8*R*m + 8*R*cols + 2*8*m*cols
+	// The kernel rows of a block, the landmarks prepared for kernel.Cross
+	// (centred, transposed) and, for dense rows, the block's centred copy
+	// (sparse rows are read in place).
+	scratch := 8*R*m + 2*8*m*cols
+	if !s.Sparse {
+		scratch += 8 * math.Min(R, math.Max(n, 1)) * cols
+	}
 	if op == method.ScoreOp {
-		return mdl + scratch + 8*n
+		// The model is loaded before a score: a front end counts the
+		// model file's bytes (the landmarks and R), this estimate what
+		// Load and Score add (400 × 50,000 sparse rows at 400 landmarks:
+		// Load + Score 484 MB beside a 160 MB model file).
+		return scratch + 8*n
 	}
 	row := 8 * cols
 	if s.Sparse && s.Rows > 0 {
@@ -142,7 +157,9 @@ func nystromMemory(d *EXPoSE, op method.Op, s method.Size) float64 {
 		scratch += 4 * 8 * cols // centring.go's column sums, minima, counts and squares
 	}
 	build := float64(randfeat.NystromCholeskyBytes(mi, s.Cols)) + 2*row*m + 8*m*cols
-	est := math.Max(build, mdl+scratch+method.SaveFactor*8*(m*cols+m*m))
+	// Save writes the model's own arrays (1× the model: 162 MB for the
+	// 160 MB model above).
+	est := math.Max(build, mdl+scratch+8*(m*cols+m*m))
 	if d.cfg.Solver == SGD {
 		c := float64(min(d.cfg.ChunkRows, d.cfg.Iterations, max(runtime.GOMAXPROCS(0)*cacheChunk(d.cfg.ChunkRows, mi), (1<<20)/mi))) // stepRows
 		est += 2*8*c*m + 2*row*c
