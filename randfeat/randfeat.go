@@ -71,8 +71,35 @@ type Fourier struct {
 // of D dot products of length d: much faster for the small d of tabular
 // data, and the CSR path costs one axpy per stored entry.
 func (f *Fourier) transposed() *mat.Dense {
-	f.wtOnce.Do(func() { f.wt.CloneFrom(f.W.T()) })
+	f.wtOnce.Do(func() { transposeInto(&f.wt, f.W) })
 	return &f.wt
+}
+
+// transposeTile is the side of the square tiles transposeInto copies: two
+// tiles of 32 × 32 float64 (16 KiB) stay in a core's L1 cache.
+const transposeTile = 32
+
+// transposeInto sets dst to the transpose of a, a tile at a time, so that
+// the reads of a's columns and the writes of dst's rows both stay in
+// cache: Dense.CloneFrom(a.T()) copies a column at a time, a strided walk
+// that took 2.7 of the 7.9 s of an r1svm fit of 3 rows × 10⁵ columns
+// (1,024 × 10⁵ frequencies) and grew faster than the map's size.
+func transposeInto(dst, a *mat.Dense) {
+	r, c := a.Dims()
+	dst.ReuseAs(c, r)
+	src, out := a.RawMatrix(), dst.RawMatrix()
+	for i0 := 0; i0 < r; i0 += transposeTile {
+		i1 := min(r, i0+transposeTile)
+		for j0 := 0; j0 < c; j0 += transposeTile {
+			j1 := min(c, j0+transposeTile)
+			for i := i0; i < i1; i++ {
+				row := src.Data[i*src.Stride+j0 : i*src.Stride+j1]
+				for k, v := range row {
+					out.Data[(j0+k)*out.Stride+i] = v
+				}
+			}
+		}
+	}
 }
 
 // NewFourier draws a D-feature map for d-dimensional inputs from src. For

@@ -394,3 +394,20 @@ func TestRestoreNystrom(t *testing.T) {
 		}
 	}
 }
+
+// transposeInto gives Dense.CloneFrom(a.T())'s matrix, value for value,
+// for shapes that are and are not multiples of its tile.
+func TestTransposeInto(t *testing.T) {
+	for _, sh := range [][2]int{{1, 1}, {3, 70}, {64, 32}, {100, 33}} {
+		a := mat.NewDense(sh[0], sh[1], nil)
+		for i := range a.RawMatrix().Data {
+			a.RawMatrix().Data[i] = float64(i) + 0.5
+		}
+		var got, want mat.Dense
+		transposeInto(&got, a)
+		want.CloneFrom(a.T())
+		if !mat.Equal(&got, &want) {
+			t.Errorf("%d×%d: transposeInto differs from CloneFrom(a.T())", sh[0], sh[1])
+		}
+	}
+}
