@@ -72,7 +72,7 @@ large: build
 	for n in $(LARGE_ROWS); do \
 	  f=$(LARGE_DIR)/n$$n.npy; \
 	  [ -f $$f ] || $(GO) run ./tools/bignpy -rows $$n -cols 10 -out $$f; \
-	  for m in "gauss" "expose --set solver=sgd" "expose --set features=100" "iforest" "kde --sample 20000" "ocsvm --sample 20000"; do \
+	  for m in "gauss" "expose --set solver=sgd" "expose --set map=rff --set features=100" "iforest" "kde --sample 20000" "ocsvm --sample 20000"; do \
 	    set -- $$m; name=$$1; shift; \
 	    echo "== $$n rows: fit --method $$m"; \
 	    /usr/bin/time -f "   %e s, %M kB peak" ./anomaly fit --method $$name $$@ --data $$f --out $(LARGE_DIR)/$$name.bin || exit 1; \
