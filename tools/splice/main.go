@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	file := flag.String("file", "README.md", "file to update")
+	file := flag.String("file", "docs/results.md", "file to update")
 	start := flag.String("start", "<!-- results:start -->", "line before the replaced text")
 	end := flag.String("end", "<!-- results:end -->", "line after the replaced text")
 	flag.Parse()
