@@ -16,6 +16,7 @@ import (
 
 	"github.com/kernelad/anomaly/dataset"
 	"github.com/kernelad/anomaly/detector"
+	"github.com/kernelad/anomaly/detector/method"
 )
 
 // Cancellation latency bounds: the 95th percentile and the worst of the
@@ -25,6 +26,8 @@ const (
 	latencyP95    = 100 * time.Millisecond
 	latencyWorst  = 250 * time.Millisecond
 	latencyPoints = 20
+	latencyFit    = 2 * time.Second // the shortest full fit the check times
+	latencyBytes  = 1 << 30         // the most a grown problem may hold
 )
 
 // LatencyEnv is the environment variable that runs the Latency check
@@ -47,17 +50,36 @@ func (s *suite) latency(t *testing.T) {
 	if cn.Rows == 0 || cn.Cols == 0 {
 		t.Fatal("Options.Cancel is not set: give a fit that takes well over a second")
 	}
-	X := mat.DenseCopyOf(dataset.GaussianMixture(cn.Rows, cn.Cols, s.c, rand.NewPCG(3, 3)).X)
-
-	// The full fit, with its progress on the counting clock.
-	rec := newRecorder()
-	d := s.build(t, s.withProgress(cn.Params, rec.report))
-	start := time.Now()
-	if err := d.Fit(context.Background(), X); err != nil {
-		t.Fatalf("Fit of %d×%d: %v", cn.Rows, cn.Cols, err)
+	// The full fit, with its progress on the counting clock, on the
+	// Cancel problem's rows doubled until the fit takes latencyFit (at
+	// most three times, while the method's estimate stays within
+	// latencyBytes): a problem that takes several seconds on the machine
+	// at hand.
+	var (
+		X    *mat.Dense
+		d    detector.Detector
+		rec  *recorder
+		full time.Duration
+	)
+	for grow := 0; ; grow++ {
+		X = mat.DenseCopyOf(dataset.GaussianMixture(cn.Rows, cn.Cols, s.c, rand.NewPCG(3, 3)).X)
+		rec = newRecorder()
+		d = s.build(t, s.withProgress(cn.Params, rec.report))
+		start := time.Now()
+		if err := d.Fit(context.Background(), X); err != nil {
+			t.Fatalf("Fit of %d×%d: %v", cn.Rows, cn.Cols, err)
+		}
+		full = time.Since(start)
+		rec.end()
+		if full >= latencyFit || grow == 3 {
+			break
+		}
+		est, err := method.Memory(d, method.FitOp, method.Size{Rows: 2 * cn.Rows, Cols: cn.Cols, NonZeros: 2 * int64(cn.Rows) * int64(cn.Cols)})
+		if err != nil || est+16*int64(cn.Rows)*int64(cn.Cols) > latencyBytes {
+			break
+		}
+		cn.Rows *= 2
 	}
-	full := time.Since(start)
-	rec.end()
 	t.Logf("LATENCY %s fit of %d×%d: %.2f s", s.name, cn.Rows, cn.Cols, full.Seconds())
 	rec.check(t)
 
@@ -71,7 +93,7 @@ func (s *suite) latency(t *testing.T) {
 		rows = cn.Rows
 	}
 	Q := repeatRows(X, rows)
-	start = time.Now()
+	start := time.Now()
 	if _, err := detector.ScoreContext(context.Background(), d, nil, Q); err != nil {
 		t.Fatalf("Score of %d rows: %v", rows, err)
 	}
