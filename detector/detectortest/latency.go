@@ -92,12 +92,24 @@ func (s *suite) latency(t *testing.T) {
 	if rows == 0 {
 		rows = cn.Rows
 	}
-	Q := repeatRows(X, rows)
-	start := time.Now()
-	if _, err := detector.ScoreContext(context.Background(), d, nil, Q); err != nil {
-		t.Fatalf("Score of %d rows: %v", rows, err)
+	// Score's rows, doubled as the fit's were until a score takes
+	// latencyFit (at most four times, within latencyBytes).
+	var (
+		Q         *mat.Dense
+		fullScore time.Duration
+	)
+	for grow := 0; ; grow++ {
+		Q = repeatRows(X, rows)
+		start := time.Now()
+		if _, err := detector.ScoreContext(context.Background(), d, nil, Q); err != nil {
+			t.Fatalf("Score of %d rows: %v", rows, err)
+		}
+		fullScore = time.Since(start)
+		if fullScore >= latencyFit || grow == 4 || 16*int64(rows)*int64(cn.Cols) > latencyBytes {
+			break
+		}
+		rows *= 2
 	}
-	fullScore := time.Since(start)
 	t.Logf("LATENCY %s score of %d rows: %.2f s", s.name, rows, fullScore.Seconds())
 	scoreLate := cancelDelays(t, fullScore, func(ctx context.Context) error {
 		_, err := detector.ScoreContext(ctx, d, nil, Q)
