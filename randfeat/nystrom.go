@@ -203,12 +203,7 @@ func (n *Nystrom) Transform(dst *mat.Dense, X mat.Matrix) {
 	var buf *mat.Dense
 	for i0 := 0; i0 < r; i0 += nystromRows {
 		i1 := min(i0+nystromRows, r)
-		var xb mat.Matrix
-		if s, ok := X.(*sparse.CSR); ok {
-			xb = csr.SliceRows(s, i0, i1)
-		} else {
-			xb = rowBlock(X, i0, i1, &buf)
-		}
+		xb := kernelRows(X, i0, i1, &buf)
 		if kr, _ := kx.Dims(); kr != i1-i0 {
 			kx.Reset()
 		}
@@ -253,12 +248,7 @@ func (n *Nystrom) transformChol(dst *mat.Dense, X mat.Matrix, rows int) {
 	var buf *mat.Dense
 	for i0 := 0; i0 < rows; i0 += nystromRows {
 		i1 := min(i0+nystromRows, rows)
-		var xb mat.Matrix
-		if s, ok := X.(*sparse.CSR); ok {
-			xb = csr.SliceRows(s, i0, i1)
-		} else {
-			xb = rowBlock(X, i0, i1, &buf)
-		}
+		xb := kernelRows(X, i0, i1, &buf)
 		var k mat.Dense
 		k.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: m, Stride: m, Data: kx[:(i1-i0)*m]})
 		kernel.Cross(&k, n.K, xb, n.Landmarks)
@@ -270,4 +260,13 @@ func (n *Nystrom) transformChol(dst *mat.Dense, X mat.Matrix, rows int) {
 			copy(dst.RawRowView(i), kx[(i-i0)*m:(i-i0+1)*m])
 		}
 	}
+}
+
+// kernelRows returns rows [i0, i1) of X as kernel.Cross takes them: a
+// CSR matrix's rows sliced (never densified), other rows by rowBlock.
+func kernelRows(X mat.Matrix, i0, i1 int, buf **mat.Dense) mat.Matrix {
+	if s, ok := X.(*sparse.CSR); ok {
+		return csr.SliceRows(s, i0, i1)
+	}
+	return rowBlock(X, i0, i1, buf)
 }
