@@ -138,7 +138,7 @@ func BenchmarkMulTN(b *testing.B) {
 		vk := v.Slice(0, n, 0, k).(*mat.Dense)
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
 			for b.Loop() {
-				mulTN(p, vk, pt)
+				mulTN(context.Background(), p, vk, pt)
 			}
 		})
 	}

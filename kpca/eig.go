@@ -63,7 +63,8 @@ func (t eigTarget) count(vals []float64) (int, bool) {
 // report (may be nil) receives the progress of the stages it runs: block
 // Lanczos reports "eigen", the Lanczos vectors formed so far against their
 // budget, which grows by the room each restart frees, and ends at its
-// total; the dense route above denseMax rows reports "reduce" and
+// total (repeated, unchanged, during each Rayleigh–Ritz step, which
+// takes seconds with hundreds of pairs); the dense route above denseMax rows reports "reduce" and
 // "vectors" (see denseTop).
 func topEigen(ctx context.Context, a *mat.Dense, target eigTarget, rng *rand.Rand, report func(stage string, done, total int)) ([]float64, *mat.Dense, error) {
 	if report == nil {
@@ -309,6 +310,15 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 	// done counts the columns multiplied by a, restarts included, against
 	// total: maxK for the first basis, plus the room each restart frees.
 	done, total := 0, maxK
+	// beat reports the count again, unchanged, from inside a
+	// Rayleigh–Ritz step: with hundreds of pairs (k near 2,000, n in the
+	// thousands) the reduction, the vectors of T and the Ritz vectors
+	// V·s take seconds between two blocks.
+	beat := func(int, int) {
+		if progress != nil {
+			progress(done, total)
+		}
+	}
 	since := 0.0 // flops of the passes since the last Rayleigh–Ritz
 	for k+b <= maxK {
 		if err := ctx.Err(); err != nil {
@@ -325,13 +335,19 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		// columns of T, hPrev, so only the second pass forms Vᵀ·blk.
 		vk := v.Slice(0, n, 0, max(k, 1)).(*mat.Dense)
 		for pass := 0; pass < 2; pass++ {
+			var err error
 			switch {
 			case k > 0 && pass == 0 && hPrev != nil:
-				subtractSpan(blk, vk, hPrev)
+				err = subtractSpan(ctx, blk, vk, hPrev)
 			case k > 0:
-				project(blk, vk, pt)
+				err = project(ctx, blk, vk, pt)
 			}
-			orthonormalise(blk, pt)
+			if err == nil {
+				err = orthonormalise(ctx, blk, pt)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
 		}
 		v.Slice(0, n, k, k+b).(*mat.Dense).Copy(blk)
 		wk := w.Slice(0, n, k, k+b).(*mat.Dense)
@@ -347,7 +363,10 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		vAll := v.Slice(0, n, 0, k).(*mat.Dense)
 		// (wkᵀ V) is b × k: row c gives column k−b+c of T and, for the
 		// old columns i < k−b, its transposed entry.
-		h := mulTN(wk, vAll, pt)
+		h, err := mulTN(ctx, wk, vAll, pt)
+		if err != nil {
+			return nil, nil, err
+		}
 		for c := 0; c < b; c++ {
 			j := k - b + c
 			for i := 0; i < k; i++ {
@@ -384,7 +403,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		// moving (they converge quadratically faster than the vectors, so
 		// the residual test cannot pass before), only the values are
 		// computed.
-		red, err := symeig.ReduceContext(ctx, t.Slice(0, k, 0, k).(*mat.Dense))
+		red, err := symeig.ReduceContextProgress(ctx, t.Slice(0, k, 0, k).(*mat.Dense), beat)
 		if err != nil { // each of these steps is O(k³)
 			return nil, nil, err
 		}
@@ -425,7 +444,7 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		var y, ky *mat.Dense
 		var s *mat.Dense // the Ritz vectors of T, k × form
 		if tv != nil {
-			vals, s, err = ritzFrom(ctx, red, all, form)
+			vals, s, err = ritzFrom(ctx, red, all, form, beat)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -436,10 +455,10 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 		if s == nil {
 			return nil, nil, errors.New("kpca: eigendecomposition of the Lanczos matrix failed")
 		}
-		if y, err = mulDenseContext(ctx, vAll, s); err != nil {
+		if y, err = mulDenseContext(ctx, vAll, s, beat); err != nil {
 			return nil, nil, err
 		}
-		if ky, err = mulDenseContext(ctx, w.Slice(0, n, 0, k).(*mat.Dense), s); err != nil {
+		if ky, err = mulDenseContext(ctx, w.Slice(0, n, 0, k).(*mat.Dense), s, beat); err != nil {
 			return nil, nil, err
 		}
 		// Only the pairs the target needs must converge: with a variance
@@ -476,8 +495,11 @@ func blockLanczos(ctx context.Context, a *mat.Dense, q int, target eigTarget, rn
 			// V shrinks to Y (projected out of Y alone, it would keep the
 			// components along the dropped Ritz vectors and the space
 			// would no longer be a Krylov space).
-			project(blk, vAll, pt)
-			project(blk, vAll, pt)
+			for range 2 {
+				if err := project(ctx, blk, vAll, pt); err != nil {
+					return nil, nil, err
+				}
+			}
 			v.Slice(0, n, 0, form).(*mat.Dense).Copy(y)
 			w.Slice(0, n, 0, form).(*mat.Dense).Copy(ky)
 			for i := 0; i < form; i++ {
@@ -544,10 +566,11 @@ const valueSettle = 1e-12
 // eigenvalues vals of the reduced projected matrix red) and the vectors s
 // of T they belong to (k × q, from inverse iteration:
 // symeig.Tridiag.Vectors), the Ritz vectors being V·s; nil vectors when
-// inverse iteration breaks down, ctx.Err() once ctx is done.
-func ritzFrom(ctx context.Context, red *symeig.Tridiag, vals []float64, q int) ([]float64, *mat.Dense, error) {
+// inverse iteration breaks down, ctx.Err() once ctx is done; progress
+// (may be nil) receives symeig's steps.
+func ritzFrom(ctx context.Context, red *symeig.Tridiag, vals []float64, q int, progress func(done, total int)) ([]float64, *mat.Dense, error) {
 	q = min(q, len(vals))
-	s, err := red.Vectors(ctx, vals[:q])
+	s, err := red.VectorsProgress(ctx, vals[:q], progress)
 	return vals[:q], s, err
 }
 
@@ -586,7 +609,7 @@ func ritz(t *mat.Dense, q int) ([]float64, *mat.Dense) {
 // the blocks a few dozen, shapes where gonum's gemm reloads its output
 // once per inner index.
 func mulDense(a, b *mat.Dense) *mat.Dense {
-	c, _ := mulDenseContext(context.Background(), a, b)
+	c, _ := mulDenseContext(context.Background(), a, b, nil)
 	return c
 }
 
@@ -597,8 +620,9 @@ const mulWork = 1 << 26
 // mulDenseContext is mulDense a block of rows at a time, returning
 // ctx.Err() between blocks once ctx is done: the Ritz vectors of a large
 // basis are up to 10¹¹ multiply-adds (n = 10,000, 5,000 × 2,750). Every
-// value of MulNN is the same sum whatever the blocking.
-func mulDenseContext(ctx context.Context, a, b *mat.Dense) (*mat.Dense, error) {
+// value of MulNN is the same sum whatever the blocking. progress (may be
+// nil) receives the rows done after each block.
+func mulDenseContext(ctx context.Context, a, b *mat.Dense, progress func(done, total int)) (*mat.Dense, error) {
 	m, k := a.Dims()
 	_, n := b.Dims()
 	c := mat.NewDense(m, max(n, 1), nil)
@@ -610,6 +634,9 @@ func mulDenseContext(ctx context.Context, a, b *mat.Dense) (*mat.Dense, error) {
 		}
 		i1 := min(i0+rows, m)
 		fastmath.MulNNPar(cr.Data[i0*cr.Stride:], cr.Stride, ar.Data[i0*ar.Stride:], ar.Stride, br.Data, br.Stride, i1-i0, n, k)
+		if progress != nil {
+			progress(i1, m)
+		}
 	}
 	return c, nil
 }
@@ -622,8 +649,10 @@ func mulDenseContext(ctx context.Context, a, b *mat.Dense) (*mat.Dense, error) {
 // while all b rows of pᵀ pass over it; as one product over n = 7,000 rows
 // v was streamed once per four rows of pᵀ (BenchmarkMulTN, n = 7,000,
 // b = 28, k = 300: 8.4–9.1 → 4.8–5.1 ms). The columns of the result are split
-// between the cores.
-func mulTN(p, v *mat.Dense, pt []float64) []float64 {
+// between the cores. Once ctx is done it returns ctx.Err(): each core
+// looks at it every tnCheck slices (at n = 4,000, b = 150 and k = 2,000,
+// as 600 pairs reach, the product is over a second of one core's work).
+func mulTN(ctx context.Context, p, v *mat.Dense, pt []float64) ([]float64, error) {
 	n, b := p.Dims()
 	_, k := v.Dims()
 	pr, vr := p.RawMatrix(), v.RawMatrix()
@@ -638,6 +667,9 @@ func mulTN(p, v *mat.Dense, pt []float64) []float64 {
 		w := c1 - c0
 		part := make([]float64, b*w)
 		for l0 := 0; l0 < n; l0 += tnRows {
+			if (l0/tnRows)%tnCheck == 0 && ctx.Err() != nil {
+				return
+			}
 			l1 := min(l0+tnRows, n)
 			fastmath.MulNN(part, w, pt[l0:], n, vr.Data[l0*vr.Stride+c0:], vr.Stride, b, w, l1-l0)
 			for c := 0; c < b; c++ {
@@ -645,20 +677,32 @@ func mulTN(p, v *mat.Dense, pt []float64) []float64 {
 			}
 		}
 	})
-	return h
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
-// tnRows is the slice of rows of mulTN's inner sum.
-const tnRows = 128
+// tnRows is the slice of rows of mulTN's inner sum; tnCheck how many
+// slices a core multiplies between two looks at ctx.
+const (
+	tnRows  = 128
+	tnCheck = 4
+)
 
-// project sets p = p − V(Vᵀp), with pt (b·n values) as scratch.
-func project(p, v *mat.Dense, pt []float64) {
-	subtractSpan(p, v, mulTN(p, v, pt)) // (Vᵀp)ᵀ, b × k
+// project sets p = p − V(Vᵀp), with pt (b·n values) as scratch; ctx.Err()
+// once ctx is done, p then partly updated.
+func project(ctx context.Context, p, v *mat.Dense, pt []float64) error {
+	h, err := mulTN(ctx, p, v, pt) // (Vᵀp)ᵀ, b × k
+	if err != nil {
+		return err
+	}
+	return subtractSpan(ctx, p, v, h)
 }
 
 // subtractSpan sets p = p − V·hᵀ for the b × k row-major h (hᵀ = Vᵀp
-// makes it project's subtraction).
-func subtractSpan(p, v *mat.Dense, h []float64) {
+// makes it project's subtraction); ctx.Err() once ctx is done.
+func subtractSpan(ctx context.Context, p, v *mat.Dense, h []float64) error {
 	n, b := p.Dims()
 	_, k := v.Dims()
 	ht := mat.NewDense(k, b, nil)
@@ -667,7 +711,10 @@ func subtractSpan(p, v *mat.Dense, h []float64) {
 			ht.Set(j, c, h[c*k+j])
 		}
 	}
-	vh := mulDense(v, ht)
+	vh, err := mulDenseContext(ctx, v, ht, nil)
+	if err != nil {
+		return err
+	}
 	pr, vr := p.RawMatrix(), vh.RawMatrix()
 	for i := 0; i < n; i++ {
 		row := pr.Data[i*pr.Stride : i*pr.Stride+b]
@@ -675,6 +722,7 @@ func subtractSpan(p, v *mat.Dense, h []float64) {
 			row[c] -= x
 		}
 	}
+	return nil
 }
 
 // orthonormalise replaces the columns of p by an orthonormal basis of their
@@ -684,11 +732,17 @@ func subtractSpan(p, v *mat.Dense, h []float64) {
 // projection (at n = 7,000, b = 28: 6.6 ms → about 1 ms a block against
 // Householder QR); otherwise, and when G is not numerically positive
 // definite, Householder QR, where columns that were numerically dependent
-// become other unit vectors orthogonal to the rest.
-func orthonormalise(p *mat.Dense, pt []float64) {
-	if !cholQR(p, pt) {
+// become other unit vectors orthogonal to the rest. Once ctx is done it
+// returns ctx.Err(), p then partly updated.
+func orthonormalise(ctx context.Context, p *mat.Dense, pt []float64) error {
+	ok, err := cholQR(ctx, p, pt)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		householderQR(p)
 	}
+	return nil
 }
 
 // cholQRMinRatio is the smallest ratio of R's least to largest diagonal
@@ -699,14 +753,18 @@ func orthonormalise(p *mat.Dense, pt []float64) {
 // to that order, restores it to rounding).
 const cholQRMinRatio = 1e-5
 
-// cholQR orthonormalises p by Cholesky QR and reports whether it could.
-func cholQR(p *mat.Dense, pt []float64) bool {
+// cholQR orthonormalises p by Cholesky QR and reports whether it could
+// (ctx.Err() once ctx is done).
+func cholQR(ctx context.Context, p *mat.Dense, pt []float64) (bool, error) {
 	n, b := p.Dims()
-	g := mulTN(p, p, pt) // b × b
+	g, err := mulTN(ctx, p, p, pt) // b × b
+	if err != nil {
+		return false, err
+	}
 	sym := mat.NewSymDense(b, g)
 	var ch mat.Cholesky
 	if !ch.Factorize(sym) {
-		return false
+		return false, nil
 	}
 	var r mat.TriDense
 	ch.UTo(&r)
@@ -716,18 +774,21 @@ func cholQR(p *mat.Dense, pt []float64) bool {
 		lo, hi = math.Min(lo, d), math.Max(hi, d)
 	}
 	if !(lo > cholQRMinRatio*hi) {
-		return false
+		return false, nil
 	}
 	var rinv mat.TriDense
 	if err := rinv.InverseTri(&r); err != nil {
-		return false
+		return false, nil
 	}
-	q := mulDense(p, mat.DenseCopyOf(&rinv))
+	q, err := mulDenseContext(ctx, p, mat.DenseCopyOf(&rinv), nil)
+	if err != nil {
+		return false, err
+	}
 	pr, qr := p.RawMatrix(), q.RawMatrix()
 	for i := 0; i < n; i++ {
 		copy(pr.Data[i*pr.Stride:i*pr.Stride+b], qr.Data[i*qr.Stride:i*qr.Stride+b])
 	}
-	return true
+	return true, nil
 }
 
 // householderQR replaces the columns of p by the Q of its Householder QR.

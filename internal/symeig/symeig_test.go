@@ -286,7 +286,8 @@ func TestVectorsT(t *testing.T) {
 }
 
 // TestProgress: ReduceUpperInPlaceProgress and VectorsTProgress give the
-// results of ReduceUpperInPlace and VectorsT bit for bit, and report
+// results of ReduceUpperInPlace and VectorsT bit for bit (and
+// ReduceContextProgress and VectorsProgress those of Reduce and Vectors), and report
 // their steps in order, each stage ending at its total: the reduction
 // one report per panel of sytrdBlock columns, the vectors one per
 // vectorsReport vectors and one per block of qBlock reflectors.
@@ -335,6 +336,33 @@ func TestProgress(t *testing.T) {
 	}
 	if !mat.Equal(zt, zr) {
 		t.Error("the vectors differ with progress reports")
+	}
+
+	// The copying forms, as kernel PCA's Lanczos restart calls them.
+	var creduce, cvectors []rep
+	cred, err := ReduceContextProgress(context.Background(), a, func(d, tt int) { creduce = append(creduce, rep{d, tt}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("copying reduce", creduce, n)
+	cref := Reduce(a)
+	cv, cw := cred.Values(), cref.Values()
+	for i := range cv {
+		if cv[i] != cw[i] {
+			t.Fatalf("eigenvalue %d: %v with progress, %v without (copying reduction)", i, cv[i], cw[i])
+		}
+	}
+	z, err := cred.VectorsProgress(context.Background(), cv[:m], func(d, tt int) { cvectors = append(cvectors, rep{d, tt}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("copying vectors", cvectors, m+(n-1+qBlock-1)/qBlock)
+	zc, err := cref.Vectors(context.Background(), cv[:m])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(z, zc) {
+		t.Error("Vectors differ with progress reports")
 	}
 }
 

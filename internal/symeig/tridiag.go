@@ -45,14 +45,25 @@ func Reduce(t *mat.Dense) *Tridiag {
 // ReduceContext is Reduce returning ctx.Err() between panels once ctx is
 // done.
 func ReduceContext(ctx context.Context, t *mat.Dense) (*Tridiag, error) {
+	return ReduceContextProgress(ctx, t, nil)
+}
+
+// ReduceContextProgress is ReduceContext that reports the columns
+// reduced, as ReduceUpperInPlaceProgress does (progress may be nil): at
+// k = 2,000, as kernel PCA's Lanczos matrix reaches with hundreds of
+// pairs, the reduction takes about a second.
+func ReduceContextProgress(ctx context.Context, t *mat.Dense, progress func(done, total int)) (*Tridiag, error) {
 	k, _ := t.Dims()
 	r := newTridiag(make([]float64, k*k), k, k)
 	tr := t.RawMatrix()
 	for i := 0; i < k; i++ {
 		copy(r.a[i*k:i*k+i+1], tr.Data[i*tr.Stride:i*tr.Stride+i+1])
 	}
-	if err := r.reduce(ctx, nil); err != nil {
+	if err := r.reduce(ctx, progress); err != nil {
 		return nil, err
+	}
+	if progress != nil {
+		progress(k, k)
 	}
 	return r, nil
 }
@@ -163,12 +174,24 @@ const clusterGap = 1e-3
 // seeded random start, kept orthogonal to the vectors already found for
 // eigenvalues within clusterGap·‖J‖, then multiplied by Q.
 func (r *Tridiag) Vectors(ctx context.Context, vals []float64) (*mat.Dense, error) {
+	return r.VectorsProgress(ctx, vals, nil)
+}
+
+// VectorsProgress is Vectors that reports its steps as VectorsTProgress
+// does: one per vector of inverse iteration, then one per block of
+// reflectors applied, ending at len(vals) + ⌈(k−1)/qBlock⌉ (progress may
+// be nil).
+func (r *Tridiag) VectorsProgress(ctx context.Context, vals []float64, progress func(done, total int)) (*mat.Dense, error) {
 	k, m := r.k, len(vals)
 	z := mat.NewDense(k, max(m, 1), nil)
 	if k == 0 || m == 0 {
 		return z, nil
 	}
-	found, err := r.inverseIteration(ctx, vals, nil)
+	total := m + (k-1+qBlock-1)/qBlock
+	if progress == nil {
+		progress = func(int, int) {}
+	}
+	found, err := r.inverseIteration(ctx, vals, func(done int) { progress(done, total) })
 	if found == nil || err != nil {
 		return nil, err
 	}
@@ -179,10 +202,11 @@ func (r *Tridiag) Vectors(ctx context.Context, vals []float64) (*mat.Dense, erro
 		}
 	}
 	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
-		if err := r.applyQ(ctx, zr.Data[zr.Stride:], zr.Stride, m); err != nil {
+		if err := r.applyReflectors(ctx, zr.Data[zr.Stride:], zr.Stride, m, false, func(done int) { progress(m+done, total) }); err != nil {
 			return nil, err
 		}
 	}
+	progress(total, total)
 	return z, nil
 }
 
