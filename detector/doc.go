@@ -95,7 +95,7 @@
 //
 //	every method    sample (--sample's draw), scale (a scale stage fitted in passes over a Source)
 //	expose          width, embedding (batch), sgd, score
-//	gauss           mean, covariance, score
+//	gauss           moments, covariance (rows sorted or drifting), gram (more columns than rows), score
 //	iforest         subsample, trees, score
 //	kde             cv (bandwidth=cv), tree (the tree scorer), score
 //	kpca            allocate, gram, eigen, reduce, vectors (exact); landmarks, features, covariance (Nyström)

@@ -107,8 +107,7 @@ func ExampleOptions_progress() {
 		fmt.Println(s, last[s])
 	}
 	// Output:
-	// mean [200 200]
-	// covariance [200 200]
+	// moments [200 200]
 	// score [200 200]
 }
 

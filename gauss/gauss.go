@@ -91,10 +91,11 @@ func (g *Gauss) Fit(ctx context.Context, X mat.Matrix) error { return g.Base.Fit
 // lies within 0.2% of the training rows' in rank).
 const ThresholdRows = 100000
 
-// fit passes over the rows twice (their mean, then their covariance and
-// the fourth moments Ledoit–Wolf needs), holding O(d²) values, and once
-// more to score them; with more columns than rows it holds the centred
-// rows (the low-rank form).
+// fit passes over the rows once for their mean, covariance and the
+// fourth moments Ledoit–Wolf needs (twice when the rows are sorted or
+// drift: see moments), holding O(d²) values, and once more to score
+// them; with more columns than rows it holds the centred rows (the
+// low-rank form).
 func (g *Gauss) fit(ctx context.Context, f *method.Fitting) (*model, []float64, error) {
 	n, d := f.Dims()
 	m := &model{nll: g.cfg.Score == NLL}
@@ -166,30 +167,94 @@ func centre(xc *mat.Dense) []float64 {
 }
 
 // moments sets m.mean and returns the empirical covariance S of the rows
-// of f and Σ_i ‖x_i − m‖⁴, from two passes over the rows: their sum, then
-// the centred rows' outer products (a chunk at a time, BLAS syrk) and
-// squared norms.
+// of f and Σ_i ‖x_i − m‖⁴, the fourth moments Ledoit–Wolf needs, from one
+// pass over the rows: about a shift c, the first chunk's mean, it sums
+// y = x − c, the outer products yyᵀ (a chunk at a time, BLAS syrk), ‖y‖²,
+// ‖y‖⁴ and ‖y‖²·y. With δ = mean(y) the mean is c + δ, and
+//
+//	S = (1/n)Σ yyᵀ − δδᵀ,
+//	Σ‖x − m‖⁴ = Σ‖y‖⁴ − 4δᵀΣ‖y‖²y + 4δᵀ(Σyyᵀ)δ + 2‖δ‖²Σ‖y‖² − 3n‖δ‖⁴.
+//
+// These lose about ε·(δ_j/σ_j)² of column j's variance to cancellation
+// (ε·(‖δ‖/σ)⁴ of the fourth moments), nothing while the first chunk's
+// mean lies within a standard deviation of the whole mean, as it does
+// for rows in no particular order, and always after the default
+// standardising stage (δ is then rounding). When it does not (rows
+// sorted or drifting), a second pass sums the outer products of the
+// rows centred on the exact mean, as the textbook two-pass algorithm
+// does (stage "covariance"). One pass over a file instead of two:
+// 2,000,000 rows × 10 from an .npy file fitted in … s instead of … s.
 func moments(ctx context.Context, f *method.Fitting, m *model) (*mat.SymDense, float64, error) {
 	n, d := f.Dims()
+	nf := float64(n)
 	chunk := method.ChunkRows(d)
-	mean := make([]float64, d)
+	var (
+		shift []float64
+		buf   mat.Dense
+	)
+	sumY := make([]float64, d)
+	g := make([]float64, d) // Σ‖y‖²y
+	var sumA, sumA2 float64 // Σ‖y‖², Σ‖y‖⁴
+	S := mat.NewSymDense(d, nil)
 	err := f.Scan(ctx, chunk, func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
-		addRows(mean, X)
-		f.Report("mean", lo+r, n)
+		if shift == nil {
+			shift = make([]float64, d)
+			addRows(shift, X)
+			floats.Scale(1/float64(r), shift)
+			m.mean = shift
+		}
+		y := m.centredRows(&buf, X, 0, r)
+		S.SymRankK(S, 1/nf, y.T())
+		for i := 0; i < r; i++ {
+			row := y.RawRowView(i)
+			a := fastmath.SumSquares(row)
+			sumA += a
+			sumA2 += a * a
+			floats.Add(sumY, row)
+			floats.AddScaled(g, a, row)
+		}
+		f.Report("moments", lo+r, n)
 		return nil
 	})
 	if err != nil {
 		return nil, 0, err
 	}
-	floats.Scale(1/float64(n), mean)
+	delta := sumY
+	floats.Scale(1/nf, delta)
+	mean := make([]float64, d)
+	floats.AddTo(mean, shift, delta)
 	m.mean = mean
+	e := floats.Dot(delta, delta)
+	dSd := mat.Inner(mat.NewVecDense(d, delta), S, mat.NewVecDense(d, delta)) // δᵀ(Σyyᵀ/n)δ
+	exact := true
+	for j := 0; j < d; j++ {
+		v := S.At(j, j) - delta[j]*delta[j]
+		if !(delta[j]*delta[j] <= v) && delta[j] != 0 {
+			exact = false
+		}
+		for k := j; k < d; k++ {
+			S.SetSym(j, k, S.At(j, k)-delta[j]*delta[k])
+		}
+	}
+	sum4 := sumA2 - 4*floats.Dot(delta, g) + 4*nf*dSd + 2*e*sumA - 3*nf*e*e
+	if exact {
+		return S, math.Max(sum4, 0), nil
+	}
+	return covariance(ctx, f, m)
+}
+
+// covariance returns the empirical covariance S of the rows of f about
+// m.mean and Σ_i ‖x_i − m‖⁴, from a pass over the rows: the centred rows'
+// outer products (a chunk at a time, BLAS syrk) and squared norms.
+func covariance(ctx context.Context, f *method.Fitting, m *model) (*mat.SymDense, float64, error) {
+	n, d := f.Dims()
 	S := mat.NewSymDense(d, nil)
 	var (
 		sum4 float64
 		buf  mat.Dense
 	)
-	err = f.Scan(ctx, chunk, func(lo int, X mat.Matrix) error {
+	err := f.Scan(ctx, method.ChunkRows(d), func(lo int, X mat.Matrix) error {
 		r, _ := X.Dims()
 		xc := m.centredRows(&buf, X, 0, r)
 		S.SymRankK(S, 1/float64(n), xc.T())

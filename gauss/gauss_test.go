@@ -1,11 +1,15 @@
 package gauss
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
@@ -115,5 +119,102 @@ func TestLowRankEqualsDense(t *testing.T) {
 				t.Fatalf("%s row %d: %v after reload, %v before", score, i, again[i], got[i])
 			}
 		}
+	}
+}
+
+// moments' one pass about the first chunk's mean gives the mean, the
+// shrinkage ρ and the Cholesky factor of Σ of the textbook two passes
+// (the mean, then the centred rows' outer products and norms, summed here
+// in the test) to 1e-12, 1e-9 and 1e-11 relative: on rows in random
+// order (one pass, stage "moments"; the threshold's scores of 10⁵ rows
+// report nothing) and on the same rows sorted by their first column,
+// where the first chunk's mean lies more than a standard deviation from
+// the whole mean (a second pass, stage "covariance").
+// The columns have means of 10³ and spreads from 10⁻³ to 10, so a
+// shifted sum that lost the mean's digits would show.
+func TestMomentsOnePass(t *testing.T) {
+	const d = 5
+	// Three chunks: sorted, the first holds the lowest third of the
+	// first column, whose mean lies about 1.1 standard deviations below
+	// the whole mean.
+	n := 3 * method.ChunkRows(d)
+	X := mat.NewDense(n, d, nil)
+	rng := rand.New(rand.NewPCG(3, 4))
+	spread := []float64{1e-3, 0.1, 1, 3, 10}
+	for i := range n {
+		z := rng.NormFloat64()
+		for j := range d {
+			X.Set(i, j, 1000+spread[j]*(0.6*z+0.8*rng.NormFloat64()))
+		}
+	}
+	sorted := mat.DenseCopyOf(X)
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = slices.Clone(sorted.RawRowView(i))
+	}
+	slices.SortFunc(rows, func(a, b []float64) int { return cmp.Compare(a[0], b[0]) })
+	for i, r := range rows {
+		copy(sorted.RawRowView(i), r)
+	}
+	for _, tc := range []struct {
+		name   string
+		X      *mat.Dense
+		stages []string
+	}{
+		{"random order", X, []string{"moments"}},
+		{"sorted", sorted, []string{"moments", "covariance"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stages []string
+			progress := func(stage string, _, _ int) {
+				if !slices.Contains(stages, stage) {
+					stages = append(stages, stage)
+				}
+			}
+			g, _ := New(Config{Common: method.Common{Scale: scale.None, Progress: progress}})
+			if err := g.Fit(context.Background(), tc.X); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(stages, tc.stages) {
+				t.Errorf("stages %v, want %v", stages, tc.stages)
+			}
+			m, _ := g.Model()
+			// The textbook two passes.
+			mean := make([]float64, d)
+			for i := range n {
+				floats.Add(mean, tc.X.RawRowView(i))
+			}
+			floats.Scale(1/float64(n), mean)
+			S := mat.NewSymDense(d, nil)
+			var sum4 float64
+			y := make([]float64, d)
+			for i := range n {
+				floats.SubTo(y, tc.X.RawRowView(i), mean)
+				S.SymRankOne(S, 1/float64(n), mat.NewVecDense(d, y))
+				q := floats.Dot(y, y)
+				sum4 += q * q
+			}
+			rho := ledoitWolf(n, S, sum4)
+			chol, _, err := shrink(S, rho)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range d {
+				if e := math.Abs(m.mean[j]-mean[j]) / math.Abs(mean[j]); e > 1e-12 {
+					t.Errorf("mean of column %d: %v, two passes %v (%.2g relative)", j+1, m.mean[j], mean[j], e)
+				}
+			}
+			if e := math.Abs(m.rho-rho) / rho; e > 1e-9 {
+				t.Errorf("ρ = %v, two passes %v (%.2g relative)", m.rho, rho, e)
+			}
+			got, want := m.chol.RawU(), chol.RawU()
+			for i := range d {
+				for j := i; j < d; j++ {
+					if e := math.Abs(got.At(i, j)-want.At(i, j)) / want.At(j, j); e > 1e-11 {
+						t.Errorf("U[%d,%d] = %v, two passes %v (%.2g of the diagonal)", i, j, got.At(i, j), want.At(i, j), e)
+					}
+				}
+			}
+		})
 	}
 }

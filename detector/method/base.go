@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
@@ -692,14 +693,10 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 	// streamed from disk as it scores the same rows in memory, bit for
 	// bit.
 	chunk := ChunkRows(cols)
-	var buf, dense mat.Dense
+	var bufs chunkBufs
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)
-		rows := csr.Rows(X, lo, hi)
-		if densify {
-			rows = densifyInto(&dense, rows.(*sparse.CSR))
-		}
-		Xs, err := cur.stage.ApplyInto(&buf, rows)
+		Xs, err := b.prepare(cur, &bufs, csr.Rows(X, lo, hi), densify, false)
 		if err == nil {
 			err = cur.model.Score(ctx, dst[lo:hi], Xs)
 		}
@@ -716,6 +713,40 @@ func (b *Base[M]) score(ctx context.Context, cur *fitted[M], dst []float64, X ma
 	if err := nanRows(method, dst, false); err != nil {
 		return nil, err
 	}
+	return dst, nil
+}
+
+// chunkBufs holds a chunk's way to the method's Score: its rows
+// densified (a CSR chunk of a method that densifies) and scaled.
+type chunkBufs struct{ dense, scaled mat.Dense }
+
+// prepare returns the rows of a chunk as the method's Score takes them:
+// densified when densify is set (a CSR chunk of a method that densifies),
+// then through the scale stage, in bufs' storage. With own set the
+// result never shares storage with rows (a source's chunk is valid only
+// during its callback): rows the stage passes through (rule none) are
+// copied into bufs.
+func (b *Base[M]) prepare(cur *fitted[M], bufs *chunkBufs, rows mat.Matrix, densify, own bool) (mat.Matrix, error) {
+	if densify {
+		rows = densifyInto(&bufs.dense, rows.(*sparse.CSR))
+		own = false
+	}
+	Xs, err := cur.stage.ApplyInto(&bufs.scaled, rows)
+	if err != nil || !own || cur.stage.Rule != scale.None {
+		return Xs, err
+	}
+	if sp, ok := Xs.(*sparse.CSR); ok {
+		return copyMatrix(sp), nil
+	}
+	r, c := Xs.Dims()
+	dst := &bufs.scaled
+	if raw := dst.RawMatrix(); !dst.IsEmpty() && cap(raw.Data) >= r*c {
+		dst.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: raw.Data[:r*c]})
+	} else {
+		dst.Reset()
+		dst.ReuseAs(r, c)
+	}
+	dst.Copy(Xs)
 	return dst, nil
 }
 

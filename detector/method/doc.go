@@ -89,8 +89,9 @@
 //	}
 //
 // 4. The fit. Hooks.Fit reads the training rows through the *Fitting, as
-// the model needs them: gauss makes passes with Scan (the mean, then the
-// covariance), so a file larger than memory fits holding d × d values;
+// the model needs them: gauss passes over them with Scan (sums of the
+// rows, their outer products and norms), so a file larger than memory
+// fits holding d × d values;
 // kde and the support vector machines take every row with Matrix or
 // Dense; iforest and EXPoSE's SGD read a sample with Rows or Sample. It
 // reports progress with Fitting.Report from every stage that can take
@@ -102,8 +103,9 @@
 //		n, d := f.Dims()
 //		err := f.Scan(ctx, method.ChunkRows(d), func(lo int, X mat.Matrix) error {
 //			r, _ := X.Dims()
-//			addRows(mean, X)
-//			f.Report("mean", lo+r, n)
+//			addRows(sum, X)
+//			...
+//			f.Report("moments", lo+r, n)
 //			return nil
 //		})
 //		...

@@ -3,6 +3,7 @@ package method
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -34,25 +35,60 @@ func ChunkRows(cols int) int {
 // ScoreSource scores the rows of src, a chunk of ChunkRows rows at a
 // time, for detector.ScoreSource: fn receives each chunk's scores in row
 // order (lo is the chunk's first row; scores is valid only during the
-// call). Reading the next chunk overlaps scoring this one; memory holds
-// the model and a few chunks, whatever the number of rows. Scores equal
-// those of Score on the whole matrix, bit for bit: Score scores in the
-// same chunks. Errors name the data's rows.
+// call). Reading and scaling the next chunk overlaps scoring this one:
+// the reader scales each chunk straight out of the source's buffer into
+// one of two sets of buffers that go round (no other copy), so memory
+// holds the model, the source's buffer and two scaled chunks whatever
+// the number of rows, and no chunk leaves garbage behind. The whole pass
+// scores with the model published when it starts, even while another
+// fit replaces it. Scores equal those of Score on the whole matrix, bit
+// for bit: Score scales and scores in the same chunks. Errors name the
+// data's rows.
 func (b *Base[M]) ScoreSource(ctx context.Context, src detector.Source, fn func(lo int, scores []float64) error) error {
+	cur := b.s.cur.Load()
+	if cur == nil {
+		return detector.ErrNotFitted
+	}
+	method := b.s.method
 	_, cols := src.Dims()
+	densify := b.s.hooks.Densify
 	type chunk struct {
-		lo int
-		X  mat.Matrix
+		lo   int
+		X    mat.Matrix
+		bufs *chunkBufs
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks := make(chan chunk, 1)
+	free := make(chan *chunkBufs, 2)
+	free <- new(chunkBufs)
+	free <- new(chunkBufs)
+	chunks := make(chan chunk)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(chunks)
-		readErr <- src.Scan(ctx, ChunkRows(cols), func(lo int, X mat.Matrix) error {
+		var err error
+		defer func() { readErr <- err }()
+		defer recoverAs(method, "scaling", &err)
+		err = src.Scan(ctx, ChunkRows(cols), func(lo int, X mat.Matrix) error {
+			var bufs *chunkBufs
 			select {
-			case chunks <- chunk{lo, copyMatrix(X)}:
+			case bufs = <-free:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			X = csr.Input(X)
+			_, sparseRows := X.(*sparse.CSR)
+			err := CheckMatrix(X, cur.dim)
+			var Xs mat.Matrix
+			if err == nil {
+				Xs, err = b.prepare(cur, bufs, X, densify && sparseRows, true)
+			}
+			if err != nil {
+				free <- bufs
+				return offsetRows(fmt.Errorf("%s: %w", method, err), lo)
+			}
+			select {
+			case chunks <- chunk{lo, Xs, bufs}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -64,23 +100,43 @@ func (b *Base[M]) ScoreSource(ctx context.Context, src detector.Source, fn func(
 		err    error
 	)
 	for c := range chunks {
-		if err != nil {
-			continue // drain, so the reader ends
+		if err == nil {
+			r, _ := c.X.Dims()
+			scores = ScoreDst(scores, r)
+			if err = b.scoreChunk(ctx, cur, scores, c.X); err != nil {
+				err = offsetRows(err, c.lo)
+			} else {
+				err = fn(c.lo, scores)
+			}
+			if err != nil {
+				cancel()
+			}
 		}
-		scores, err = b.ScoreContext(ctx, scores, c.X)
-		if err != nil {
-			err = offsetRows(err, c.lo)
-			cancel()
-			continue
-		}
-		if err = fn(c.lo, scores); err != nil {
-			cancel()
-		}
+		free <- c.bufs // after an error too: the reader may be waiting for it
 	}
 	if rerr := <-readErr; err == nil {
 		err = rerr
 	}
 	return err
+}
+
+// scoreChunk scores the prepared rows X of a chunk into dst with cur's
+// model, as score does: errors name X's rows, and a panic of the
+// method's Score is an error.
+func (b *Base[M]) scoreChunk(ctx context.Context, cur *fitted[M], dst []float64, X mat.Matrix) (err error) {
+	method := b.s.method
+	defer recoverAs(method, "scoring", &err)
+	err = cur.model.Score(ctx, dst, X)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", method, ctx.Err())
+		}
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nanRows(method, dst, false)
 }
 
 // copyMatrix returns a copy of a chunk a Source handed over.
