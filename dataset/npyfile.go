@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,9 +35,11 @@ type array struct {
 	closer io.Closer
 	fcol   []int // Fortran order: the offset in a row of each Fortran column
 
-	// Random access: the data start at off in ra.
+	// Random access: the data start at off in ra; mm, when not nil, maps
+	// them (mapData), and passes read the values in place.
 	ra  io.ReaderAt
 	off int64
+	mm  *mapped
 	// Sequential: seq opens a new pass, at the first data byte; first is
 	// the reader Open read the header from, for the first pass.
 	seq   func() (io.ReadCloser, error)
@@ -168,6 +172,7 @@ func openNPY(ra io.ReaderAt, size int64, path string, opt Options, closer io.Clo
 		return nil, err
 	}
 	a.ra, a.off, a.closer = ra, used, closer
+	a.mapData()
 	return npyAt{a}, nil
 }
 
@@ -264,6 +269,7 @@ func openNPZ(ra io.ReaderAt, size int64, path string, opt Options, closer io.Clo
 			return nil, err
 		}
 		a.ra, a.off = ra, off+used
+		a.mapData()
 		f = npyAt{a}
 	} else {
 		open := func() (io.ReadCloser, *npyHeader, error) {
@@ -336,6 +342,12 @@ func (a *array) Labels() Labels       { return a.labels }
 
 func (a *array) Close() error {
 	a.closed.Store(true)
+	if a.mm != nil {
+		a.mu.Lock() // a pass in another goroutine ends first
+		a.mm.unmap()
+		a.mm = nil
+		a.mu.Unlock()
+	}
 	if a.first != nil {
 		a.first.Close()
 	}
@@ -351,6 +363,88 @@ func (a *array) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix)
 
 func (a *array) ScanLabeled(ctx context.Context, max int, fn func(lo int, X mat.Matrix, y []int) error) error {
 	return a.scan(ctx, max, a.y != nil, fn)
+}
+
+// scanMapped is scan over the mapped data (mapData): each chunk is a
+// matrix on the mapping itself, checked for NaN and ±Inf, its pages read
+// ahead before and released after fn. A file truncated while it is
+// mapped makes a read of the lost pages fault: in this goroutine (the
+// check, and whatever fn does here) the fault is returned as an error;
+// a method that hands the chunk to goroutines of its own, unscaled,
+// would still crash there, as any reader of a mapped file does.
+func (a *array) scanMapped(ctx context.Context, max int, yp *yPass, fn func(lo int, X mat.Matrix, y []int) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer a.faultErr(&err)
+	m := a.mm
+	p := m.pass()
+	defer p.done(len(m.data))
+	step := min(max, a.n)
+	rowBytes := int64(a.d) * 8
+	for lo := 0; lo < a.n; lo += step {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := min(step, a.n-lo)
+		p.use(lo*a.d, (lo+k)*a.d)
+		data := m.data[lo*a.d : (lo+k)*a.d]
+		if !finite64(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(data))), len(data))) {
+			if err := nonFinite(a.name, data, a.d, lo); err != nil {
+				return err
+			}
+		}
+		var y []int
+		if yp != nil {
+			var err error
+			if y, err = yp.next(k); err != nil {
+				return err
+			}
+		}
+		if err := fn(lo, mat.NewDense(k, a.d, data), y); err != nil {
+			return err
+		}
+		p.done((lo + k) * a.d)
+		a.opt.progress(int64(lo+k)*rowBytes, int64(a.n)*rowBytes)
+	}
+	if yp != nil {
+		return yp.end()
+	}
+	return nil
+}
+
+// faultErr, deferred with the goroutine's debug.SetPanicOnFault set,
+// turns a fault reading the mapped file into *err; other panics go on.
+func (a *array) faultErr(err *error) {
+	if r := recover(); r != nil {
+		if _, fault := r.(interface{ Addr() uintptr }); !fault {
+			panic(r)
+		}
+		*err = a.err(errors.New("the file changed while it was read: it was truncated or overwritten"))
+	}
+}
+
+// readRowsMapped is ReadRows of a mapped array: each row copied from the
+// mapping (a sample of every 20th row copies 8 MB of a 160 MB file, where
+// ReadAt read through the gaps), in the order of the file, the pages
+// passed released a window at a time (see pass). A fault is an error, as
+// in scanMapped.
+func (a *array) readRowsMapped(ctx context.Context, idx, ord []int, out *mat.Dense) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer a.faultErr(&err)
+	m, d := a.mm, a.d
+	w := m.pass()
+	defer w.done(len(m.data))
+	for k, p := range ord {
+		if k%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		r := idx[p]
+		w.use(r*d, (r+1)*d)
+		copy(out.RawRowView(p), m.data[r*d:(r+1)*d])
+		w.done(r * d)
+	}
+	return nil
 }
 
 // decoder returns a decoder of the array's data, for one pass or one
@@ -387,6 +481,9 @@ func (a *array) scan(ctx context.Context, max int, labels bool, fn func(lo int, 
 			return err
 		}
 		defer yp.close()
+	}
+	if a.mm != nil {
+		return a.scanMapped(ctx, max, yp, fn)
 	}
 	c := newChunk(min(max, a.n), a.d, false, false, true, a.opt)
 	dec := a.decoder()
@@ -486,7 +583,8 @@ const (
 	readSpan = 1 << 20
 )
 
-// ReadRows reads the rows idx with ReadAt: in C order, one read per run
+// ReadRows reads the rows idx: from the map when the array is mapped
+// (readRowsMapped), else with ReadAt: in C order, one read per run
 // of nearby rows (in the order of the file, whatever the order of idx);
 // in Fortran order, one read per column and run of nearby rows, so a
 // sample of many rows reads each column in long runs and a few rows cost
@@ -505,9 +603,15 @@ func (f npyAt) ReadRows(ctx context.Context, idx []int) (mat.Matrix, error) {
 	slices.SortFunc(ord, func(p, q int) int { return cmp.Compare(idx[p], idx[q]) })
 	dec := a.decoder()
 	var err error
-	if a.fcol == nil {
+	switch {
+	case len(idx) == 0:
+	case a.mm != nil:
+		err = a.readRowsMapped(ctx, idx, ord, out)
+		u := out.RawMatrix().Data
+		dec.finite = finite64(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(u))), len(u)))
+	case a.fcol == nil:
 		err = a.readRowsC(ctx, dec, idx, ord, out)
-	} else {
+	default:
 		err = a.readRowsF(ctx, dec, idx, ord, out)
 	}
 	if err != nil {
