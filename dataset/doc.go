@@ -200,8 +200,8 @@
 // before any row is read, where Load reads the rows first.)
 //
 //	format              rows known          by index (ReadRows)   passes
-//	.npy                at Open             yes, map or ReadAt    any
-//	.npz, X stored      at Open             yes, map or ReadAt    any
+//	.npy                at Open             yes, ReadAt           any, on a map
+//	.npz, X stored      at Open             yes, ReadAt           any, on a map
 //	.npz, X deflated    at Open             no                    any: the member inflated again
 //	CSV, TSV, ARFF      after a pass        no                    any: the file reopened, its header read again
 //	LIBSVM              at Open (see below) no                    any
@@ -215,16 +215,17 @@
 // the page cache: about 10 ms, against 42 ms read into a buffer). The
 // pages a pass has read are released, and the next ones asked for, 64 MiB
 // at a time, so a pass over an 8 GB file holds about 64 MiB of it
-// resident, not 8 GB; ReadRows copies its rows from the map. A file
-// truncated while it is mapped is an error of the pass or ReadRows that
-// meets the lost pages, in its own goroutine (a detector that hands
+// resident, not 8 GB. A file truncated while it is mapped is an error of
+// the pass that meets the lost pages, in its own goroutine (a detector that hands
 // unscaled chunks to goroutines of its own would crash there, as any
 // reader of a mapped file would). Other data, or where the map fails, are
 // read with ReadAt and converted by the decoder Load uses, from any dtype,
 // byte order and order it reads, into one float64 buffer reused by every
 // chunk (little-endian float64 in C order is read straight into it); in
 // Fortran order, the chunk's run of each column, a panel of columns at a
-// time, transposed into the rows. ReadRows reads, in C
+// time, transposed into the rows. ReadRows reads with ReadAt, mapped or
+// not (faulting in a page for each of a sample's scattered rows cost
+// more than a read of it): in C
 // order, a run of nearby rows at a time (through gaps of up to 16 KiB),
 // in the order of the file whatever the order asked; in Fortran order, a
 // column at a time, each in runs of nearby rows, so a large sample reads

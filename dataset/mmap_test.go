@@ -103,9 +103,8 @@ func readRowsOf(t *testing.T, path string, idx []int) (mat.Matrix, error) {
 	return f.(RowReader).ReadRows(context.Background(), idx)
 }
 
-// A mapped file truncated after Open gives an error from Scan and
-// ReadRows, not a crash: the lost pages fault in the pass's own check and
-// in ReadRows' copy.
+// A mapped file truncated after Open gives an error from Scan, not a
+// crash: the lost pages fault in the pass's own check.
 func TestMappedTruncated(t *testing.T) {
 	const n, d = 20000, 8
 	X := testmat.NormalSeed(n, d, 6)
@@ -126,7 +125,4 @@ func TestMappedTruncated(t *testing.T) {
 		t.Fatalf("Scan of a truncated mapped file: %v", err)
 	}
 	t.Log(err)
-	if _, err := f.(RowReader).ReadRows(context.Background(), []int{0, n - 1}); err == nil || !strings.Contains(err.Error(), "changed while it was read") {
-		t.Fatalf("ReadRows of a truncated mapped file: %v", err)
-	}
 }

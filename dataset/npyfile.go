@@ -422,31 +422,6 @@ func (a *array) faultErr(err *error) {
 	}
 }
 
-// readRowsMapped is ReadRows of a mapped array: each row copied from the
-// mapping (a sample of every 20th row copies 8 MB of a 160 MB file, where
-// ReadAt read through the gaps), in the order of the file, the pages
-// passed released a window at a time (see pass). A fault is an error, as
-// in scanMapped.
-func (a *array) readRowsMapped(ctx context.Context, idx, ord []int, out *mat.Dense) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer a.faultErr(&err)
-	m, d := a.mm, a.d
-	w := m.pass()
-	defer w.done(len(m.data))
-	for k, p := range ord {
-		if k%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		r := idx[p]
-		w.use(r*d, (r+1)*d)
-		copy(out.RawRowView(p), m.data[r*d:(r+1)*d])
-		w.done(r * d)
-	}
-	return nil
-}
-
 // decoder returns a decoder of the array's data, for one pass or one
 // ReadRows.
 func (a *array) decoder() *npyDecoder {
@@ -583,8 +558,10 @@ const (
 	readSpan = 1 << 20
 )
 
-// ReadRows reads the rows idx: from the map when the array is mapped
-// (readRowsMapped), else with ReadAt: in C order, one read per run
+// ReadRows reads the rows idx with ReadAt, mapped or not (a sample's
+// rows lie far apart: faulting in a page, and the pages around it, for
+// each made iforest's fit of 100,000,000 rows 0.69–0.78 s against 0.41 s
+// by ReadAt): in C order, one read per run
 // of nearby rows (in the order of the file, whatever the order of idx);
 // in Fortran order, one read per column and run of nearby rows, so a
 // sample of many rows reads each column in long runs and a few rows cost
@@ -603,15 +580,9 @@ func (f npyAt) ReadRows(ctx context.Context, idx []int) (mat.Matrix, error) {
 	slices.SortFunc(ord, func(p, q int) int { return cmp.Compare(idx[p], idx[q]) })
 	dec := a.decoder()
 	var err error
-	switch {
-	case len(idx) == 0:
-	case a.mm != nil:
-		err = a.readRowsMapped(ctx, idx, ord, out)
-		u := out.RawMatrix().Data
-		dec.finite = finite64(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(u))), len(u)))
-	case a.fcol == nil:
+	if a.fcol == nil {
 		err = a.readRowsC(ctx, dec, idx, ord, out)
-	default:
+	} else {
 		err = a.readRowsF(ctx, dec, idx, ord, out)
 	}
 	if err != nil {

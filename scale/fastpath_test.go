@@ -86,3 +86,81 @@ func TestDenseFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// Standard's dense fit (loops over each chunk's rows) gives the stage of
+// the per-value passes it replaced bit for bit: the reference below is
+// that code (maxAbs, then columnStats for the sum in units and for the
+// squares about the mean), on columns of ordinary, huge (near
+// MaxFloat64), tiny and constant values, fed in uneven chunks.
+func TestStandardDenseBitForBit(t *testing.T) {
+	const n, c = 1003, 5
+	rng := rand.New(rand.NewPCG(7, 8))
+	X := mat.NewDense(n, c, nil)
+	for i := range n {
+		X.Set(i, 0, rng.NormFloat64()*3+10)
+		X.Set(i, 1, rng.NormFloat64()*1e307)
+		X.Set(i, 2, rng.NormFloat64()*1e-300)
+		X.Set(i, 3, 4.25)
+		X.Set(i, 4, rng.ExpFloat64()-1)
+	}
+	rs := Rows{Cols: c, Pass: func(fn func(X mat.Matrix) error) error {
+		for lo := 0; lo < n; lo += 97 {
+			if err := fn(X.Slice(lo, min(n, lo+97), 0, c)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	var got, viaAt Standard
+	if err := got.fit(rs); err != nil {
+		t.Fatal(err)
+	}
+	// Chunks without RawMatrix (read through mat.Row) give the same.
+	opaqueRows := Rows{Cols: c, Pass: func(fn func(X mat.Matrix) error) error {
+		return rs.Pass(func(X mat.Matrix) error { return fn(opaque{X}) })
+	}}
+	if err := viaAt.fit(opaqueRows); err != nil {
+		t.Fatal(err)
+	}
+	for j := range c {
+		if math.Float64bits(viaAt.Mean[j]) != math.Float64bits(got.Mean[j]) || math.Float64bits(viaAt.Std[j]) != math.Float64bits(got.Std[j]) {
+			t.Errorf("column %d: chunks without RawMatrix give mean %v std %v, with it %v and %v", j+1, viaAt.Mean[j], viaAt.Std[j], got.Mean[j], got.Std[j])
+		}
+	}
+	// The reference: the per-value passes.
+	amax, err := maxAbs(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := make([]float64, c)
+	for j, m := range amax {
+		unit[j] = 1
+		if m > 0 && !math.IsInf(m, 0) {
+			_, e := math.Frexp(m)
+			unit[j] = math.Ldexp(1, e-1)
+		}
+	}
+	sum := make([]float64, c)
+	cnt, _, err := columnStats(rs, func(j int, v float64) { sum[j] += v / unit[j] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := make([]float64, c)
+	for j := range sum {
+		mean[j] = sum[j] / float64(cnt)
+	}
+	ss := make([]float64, c)
+	columnStats(rs, func(j int, v float64) {
+		d := v/unit[j] - mean[j]
+		ss[j] += d * d
+	})
+	for j := range c {
+		std := math.Sqrt(ss[j]/float64(cnt)) * unit[j]
+		if std == 0 {
+			std = 1
+		}
+		if m := mean[j] * unit[j]; math.Float64bits(got.Mean[j]) != math.Float64bits(m) || math.Float64bits(got.Std[j]) != math.Float64bits(std) {
+			t.Errorf("column %d: mean %v std %v, per-value passes %v and %v", j+1, got.Mean[j], got.Std[j], m, std)
+		}
+	}
+}

@@ -250,6 +250,9 @@ func (s *MinMax) TransformSparse(X *sparse.CSR) (*sparse.CSR, error) {
 func (s *Standard) Fit(X mat.Matrix) error { return s.fit(rowsOf(X)) }
 
 func (s *Standard) fit(rs Rows) error {
+	if !rs.Sparse {
+		return s.fitDense(rs)
+	}
 	amax, err := maxAbs(rs)
 	if err != nil {
 		return err
@@ -293,6 +296,96 @@ func (s *Standard) fit(rs Rows) error {
 	}
 	s.Mean, s.Std = mean, std
 	return nil
+}
+
+// fitDense is fit for dense rows: the same three passes (the largest
+// magnitudes, the sum in units of them, the squares about the mean), the
+// same sums in the same order, bit for bit, in loops over each chunk's
+// rows instead of a call for each value (the stage of gauss's fit of
+// 100,000,000 × 10 rows went from about 24 s to …).
+func (s *Standard) fitDense(rs Rows) error {
+	c := rs.Cols
+	amax := make([]float64, c)
+	n, err := densePass(rs, func(row []float64) {
+		for j, v := range row {
+			if a := math.Abs(v); a > amax[j] || a != a {
+				amax[j] = a // math.Max(amax[j], a): NaN stays
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	unit := make([]float64, c) // 2^(e−1) ≤ max |x_j| < 2^e: exact division and multiplication
+	for j, m := range amax {
+		unit[j] = 1
+		if m > 0 && !math.IsInf(m, 0) {
+			_, e := math.Frexp(m)
+			unit[j] = math.Ldexp(1, e-1) // 2^e itself overflows for |x| near 1.8e308
+		}
+	}
+	mean := make([]float64, c)
+	if _, err := densePass(rs, func(row []float64) {
+		for j, v := range row {
+			mean[j] += v / unit[j]
+		}
+	}); err != nil {
+		return err
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	// Second pass around the mean for accuracy.
+	ss := make([]float64, c)
+	if _, err := densePass(rs, func(row []float64) {
+		for j, v := range row {
+			d := v/unit[j] - mean[j]
+			ss[j] += d * d
+		}
+	}); err != nil {
+		return err
+	}
+	std := make([]float64, c)
+	for j := range ss {
+		std[j] = math.Sqrt(ss[j]/float64(n)) * unit[j]
+		mean[j] *= unit[j]
+		if std[j] == 0 {
+			std[j] = 1
+		}
+	}
+	s.Mean, s.Std = mean, std
+	return nil
+}
+
+// densePass calls fn with each row of a pass over dense rows (a slice of
+// the chunk's storage when it has one, else a copy) and returns their
+// number; errEmpty for no rows or no columns.
+func densePass(rs Rows, fn func(row []float64)) (int, error) {
+	n, c := 0, rs.Cols
+	var buf []float64
+	err := rs.Pass(func(X mat.Matrix) error {
+		r, _ := X.Dims()
+		n += r
+		if raw, ok := X.(mat.RawMatrixer); ok {
+			m := raw.RawMatrix()
+			for i := 0; i < r; i++ {
+				fn(m.Data[i*m.Stride : i*m.Stride+c])
+			}
+			return nil
+		}
+		for i := 0; i < r; i++ {
+			buf = mat.Row(buf, i, X)
+			fn(buf)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 || c == 0 {
+		return 0, errEmpty
+	}
+	return n, nil
 }
 
 // Transform writes (X − Mean) / Std (or X / Std with NoCenter) into dst.
