@@ -301,8 +301,8 @@ func (s *Standard) fit(rs Rows) error {
 // fitDense is fit for dense rows: the same three passes (the largest
 // magnitudes, the sum in units of them, the squares about the mean), the
 // same sums in the same order, bit for bit, in loops over each chunk's
-// rows instead of a call for each value (the stage of gauss's fit of
-// 100,000,000 × 10 rows went from about 24 s to …).
+// rows instead of a call for each value (gauss's fit of 20,000,000 × 10
+// rows from an .npy file, mostly this stage, went from 7.89 to 4.33 s).
 func (s *Standard) fitDense(rs Rows) error {
 	c := rs.Cols
 	amax := make([]float64, c)
