@@ -30,6 +30,11 @@ func (f *memFile) Columns() []string    { return slices.Clone(f.ds.Columns) }
 func (f *memFile) ColumnNumbers() []int { return slices.Clone(f.ds.ColumnNumbers) }
 func (f *memFile) Notes() []string      { return slices.Clone(f.ds.Notes) }
 
+// FiniteValues reports that every value a pass hands out is finite: the
+// file checks them as it reads (a NaN or an infinity is an *Error naming
+// its row and column), so a detector's pass need not check them again.
+func (f *memFile) FiniteValues() bool { return true }
+
 func (f *memFile) Sparse() bool {
 	_, ok := f.ds.X.(*sparse.CSR)
 	return ok

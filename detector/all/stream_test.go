@@ -2,6 +2,7 @@ package all_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -149,4 +150,34 @@ func itoa(n int) string {
 		b = append([]byte{byte('0' + n%10)}, b...)
 	}
 	return string(b)
+}
+
+// A Source that does not check its own values (no FiniteValues method,
+// unlike dataset's files) has each chunk checked by the fit and the
+// score: a NaN in the third chunk of 7 rows is a *detector.ValueError
+// naming its row of the data (1-based 17, column 2), for every method.
+func TestSourceValuesChecked(t *testing.T) {
+	X := testmat.NormalSeed(300, 256, 11)
+	bad := mat.DenseCopyOf(X)
+	bad.Set(16, 1, math.NaN())
+	for _, m := range detector.Names() {
+		t.Run(m, func(t *testing.T) {
+			d, err := detector.New(m, map[string]string{}, detector.Options{Shape: shapeFor(m)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ve *detector.ValueError
+			err = detector.FitSource(context.Background(), d, smallChunks{bad})
+			if !errors.As(err, &ve) || ve.Row != 16 || ve.Col != 1 {
+				t.Errorf("fit: %v", err)
+			}
+			if err := d.Fit(context.Background(), X); err != nil {
+				t.Fatal(err)
+			}
+			err = detector.ScoreSource(context.Background(), d, smallChunks{bad}, func(int, []float64) error { return nil })
+			if !errors.As(err, &ve) || ve.Row != 16 || ve.Col != 1 {
+				t.Errorf("score: %v", err)
+			}
+		})
+	}
 }

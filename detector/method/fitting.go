@@ -220,8 +220,9 @@ func scanMatrix(ctx context.Context, X mat.Matrix, max int, fn func(lo int, X ma
 // the source says, every value finite. Errors name the data's rows.
 func scanChecked(ctx context.Context, method string, src detector.Source, max int, fn func(lo int, X mat.Matrix) error) error {
 	_, cols := src.Dims()
+	check := chunkChecker(src)
 	return src.Scan(ctx, max, func(lo int, X mat.Matrix) error {
-		if err := CheckMatrix(X, cols); err != nil {
+		if err := check(X, cols); err != nil {
 			return offsetRows(fmt.Errorf("%s: %w", method, err), lo)
 		}
 		return fn(lo, X)

@@ -52,6 +52,7 @@ func (b *Base[M]) ScoreSource(ctx context.Context, src detector.Source, fn func(
 	method := b.s.method
 	_, cols := src.Dims()
 	densify := b.s.hooks.Densify
+	check := chunkChecker(src)
 	type chunk struct {
 		lo   int
 		X    mat.Matrix
@@ -78,7 +79,7 @@ func (b *Base[M]) ScoreSource(ctx context.Context, src detector.Source, fn func(
 			}
 			X = csr.Input(X)
 			_, sparseRows := X.(*sparse.CSR)
-			err := CheckMatrix(X, cur.dim)
+			err := check(X, cur.dim)
 			var Xs mat.Matrix
 			if err == nil {
 				Xs, err = b.prepare(cur, bufs, X, densify && sparseRows, true)
