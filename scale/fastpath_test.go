@@ -132,14 +132,7 @@ func TestStandardDenseBitForBit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unit := make([]float64, c)
-	for j, m := range amax {
-		unit[j] = 1
-		if m > 0 && !math.IsInf(m, 0) {
-			_, e := math.Frexp(m)
-			unit[j] = math.Ldexp(1, e-1)
-		}
-	}
+	unit := powerUnits(amax)
 	sum := make([]float64, c)
 	cnt, _, err := columnStats(rs, func(j int, v float64) { sum[j] += v / unit[j] })
 	if err != nil {

@@ -258,14 +258,7 @@ func (s *Standard) fit(rs Rows) error {
 		return err
 	}
 	c := len(amax)
-	unit := make([]float64, c) // 2^(e−1) ≤ max |x_j| < 2^e: exact division and multiplication
-	for j, m := range amax {
-		unit[j] = 1
-		if m > 0 && !math.IsInf(m, 0) {
-			_, e := math.Frexp(m)
-			unit[j] = math.Ldexp(1, e-1) // 2^e itself overflows for |x| near 1.8e308
-		}
-	}
+	unit := powerUnits(amax)
 	sum := make([]float64, c)
 	n, zeros, err := columnStats(rs, func(j int, v float64) { sum[j] += v / unit[j] })
 	if err != nil {
@@ -316,14 +309,7 @@ func (s *Standard) fitDense(rs Rows) error {
 	if err != nil {
 		return err
 	}
-	unit := make([]float64, c) // 2^(e−1) ≤ max |x_j| < 2^e: exact division and multiplication
-	for j, m := range amax {
-		unit[j] = 1
-		if m > 0 && !math.IsInf(m, 0) {
-			_, e := math.Frexp(m)
-			unit[j] = math.Ldexp(1, e-1) // 2^e itself overflows for |x| near 1.8e308
-		}
-	}
+	unit := powerUnits(amax)
 	mean := make([]float64, c)
 	if _, err := densePass(rs, func(row []float64) {
 		for j, v := range row {
@@ -355,6 +341,21 @@ func (s *Standard) fitDense(rs Rows) error {
 	}
 	s.Mean, s.Std = mean, std
 	return nil
+}
+
+// powerUnits returns, for each column's largest magnitude m, the power
+// of two 2^(e−1) ≤ m < 2^e (1 for 0 and ±Inf): sums in units of it are
+// exact divisions and multiplications, and cannot overflow.
+func powerUnits(amax []float64) []float64 {
+	unit := make([]float64, len(amax))
+	for j, m := range amax {
+		unit[j] = 1
+		if m > 0 && !math.IsInf(m, 0) {
+			_, e := math.Frexp(m)
+			unit[j] = math.Ldexp(1, e-1) // 2^e itself overflows for |x| near 1.8e308
+		}
+	}
+	return unit
 }
 
 // densePass calls fn with each row of a pass over dense rows (a slice of

@@ -187,11 +187,7 @@ func (r *Tridiag) VectorsProgress(ctx context.Context, vals []float64, progress 
 	if k == 0 || m == 0 {
 		return z, nil
 	}
-	total := m + (k-1+qBlock-1)/qBlock
-	if progress == nil {
-		progress = func(int, int) {}
-	}
-	found, err := r.inverseIteration(ctx, vals, func(done int) { progress(done, total) })
+	found, step, total, err := r.invert(ctx, vals, progress)
 	if found == nil || err != nil {
 		return nil, err
 	}
@@ -202,11 +198,11 @@ func (r *Tridiag) VectorsProgress(ctx context.Context, vals []float64, progress 
 		}
 	}
 	if k > 1 { // z ← Q z: the reflectors act on rows 1..k−1
-		if err := r.applyReflectors(ctx, zr.Data[zr.Stride:], zr.Stride, m, false, func(done int) { progress(m+done, total) }); err != nil {
+		if err := r.applyReflectors(ctx, zr.Data[zr.Stride:], zr.Stride, m, false, func(done int) { step(m + done) }); err != nil {
 			return nil, err
 		}
 	}
-	progress(total, total)
+	step(total)
 	return z, nil
 }
 
@@ -227,21 +223,31 @@ func (r *Tridiag) VectorsTProgress(ctx context.Context, vals []float64, progress
 	if k == 0 || m == 0 {
 		return mat.NewDense(max(m, 1), max(k, 1), nil), nil
 	}
-	total := m + (k-1+qBlock-1)/qBlock
-	if progress == nil {
-		progress = func(int, int) {}
-	}
-	found, err := r.inverseIteration(ctx, vals, func(done int) { progress(done, total) })
+	found, step, total, err := r.invert(ctx, vals, progress)
 	if found == nil || err != nil {
 		return nil, err
 	}
 	if k > 1 { // each row ← row·Qᵀ, on its entries 1..k−1
-		if err := r.applyReflectors(ctx, found[1:], k, m, true, func(done int) { progress(m+done, total) }); err != nil {
+		if err := r.applyReflectors(ctx, found[1:], k, m, true, func(done int) { step(m + done) }); err != nil {
 			return nil, err
 		}
 	}
-	progress(total, total)
+	step(total)
 	return mat.NewDense(m, k, found), nil
+}
+
+// invert runs inverse iteration for vals (the first part of Vectors and
+// VectorsT) and returns the vectors as rows, with step, which reports a
+// count of the len(vals) + ⌈(k−1)/qBlock⌉ steps of both parts to progress
+// (a no-op for nil progress), and that total.
+func (r *Tridiag) invert(ctx context.Context, vals []float64, progress func(done, total int)) (found []float64, step func(done int), total int, err error) {
+	total = len(vals) + (r.k-1+qBlock-1)/qBlock
+	step = func(int) {}
+	if progress != nil {
+		step = func(done int) { progress(done, total) }
+	}
+	found, err = r.inverseIteration(ctx, vals, step)
+	return found, step, total, err
 }
 
 // inverseIteration returns the unit eigenvectors of J for vals, one a
