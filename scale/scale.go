@@ -276,7 +276,16 @@ func (s *Standard) fit(rs Rows) error {
 	}); err != nil {
 		return err
 	}
-	std := make([]float64, c)
+	s.finish(mean, ss, unit, zeros, n)
+	return nil
+}
+
+// finish sets Mean and Std from the n rows' column means and sums of
+// squares about them, in units of unit: the implicit zeros of sparse rows
+// (zeros, nil for dense rows) add their squares first, and a zero spread
+// becomes 1.
+func (s *Standard) finish(mean, ss, unit []float64, zeros []int, n int) {
+	std := make([]float64, len(ss))
 	for j := range ss {
 		if zeros != nil {
 			ss[j] += float64(zeros[j]) * mean[j] * mean[j]
@@ -288,7 +297,6 @@ func (s *Standard) fit(rs Rows) error {
 		}
 	}
 	s.Mean, s.Std = mean, std
-	return nil
 }
 
 // fitDense is fit for dense rows: the same three passes (the largest
@@ -331,15 +339,7 @@ func (s *Standard) fitDense(rs Rows) error {
 	}); err != nil {
 		return err
 	}
-	std := make([]float64, c)
-	for j := range ss {
-		std[j] = math.Sqrt(ss[j]/float64(n)) * unit[j]
-		mean[j] *= unit[j]
-		if std[j] == 0 {
-			std[j] = 1
-		}
-	}
-	s.Mean, s.Std = mean, std
+	s.finish(mean, ss, unit, nil, n)
 	return nil
 }
 
