@@ -126,3 +126,46 @@ func TestMappedTruncated(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// Close during a pass whose fn is blocked returns at once (an
+// interrupted score may be blocked writing to a pipe); the map stays
+// until the pass ends, at its next chunk with errClosed, and the pass
+// then removes it.
+func TestMappedCloseDuringPass(t *testing.T) {
+	const n, d = 5000, 4
+	path := writeFile(t, "c.npy", npyBytes("<f8", false, []int{n, d}, testmat.NormalSeed(n, d, 9).RawMatrix().Data))
+	f, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := f.(npyAt)
+	if at.mm == nil {
+		t.Fatal("the file is not mapped")
+	}
+	inFn, release, ended := make(chan struct{}, 1), make(chan struct{}, 1), make(chan error)
+	go func() {
+		ended <- f.Scan(context.Background(), 1000, func(lo int, X mat.Matrix) error {
+			if lo == 0 {
+				inFn <- struct{}{}
+				<-release
+			}
+			_ = mat.Sum(X) // the map is still there
+			return nil
+		})
+	}()
+	<-inFn
+	if err := f.Close(); err != nil { // must not wait for the pass
+		t.Fatal(err)
+	}
+	release <- struct{}{}
+	if err := <-ended; err != errClosed {
+		t.Fatalf("the pass after Close: %v, want %v", err, errClosed)
+	}
+	if !at.mu.TryLock() {
+		t.Fatal("the pass still holds the array")
+	}
+	defer at.mu.Unlock()
+	if at.mm != nil {
+		t.Error("the map outlived the pass after Close")
+	}
+}

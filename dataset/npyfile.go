@@ -347,10 +347,11 @@ func (a *array) Labels() Labels       { return a.labels }
 
 func (a *array) Close() error {
 	a.closed.Store(true)
-	if a.mm != nil {
-		a.mu.Lock() // a pass in another goroutine ends first
-		a.mm.unmap()
-		a.mm = nil
+	// The map goes now, or with the pass in progress when it ends: Close
+	// does not wait for a pass whose fn is blocked (an interrupted score
+	// writing to a pipe that no longer reads).
+	if a.mu.TryLock() {
+		a.unmap()
 		a.mu.Unlock()
 	}
 	if a.first != nil {
@@ -360,6 +361,14 @@ func (a *array) Close() error {
 		return a.closer.Close()
 	}
 	return nil
+}
+
+// unmap removes the map, if any; a.mu is held.
+func (a *array) unmap() {
+	if a.mm != nil {
+		a.mm.unmap()
+		a.mm = nil
+	}
 }
 
 func (a *array) Scan(ctx context.Context, max int, fn func(lo int, X mat.Matrix) error) error {
@@ -388,6 +397,9 @@ func (a *array) scanMapped(ctx context.Context, max int, yp *yPass, fn func(lo i
 	for lo := 0; lo < a.n; lo += step {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if a.closed.Load() { // Close during the pass
+			return errClosed
 		}
 		k := min(step, a.n-lo)
 		p.use(lo*a.d, (lo+k)*a.d)
@@ -438,7 +450,12 @@ func (a *array) scan(ctx context.Context, max int, labels bool, fn func(lo int, 
 	if !a.mu.TryLock() {
 		return errConcurrent
 	}
-	defer a.mu.Unlock()
+	defer func() {
+		if a.closed.Load() { // closed during the pass
+			a.unmap()
+		}
+		a.mu.Unlock()
+	}()
 	if a.closed.Load() {
 		return errClosed
 	}
