@@ -331,19 +331,19 @@ func openNPZ(ra io.ReaderAt, size int64, path string, opt Options, closer io.Clo
 	return f, nil
 }
 
-func (a *array) Name() string     { return a.name }
-func (a *array) Dims() (int, int) { return a.n, a.d }
-func (a *array) Sparse() bool     { return false }
-
-// FiniteValues reports that every value a pass hands out is finite: the
-// file checks them as it reads (a NaN or an infinity is an *Error naming
-// its row and column), so a detector's pass need not check them again.
-func (a *array) FiniteValues() bool   { return true }
+func (a *array) Name() string         { return a.name }
+func (a *array) Dims() (int, int)     { return a.n, a.d }
+func (a *array) Sparse() bool         { return false }
 func (a *array) Shape() []int         { return slices.Clone(a.shape) }
 func (a *array) Columns() []string    { return nil }
 func (a *array) ColumnNumbers() []int { return nil }
 func (a *array) Notes() []string      { return slices.Clone(a.noted) }
 func (a *array) Labels() Labels       { return a.labels }
+
+// FiniteValues reports that every value a pass hands out is finite: the
+// file checks them as it reads (a NaN or an infinity is an *Error naming
+// its row and column), so a detector's pass need not check them again.
+func (a *array) FiniteValues() bool { return true }
 
 func (a *array) Close() error {
 	a.closed.Store(true)

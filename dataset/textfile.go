@@ -221,18 +221,18 @@ func (p *libsvmRows) inMemory(closer io.Closer) (File, error) {
 	return newMemFile(ds, closer), nil
 }
 
-func (f *textFile) Name() string     { return f.name }
-func (f *textFile) Dims() (int, int) { return f.rows, f.cols }
-func (f *textFile) Sparse() bool     { return f.sparse }
-
-// FiniteValues reports that every value a pass hands out is finite: the
-// file checks them as it reads (a NaN or an infinity is an *Error naming
-// its row and column), so a detector's pass need not check them again.
-func (f *textFile) FiniteValues() bool   { return true }
+func (f *textFile) Name() string         { return f.name }
+func (f *textFile) Dims() (int, int)     { return f.rows, f.cols }
+func (f *textFile) Sparse() bool         { return f.sparse }
 func (f *textFile) Shape() []int         { return slices.Clone(f.shape) }
 func (f *textFile) Columns() []string    { return slices.Clone(f.columns) }
 func (f *textFile) ColumnNumbers() []int { return slices.Clone(f.colNum) }
 func (f *textFile) Notes() []string      { return slices.Clone(f.noted) }
+
+// FiniteValues reports that every value a pass hands out is finite: the
+// file checks them as it reads (a NaN or an infinity is an *Error naming
+// its row and column), so a detector's pass need not check them again.
+func (f *textFile) FiniteValues() bool { return true }
 
 func (f *textFile) Labels() Labels {
 	if !f.labels.Final && f.cur != nil {

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/james-bowman/sparse"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kernelad/anomaly/detector"
@@ -739,15 +738,9 @@ func (b *Base[M]) prepare(cur *fitted[M], bufs *chunkBufs, rows mat.Matrix, dens
 		return copyMatrix(sp), nil
 	}
 	r, c := Xs.Dims()
-	dst := &bufs.scaled
-	if raw := dst.RawMatrix(); !dst.IsEmpty() && cap(raw.Data) >= r*c {
-		dst.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: raw.Data[:r*c]})
-	} else {
-		dst.Reset()
-		dst.ReuseAs(r, c)
-	}
-	dst.Copy(Xs)
-	return dst, nil
+	resize(&bufs.scaled, r, c)
+	bufs.scaled.Copy(Xs)
+	return &bufs.scaled, nil
 }
 
 // recoverAs turns a panic of the goroutine into *err (deferred): an

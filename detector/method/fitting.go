@@ -184,12 +184,8 @@ func (f *Fitting) scanRaw(ctx context.Context, max int, fn func(lo int, X mat.Ma
 // storage) in one pass over their non-zeros, and returns it.
 func densifyInto(buf *mat.Dense, X *sparse.CSR) *mat.Dense {
 	r, c := X.Dims()
-	if raw := buf.RawMatrix(); !buf.IsEmpty() && cap(raw.Data) >= r*c {
-		buf.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: raw.Data[:r*c]})
+	if resize(buf, r, c) {
 		clear(buf.RawMatrix().Data)
-	} else {
-		buf.Reset()
-		buf.ReuseAs(r, c)
 	}
 	for i := range r {
 		row := buf.RawRowView(i)
@@ -199,6 +195,18 @@ func densifyInto(buf *mat.Dense, X *sparse.CSR) *mat.Dense {
 		}
 	}
 	return buf
+}
+
+// resize makes buf an r × c matrix, in its own storage when that is
+// large enough (reused, true: its values are stale) or new (zero).
+func resize(buf *mat.Dense, r, c int) (reused bool) {
+	if raw := buf.RawMatrix(); !buf.IsEmpty() && cap(raw.Data) >= r*c {
+		buf.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: raw.Data[:r*c]})
+		return true
+	}
+	buf.Reset()
+	buf.ReuseAs(r, c)
+	return false
 }
 
 // scanMatrix is Scan over a matrix in memory: its rows are sliced, not
