@@ -117,10 +117,65 @@ type node struct {
 // model is a fitted forest.
 type model struct {
 	trees  [][]node
+	walks  []walk    // trees[k] laid out for scoring dense rows
 	psi    int       // subsample size of the fit
 	d      int       // columns
 	single bool      // compare in single precision
 	c      []float64 // c(m) for m = 0, …, min(ψ, maxCached)
+}
+
+// walk is a tree laid out for scoring dense rows in lockstep (walkRows):
+// node i's split feature and value and its children, kids[0] (x ≤
+// value) and kids[1], in one 24-byte entry. A leaf splits on feature 0
+// at +Inf with itself as both children, so a row that reaches it stays
+// there, and every row takes exactly depth steps (the deepest leaf's).
+type walk struct {
+	nodes []walkNode
+	depth int
+}
+
+type walkNode struct {
+	val  float64
+	feat int32
+	kids [2]int32
+}
+
+// newWalk lays out tree t for walkRows.
+func newWalk(t []node) walk {
+	w := walk{nodes: make([]walkNode, len(t))}
+	for i, nd := range t {
+		if nd.Left < 0 {
+			w.nodes[i] = walkNode{val: math.Inf(1), kids: [2]int32{int32(i), int32(i)}}
+			w.depth = max(w.depth, int(nd.Depth))
+			continue
+		}
+		w.nodes[i] = walkNode{val: nd.Value, feat: nd.Feature, kids: [2]int32{nd.Left, nd.Right}}
+	}
+	return w
+}
+
+// walkRows sets leaf[i] to the leaf of tree w that row rows[i] reaches
+// (rows in the forest's precision): a value ≤ the split's goes left,
+// any other (NaN too) right, as pathLengthSparse goes. The rows go down the
+// tree together, a level at a time, and each step picks its child
+// without a branch: the rows' walks are independent, so the processor
+// overlaps them, where one row's walk at a time waited at every level
+// for its node and mispredicted about half of its branches
+// (BenchmarkScore, benchstat of six runs each: 100,000 rows × 100 trees
+// 197.6 → 112.1 ms, 10,000 rows 19.8 → 10.7 ms).
+func (w *walk) walkRows(rows [][]float64, leaf []int32) {
+	clear(leaf)
+	nodes := w.nodes
+	for range w.depth {
+		for i, x := range rows {
+			nd := &nodes[leaf[i]]
+			var right int
+			if !(x[nd.feat] <= nd.val) {
+				right = 1
+			}
+			leaf[i] = nd.kids[right&1]
+		}
+	}
 }
 
 // newModel returns the model of trees grown on psi rows of d columns.
@@ -129,7 +184,11 @@ func newModel(trees [][]node, psi, d int, single bool) *model {
 	for m := range c {
 		c[m] = avgPath(m)
 	}
-	return &model{trees: trees, psi: psi, d: d, single: single, c: c}
+	walks := make([]walk, len(trees))
+	for k, t := range trees {
+		walks[k] = newWalk(t)
+	}
+	return &model{trees: trees, walks: walks, psi: psi, d: d, single: single, c: c}
 }
 
 // maxCached is the largest leaf size whose c(m) a model keeps: a leaf of
@@ -593,6 +652,7 @@ func (m *model) score(ctx context.Context, dst []float64, X mat.Matrix, progress
 	}
 	err := parallel.ForBlocksProgress(ctx, nb, func() func(int) {
 		h := make([]float64, block)
+		leaf := make([]int32, block)
 		rows := make([][]float64, block)
 		var inds [][]int
 		var buf []float64
@@ -625,8 +685,10 @@ func (m *model) score(ctx context.Context, dst []float64, X mat.Matrix, progress
 					}
 					continue
 				}
-				for i, x := range rows {
-					h[i] += m.pathLength(t, x)
+				leaf := leaf[:len(rows)]
+				m.walks[k].walkRows(rows, leaf)
+				for i, l := range leaf {
+					h[i] += m.leafPath(&t[l])
 				}
 			}
 			for i, v := range h {
@@ -656,23 +718,11 @@ func (m *model) denseRow(row []float64, rv mat.RawRowViewer, X mat.Matrix, i int
 	return row
 }
 
-// pathLength returns the depth of x's leaf in tree t plus c(leaf size);
-// x holds values in the forest's precision.
-func (m *model) pathLength(t []node, x []float64) float64 {
-	i := int32(0)
-	for t[i].Left >= 0 {
-		if x[t[i].Feature] <= t[i].Value {
-			i = t[i].Left
-		} else {
-			i = t[i].Right
-		}
-	}
-	return m.leafPath(&t[i])
-}
-
-// pathLengthSparse is pathLength for a sparse row (its column indices,
-// ascending, and values): each split's feature is looked up among the
-// row's non-zeros (rounded to float32 in single precision).
+// pathLengthSparse returns the depth of a sparse row's leaf in tree t
+// plus c(leaf size), the row given by its column indices, ascending, and
+// values: each split's feature is looked up among the row's non-zeros
+// (rounded to float32 in single precision), and a value ≤ the split's
+// goes left.
 func (m *model) pathLengthSparse(t []node, ind []int, val []float64) float64 {
 	i := int32(0)
 	for t[i].Left >= 0 {

@@ -26,7 +26,7 @@ func (m *model) MarshalBinary() ([]byte, error) {
 
 // decode decodes trees written by MarshalBinary for dim columns, checking
 // that every tree is one a fit grows (checkTree), so that a crafted model
-// can neither send pathLength out of its tree nor loop in it.
+// can neither send a walk out of its tree nor loop in it.
 func decode(b []byte, dim int) (*model, error) {
 	var s state
 	if err := method.DecodeState("iforest", b, &s); err != nil {
@@ -114,14 +114,16 @@ func checkTree(t []node, psi, d int32, depth []int32) bool {
 func memory(f *IForest, op method.Op, s method.Size) float64 {
 	n, d := float64(s.Rows), float64(s.Cols)
 	workers := float64(runtime.GOMAXPROCS(0))
-	rowBuf := workers * scoreBlock * 32 // each worker's path sums and rows
+	rowBuf := workers * scoreBlock * 36 // each worker's path sums, rows and leaves
 	if f.cfg.Precision == Single {
 		rowBuf += workers * 8 * math.Min(scoreBlock*d, copiedValues) // and its rows rounded
 	}
-	if op == method.ScoreOp {
-		return 8*n + rowBuf
-	}
 	trees := float64(f.cfg.Trees)
+	if op == method.ScoreOp {
+		// The model file's bytes are counted apart; its trees' walk
+		// layout (newWalk, 24 bytes a node) is made at Load.
+		return 8*n + rowBuf + trees*(2*float64(f.cfg.Samples)-1)*24
+	}
 	psi := math.Min(float64(f.cfg.Samples), n)
 	scaled := f.cfg.Scale != "none"
 	// rowsBytes is the memory of k rows as a matrix.
@@ -143,7 +145,7 @@ func memory(f *IForest, op method.Op, s method.Size) float64 {
 	if f.cfg.Precision == Single && !s.Sparse {
 		grow += 4 * u * d
 	}
-	forest := trees * (2*psi - 1) * 32
+	forest := trees * (2*psi - 1) * (32 + 24) // the nodes, and their walk layout
 	save := trees * (2*psi - 1) * 48
 	train := 2*8*math.Min(n, ThresholdRows) + rowBuf
 	var held, read, thresh float64
